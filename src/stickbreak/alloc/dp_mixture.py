@@ -1,0 +1,67 @@
+"""Dirichlet-process mixture weights by stick-breaking, full Beta posteriors per stick (Hughes 2016, Ch. 3).
+
+``u_k ~ Beta(gamma1, gamma0)``, ``pi_k = u_k prod_{l<k} (1 - u_l)``; ``q(u_k) = Beta(eta1_k, eta0_k)``.
+Nested truncation (Eq. 3.19-3.20): only ``q(z)`` is truncated at K, so every component beyond K
+sits at its prior and adds exactly zero to the ELBO; appending an empty component leaves the
+ELBO unchanged (Eq. 3.50).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import digamma, gammaln
+
+name = "dp"
+
+
+def default_prior(concentration: float = 1.0, stick_a: float = 1.0) -> dict[str, float]:
+    """Stick prior ``Beta(stick_a, concentration)``; the thesis's DP(gamma) is ``stick_a = 1``."""
+    for label, value in (("concentration", concentration), ("stick_a", stick_a)):
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(f"{label} must be positive, got {value}")
+    return {"gamma1": float(stick_a), "gamma0": float(concentration)}
+
+
+def counts_beyond(counts: np.ndarray) -> np.ndarray:
+    """``N^>_k = sum_{l>k} N_l`` (bnpy ``convertToN0``: [1,3,7,2] -> [12,9,2,0])."""
+    tail = np.cumsum(counts[::-1])[::-1]
+    return np.concatenate([tail[1:], [0.0]])
+
+
+def global_step(prior, counts: np.ndarray) -> dict[str, np.ndarray]:
+    """``eta1 = gamma1 + N_k``, ``eta0 = gamma0 + N^>_k`` (Eq. 3.43 corrected; Alg. 3.1)."""
+    return {"eta1": prior["gamma1"] + counts, "eta0": prior["gamma0"] + counts_beyond(counts)}
+
+
+def _expected_log_sticks(post):
+    total = digamma(post["eta1"] + post["eta0"])
+    return digamma(post["eta1"]) - total, digamma(post["eta0"]) - total
+
+
+def expected_log_weights(post) -> np.ndarray:
+    """``E log pi_k = E log u_k + sum_{l<k} E log(1 - u_l)`` (Eq. 3.32-3.33)."""
+    log_u, log_rest = _expected_log_sticks(post)
+    return log_u + np.concatenate([[0.0], np.cumsum(log_rest)[:-1]])
+
+
+def expected_weights(post) -> np.ndarray:
+    """``E[pi_k] = E[u_k] prod_{l<k} E[1 - u_l]`` (Eq. 3.18); sums to less than one."""
+    mean_u = post["eta1"] / (post["eta1"] + post["eta0"])
+    return mean_u * np.concatenate([[1.0], np.cumprod(1.0 - mean_u)[:-1]])
+
+
+def log_beta_normalizer(a, b):
+    """``c_B(a, b) = log Gamma(a + b) - log Gamma(a) - log Gamma(b)``."""
+    return gammaln(a + b) - gammaln(a) - gammaln(b)
+
+
+def elbo(prior, post, counts: np.ndarray) -> float:
+    """``E log p(z|u) + E log p(u) - E log q(u)`` (Eq. 3.31), slack terms included."""
+    log_u, log_rest = _expected_log_sticks(post)
+    eta1, eta0 = post["eta1"], post["eta0"]
+    g1, g0 = prior["gamma1"], prior["gamma0"]
+    return float(
+        np.sum(log_beta_normalizer(g1, g0) - log_beta_normalizer(eta1, eta0))
+        + np.sum((counts + g1 - eta1) * log_u)
+        + np.sum((counts_beyond(counts) + g0 - eta0) * log_rest)
+    )

@@ -1,0 +1,115 @@
+"""Mixture models: any observation family times finite or DP weights (Hughes 2016, Ch. 2-3).
+
+:class:`MixtureModel` implements the four verbs of :mod:`stickbreak.core.model`. The local step is
+``r_n = softmax_k(E log p(x_n|phi_k) + E log pi_k)`` (Eq. 3.46-3.49); its statistics are the counts
+``N_k``, the family's statistics and the entropy ``H_k``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ..core.suffstats import SuffStats
+from ..kernels import RESP_FLOOR, normalize_log_resp
+from ..obs import expfam
+from ..obs.expfam import Natural, ObsFamily
+
+
+@dataclass(frozen=True, eq=False)
+class MixtureParams:
+    """Global variational parameters: ``q(phi_k)`` natural parameters and ``q(weights)``."""
+
+    uids: np.ndarray
+    obs: Natural
+    weights: dict[str, np.ndarray]
+
+    @property
+    def n_components(self) -> int:
+        return len(self.uids)
+
+
+@dataclass(frozen=True, eq=False)
+class MixtureLocal:
+    """Responsibilities (N, K), per-item log normaliser and per-component entropy."""
+
+    resp: np.ndarray
+    log_norm: np.ndarray
+    entropy: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class MixtureModel:
+    """Observation family x weight model (``alloc.dp_mixture`` or ``alloc.finite_mixture``) with priors."""
+
+    obs: ObsFamily
+    obs_prior: Natural
+    weights: ModuleType
+    weights_prior: dict
+
+    def n_items(self, batch) -> int:
+        return batch.n_items
+
+    def __reduce__(self):
+        # the families are modules; pickle them by name (sklearn and joblib pickle fitted estimators)
+        return (_rebuild, (self.obs.name, self.obs_prior, self.weights.name, self.weights_prior))
+
+    # ---------------------------------------------------------------- the four verbs
+    def log_weights(self, params: MixtureParams, batch) -> np.ndarray:
+        """``W_nk = E log p(x_n|phi_k) + E log pi_k``, shape (N, K)."""
+        loglik = self.obs.expected_loglik(params.obs, batch)
+        return np.ascontiguousarray(loglik + self.weights.expected_log_weights(params.weights)[None, :])
+
+    def local_step(self, params: MixtureParams, batch) -> MixtureLocal:
+        logits = self.log_weights(params, batch)
+        log_norm, entropy = normalize_log_resp(logits, RESP_FLOOR)
+        return MixtureLocal(resp=logits, log_norm=log_norm, entropy=entropy)
+
+    def summarize(self, batch, local: MixtureLocal, uids=None) -> SuffStats:
+        resp = local.resp
+        fields = {"N": resp.sum(axis=0), **self.obs.suff_stats(batch, resp)}
+        return SuffStats(
+            uids=np.arange(resp.shape[1]) if uids is None else uids,
+            fields=fields,
+            elbo_terms={"entropy": local.entropy},
+            scalars={"n_items": float(batch.n_items), "log_base": self.obs.log_base(batch)},
+        )
+
+    def global_step(self, stats: SuffStats) -> MixtureParams:
+        return MixtureParams(
+            uids=stats.uids,
+            obs=expfam.posterior(self.obs, self.obs_prior, stats.fields),
+            weights=self.weights.global_step(self.weights_prior, stats.counts),
+        )
+
+    def elbo_terms(self, params: MixtureParams, stats: SuffStats) -> dict[str, float]:
+        return {
+            "data": expfam.elbo_data(self.obs, self.obs_prior, params.obs, stats.fields, stats.scalars["log_base"]),
+            "weights": self.weights.elbo(self.weights_prior, params.weights, stats.counts),
+            "entropy": float(np.sum(stats.elbo_terms["entropy"])),
+        }
+
+    # ---------------------------------------------------------------- prediction
+    def log_predictive(self, params: MixtureParams, batch) -> np.ndarray:
+        """Posterior predictive ``log p(x_n | data)`` per item (N,), mixing each component's predictive.
+
+        For the DP the mass beyond the truncation, ``1 - sum_k E[pi_k]``, goes to a fresh
+        component at its prior, as nested truncation implies.
+        """
+        weights = self.weights.expected_weights(params.weights)
+        per_component = self.obs.log_predictive(params.obs, batch) + np.log(weights)[None, :]
+        leftover = 1.0 - weights.sum()
+        if leftover > 1e-12:
+            fresh = self.obs.log_predictive(expfam.stack_prior(self.obs_prior), batch)[:, 0] + np.log(leftover)
+            per_component = np.column_stack([per_component, fresh])
+        return logsumexp(per_component, axis=1)
+
+
+def _rebuild(obs_name, obs_prior, weights_name, weights_prior) -> MixtureModel:
+    from . import WEIGHT_MODELS
+    from .. import obs
+
+    return MixtureModel(obs.get(obs_name), obs_prior, WEIGHT_MODELS[weights_name], weights_prior)

@@ -1,0 +1,143 @@
+"""Command line: ``stickbreak fit mixture DATA ...`` and ``stickbreak datasets``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import datasets, obs
+from .config import INIT_METHODS, WEIGHT_MODELS
+from .data import DataError
+from .data.io import read_data
+from .evaluate import cluster_label_table, majority_vote_accuracy
+
+
+#: Clusters listed on screen; the CSV written with --out has all of them.
+MAX_ROWS_SHOWN = 15
+
+
+def _parse_prior(items) -> dict:
+    """``["covariance=0.5", "mean=0,1"]`` -> ``{"covariance": 0.5, "mean": array([0., 1.])}``."""
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise SystemExit(f"--prior expects key=value, got {item!r}")
+        key, value = item.split("=", 1)
+        numbers = [float(v) for v in value.split(",")]
+        out[key.strip()] = numbers[0] if len(numbers) == 1 else np.array(numbers)
+    return out
+
+
+def _add_fit_mixture(sub) -> None:
+    p = sub.add_parser("mixture", help="DP or finite mixture", description="Fit a DP or finite mixture by variational Bayes.")
+    p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names())}) or a .npy/.npz/.csv file")
+    p.add_argument("--obs", default="gauss", choices=sorted(obs.OBS_MODELS), help="observation model (default gauss)")
+    p.add_argument("--weights", default="dp", choices=WEIGHT_MODELS, help="dp (default) or finite mixture weights")
+    p.add_argument("-K", "--n-components", type=int, default=20, help="truncation level / number of components")
+    p.add_argument("--concentration", type=float, default=1.0, help="DP concentration or Dirichlet alpha")
+    p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
+    p.add_argument("--init", default="kmeans++", choices=INIT_METHODS)
+    p.add_argument("--max-laps", type=int, default=200)
+    p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
+    p.add_argument("--n-batches", type=int, default=1)
+    p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and clusters.csv")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_fit_mixture)
+
+
+def _write_csv(path: Path, header, rows) -> None:
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def _print_clusters(est, X, labels) -> list:
+    pred = est.predict(X)
+    counts = np.bincount(pred, minlength=est.n_components_)
+    order = [k for k in np.argsort(-counts) if counts[k] > 0]
+    means = getattr(est, "means_", None)
+    show_means = means is not None and means.shape[1] <= 6
+    purity = {r[0]: r for r in cluster_label_table(labels, pred)} if labels is not None else {}
+    header = ["cluster", "items", "weight"] + (["mean"] if show_means else []) + (["majority label", "purity"] if purity else [])
+    rows = []
+    for k in order:
+        row = [int(k), int(counts[k]), round(float(est.weights_[k]), 4)]
+        if show_means:
+            row.append(" ".join(f"{v:.3g}" for v in means[k]))
+        if purity:
+            row += [purity[k][2], round(purity[k][3], 3)]
+        rows.append(row)
+    shown = rows[:MAX_ROWS_SHOWN]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *shown)]
+    for line in [header] + shown:
+        print("  ".join(str(x).rjust(w) for x, w in zip(line, widths)))
+    if len(rows) > len(shown):
+        rest = rows[len(shown):]
+        print(f"... and {len(rest)} smaller clusters holding {sum(r[1] for r in rest)} items (all rows in clusters.csv)")
+    if labels is not None:
+        print(f"majority-vote accuracy against the reference labels: {majority_vote_accuracy(labels, pred):.3f}")
+    return [header] + rows
+
+
+def _run_fit_mixture(args) -> int:
+    from .estimators import DPMixture, FiniteMixture
+
+    X, labels, name = read_data(args.data)
+    cls = DPMixture if args.weights == "dp" else FiniteMixture
+    est = cls(n_components=args.n_components, obs_model=args.obs, concentration=args.concentration,
+              obs_prior=_parse_prior(args.prior), init=args.init, max_laps=args.max_laps, tol=args.tol,
+              n_batches=args.n_batches, n_jobs=args.n_jobs, random_state=args.seed, verbose=0 if args.quiet else 1)
+    shape = "x".join(str(s) for s in X.shape)
+    print(f"{cls.__name__}({args.obs}, K={args.n_components}) on {name} ({shape})")
+    start = time.perf_counter()
+    est.fit(X)
+    seconds = time.perf_counter() - start
+    status = "converged" if est.converged_ else "stopped (max laps)"
+    print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "
+          f"({est.lower_bound_ / X.shape[0]:.4f} per item); {est.n_active_components_} clusters used of {est.n_components_}")
+    table = _print_clusters(est, X, labels)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        est.save(args.out / "model.npz")
+        keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
+        _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+        _write_csv(args.out / "clusters.csv", table[0], table[1:])
+        print(f"wrote {args.out}/model.npz, trace.csv, clusters.csv")
+    return 0
+
+
+def _run_datasets(args) -> int:
+    for name, text in datasets.summaries().items():
+        print(f"{name:14s} {text}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="stickbreak", description="Bayesian nonparametric models by variational inference.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    fit = commands.add_parser("fit", help="fit a model")
+    _add_fit_mixture(fit.add_subparsers(dest="model", required=True))
+    ds = commands.add_parser("datasets", help="list the bundled data sets")
+    ds.set_defaults(run=_run_datasets)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (DataError, ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"stickbreak: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Model-independent core: additive sufficient statistics and the model protocol."""

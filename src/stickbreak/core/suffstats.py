@@ -1,0 +1,240 @@
+"""Additive sufficient statistics over components with stable uids (Hughes 2016, §2.4 and §4).
+
+A :class:`SuffStats` is everything the global step and the exact ELBO need from the data once the
+local step has run; its size does not depend on the number of items. Statistics of disjoint data
+subsets add up: ``stats(A ∪ B) == stats(A) + stats(B)``. That property is what batch sums, memoized
+VI (subtract the old batch, add the new one) and parallel executors rely on.
+
+Each component carries a stable integer uid, so that cached statistics, merge pairs and move
+records stay valid when components are inserted, removed, merged or reordered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+_NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
+
+
+def _as_uids(uids) -> np.ndarray:
+    out = np.asarray(uids, dtype=np.int64).reshape(-1)
+    if len(np.unique(out)) != len(out):
+        raise ValueError(f"component uids must be unique, got {out.tolist()}")
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class SuffStats:
+    """Named arrays over components, all additive.
+
+    Attributes
+    ----------
+    uids : (n_components,) int64
+        Stable id of each component.
+    fields : mapping name -> array with leading axis n_components
+        Statistics used by the global step; always holds ``"N"``, the expected count per component.
+    elbo_terms : mapping name -> (n_components,) array
+        Cached per-component ELBO terms, e.g. ``"entropy"`` = ``-sum_n r_nk log r_nk``.
+    scalars : mapping name -> float
+        Additive quantities not tied to a component, e.g. ``"n_items"`` and ``"log_base"``
+        (the data's base-measure term ``sum_n log h(x_n)``).
+    merge_pairs : (n_pairs, 2) int64
+        Uid pairs whose merged entropy was gathered during the local step.
+    merge_entropy : (n_pairs,) float
+        ``-sum_n (r_na + r_nb) log(r_na + r_nb)`` for each pair.
+    """
+
+    uids: np.ndarray
+    fields: Mapping[str, np.ndarray]
+    elbo_terms: Mapping[str, np.ndarray] = field(default_factory=dict)
+    scalars: Mapping[str, float] = field(default_factory=dict)
+    merge_pairs: np.ndarray = field(default_factory=lambda: _NO_PAIRS)
+    merge_entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def __post_init__(self):
+        uids = _as_uids(self.uids)
+        object.__setattr__(self, "uids", uids)
+        if "N" not in self.fields:
+            raise ValueError("SuffStats.fields must contain the counts 'N'")
+        for group in (self.fields, self.elbo_terms):
+            for name, value in group.items():
+                if np.shape(value)[:1] != (len(uids),):
+                    raise ValueError(
+                        f"statistic {name!r} has shape {np.shape(value)}, expected leading axis {len(uids)}"
+                    )
+        pairs = np.asarray(self.merge_pairs, dtype=np.int64).reshape(-1, 2)
+        object.__setattr__(self, "merge_pairs", pairs)
+        object.__setattr__(self, "merge_entropy", np.asarray(self.merge_entropy, dtype=float).reshape(-1))
+        if len(pairs) != len(self.merge_entropy):
+            raise ValueError("merge_pairs and merge_entropy must have the same length")
+
+    # ------------------------------------------------------------------ basic views
+    @property
+    def n_components(self) -> int:
+        return len(self.uids)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Expected number of items per component, ``N_k``."""
+        return self.fields["N"]
+
+    def index_of(self, uid: int) -> int:
+        hits = np.flatnonzero(self.uids == uid)
+        if len(hits) == 0:
+            raise KeyError(f"no component with uid {uid}; uids are {self.uids.tolist()}")
+        return int(hits[0])
+
+    def _replace(self, **changes) -> "SuffStats":
+        values = dict(
+            uids=self.uids,
+            fields=self.fields,
+            elbo_terms=self.elbo_terms,
+            scalars=self.scalars,
+            merge_pairs=self.merge_pairs,
+            merge_entropy=self.merge_entropy,
+        )
+        values.update(changes)
+        return SuffStats(**values)
+
+    def _map_components(self, fn, **changes) -> "SuffStats":
+        """Apply ``fn`` to every per-component array (fields and ELBO terms), with other ``changes``."""
+        return self._replace(
+            fields={k: fn(v) for k, v in self.fields.items()},
+            elbo_terms={k: fn(v) for k, v in self.elbo_terms.items()},
+            **changes,
+        )
+
+    # ------------------------------------------------------------------ arithmetic
+    def _check_aligned(self, other: "SuffStats") -> None:
+        if not np.array_equal(self.uids, other.uids):
+            raise ValueError(
+                f"cannot combine statistics over different components: {self.uids.tolist()} vs {other.uids.tolist()}"
+            )
+        if self.fields.keys() != other.fields.keys() or self.elbo_terms.keys() != other.elbo_terms.keys():
+            raise ValueError("cannot combine statistics with different named fields")
+        if self.scalars.keys() != other.scalars.keys():
+            raise ValueError("cannot combine statistics with different scalars")
+        if not np.array_equal(self.merge_pairs, other.merge_pairs):
+            raise ValueError("cannot combine statistics gathered for different merge pairs")
+
+    def _combine(self, other: "SuffStats", sign: float) -> "SuffStats":
+        self._check_aligned(other)
+        return self._replace(
+            fields={k: v + sign * other.fields[k] for k, v in self.fields.items()},
+            elbo_terms={k: v + sign * other.elbo_terms[k] for k, v in self.elbo_terms.items()},
+            scalars={k: v + sign * other.scalars[k] for k, v in self.scalars.items()},
+            merge_entropy=self.merge_entropy + sign * other.merge_entropy,
+        )
+
+    def __add__(self, other: "SuffStats") -> "SuffStats":
+        return self._combine(other, 1.0)
+
+    def __sub__(self, other: "SuffStats") -> "SuffStats":
+        return self._combine(other, -1.0)
+
+    def __radd__(self, other):
+        # lets ``sum(list_of_stats)`` work: sum starts from the integer 0
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+    def scaled(self, factor: float) -> "SuffStats":
+        """All statistics multiplied by ``factor`` (e.g. the N / N_batch amplification of SVI)."""
+        return self._map_components(
+            lambda v: v * factor,
+            scalars={k: v * factor for k, v in self.scalars.items()},
+            merge_entropy=self.merge_entropy * factor,
+        )
+
+    # ------------------------------------------------------------------ component surgery
+    def insert_empty(self, new_uids) -> "SuffStats":
+        """Append zero-statistics components (exact under nested truncation, Hughes 2016 Eq. 3.50)."""
+        new_uids = np.asarray(new_uids, dtype=np.int64).reshape(-1)
+        pad = len(new_uids)
+
+        def grow(v):
+            return np.concatenate([v, np.zeros((pad,) + v.shape[1:], dtype=v.dtype)])
+
+        return self._map_components(grow, uids=np.concatenate([self.uids, new_uids]))
+
+    def select(self, uids) -> "SuffStats":
+        """Keep only (and reorder to) the given uids; merge pairs touching dropped ones are discarded."""
+        uids = _as_uids(uids)
+        order = np.array([self.index_of(u) for u in uids], dtype=np.int64)
+        keep = np.isin(self.merge_pairs, uids).all(axis=1)
+        return self._map_components(
+            lambda v: v[order], uids=uids, merge_pairs=self.merge_pairs[keep], merge_entropy=self.merge_entropy[keep]
+        )
+
+    def remove(self, uid: int) -> "SuffStats":
+        self.index_of(uid)  # raises for an unknown uid
+        return self.select(self.uids[self.uids != uid])
+
+    def reorder(self, uids) -> "SuffStats":
+        uids = _as_uids(uids)
+        if set(uids.tolist()) != set(self.uids.tolist()):
+            raise ValueError("reorder needs a permutation of the existing uids")
+        return self.select(uids)
+
+    def merge(self, uid_a: int, uid_b: int) -> "SuffStats":
+        """Merge component ``uid_b`` into ``uid_a`` (Hughes 2016, Eq. 4.1-4.4).
+
+        Fields add up. The entropy of the merged component is the cached merge term of the pair,
+        which must have been gathered during the local step; every other pair that involves
+        ``uid_a`` or ``uid_b`` is dropped because its cached entropy is now stale.
+        """
+        a, b = self.index_of(uid_a), self.index_of(uid_b)
+        fields = {}
+        for name, value in self.fields.items():
+            value = value.copy()
+            value[a] = value[a] + value[b]
+            fields[name] = value
+        elbo_terms = {name: value.copy() for name, value in self.elbo_terms.items()}
+        if "entropy" in elbo_terms:
+            elbo_terms["entropy"][a] = self.pair_entropy(uid_a, uid_b)
+        touched = np.isin(self.merge_pairs, [uid_a, uid_b]).any(axis=1)
+        merged = self._replace(
+            fields=fields,
+            elbo_terms=elbo_terms,
+            merge_pairs=self.merge_pairs[~touched],
+            merge_entropy=self.merge_entropy[~touched],
+        )
+        return merged.remove(uid_b)
+
+    def pair_entropy(self, uid_a: int, uid_b: int) -> float:
+        hit = ((self.merge_pairs[:, 0] == uid_a) & (self.merge_pairs[:, 1] == uid_b)) | (
+            (self.merge_pairs[:, 0] == uid_b) & (self.merge_pairs[:, 1] == uid_a)
+        )
+        if not hit.any():
+            raise KeyError(f"no cached merge entropy for the pair ({uid_a}, {uid_b}); plan the pair before the lap")
+        return float(self.merge_entropy[np.flatnonzero(hit)[0]])
+
+    def without_merge_terms(self) -> "SuffStats":
+        return self._replace(merge_pairs=_NO_PAIRS, merge_entropy=np.zeros(0))
+
+    def to_arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        """Flat name -> array mapping, for saving (inverse: :meth:`from_arrays`)."""
+        out = {f"{prefix}uids": self.uids, f"{prefix}merge_pairs": self.merge_pairs,
+               f"{prefix}merge_entropy": self.merge_entropy}
+        out.update({f"{prefix}field.{k}": v for k, v in self.fields.items()})
+        out.update({f"{prefix}elbo.{k}": v for k, v in self.elbo_terms.items()})
+        out.update({f"{prefix}scalar.{k}": np.asarray(v) for k, v in self.scalars.items()})
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray], prefix: str = "") -> "SuffStats":
+        def group(tag):
+            start = f"{prefix}{tag}."
+            return {k[len(start):]: np.asarray(v) for k, v in arrays.items() if k.startswith(start)}
+
+        return cls(
+            uids=arrays[f"{prefix}uids"],
+            fields=group("field"),
+            elbo_terms=group("elbo"),
+            scalars={k: float(v) for k, v in group("scalar").items()},
+            merge_pairs=arrays[f"{prefix}merge_pairs"],
+            merge_entropy=arrays[f"{prefix}merge_entropy"],
+        )

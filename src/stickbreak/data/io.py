@@ -1,0 +1,61 @@
+"""Reading data from files or bundled names, for the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import DataError
+
+
+def _read_csv(path: Path) -> np.ndarray:
+    with open(path, "r", newline=None) as fh:
+        first = fh.readline()
+    try:
+        [float(v) for v in first.strip().split(",")]
+        skip = 0
+    except ValueError:
+        skip = 1  # a header line
+    try:
+        return np.loadtxt(path, delimiter=",", skiprows=skip, ndmin=2)
+    except ValueError as exc:
+        raise DataError(f"{path} is not a numeric CSV table ({exc}); every value after the header must be a number.") from exc
+
+
+def _read_npz(path: Path):
+    with np.load(path, allow_pickle=False) as z:
+        keys = set(z.files)
+        if {"data", "indices", "indptr", "shape"} <= keys:
+            return sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+        if "X" in keys:
+            return z["X"]
+        if len(keys) == 1:
+            return z[next(iter(keys))]
+    raise DataError(
+        f"{path} holds arrays {sorted(keys)}; expected 'X', a single array, or a CSR matrix "
+        "('data', 'indices', 'indptr', 'shape')."
+    )
+
+
+def read_data(spec: str):
+    """``(X, labels, name)`` from a bundled data set name or a .npy / .npz / .csv file."""
+    from .. import datasets
+
+    if spec in datasets.names():
+        ds = datasets.load(spec)
+        return ds.X, ds.labels, ds.name
+    path = Path(spec)
+    if not path.exists():
+        raise DataError(f"{spec!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
+    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+    if suffix == ".npy":
+        return np.load(path, allow_pickle=False), None, path.stem
+    if suffix == ".npz":
+        return _read_npz(path), None, path.stem
+    if suffix in (".csv", ".csv.gz"):
+        if suffix == ".csv.gz":
+            return np.loadtxt(path, delimiter=",", ndmin=2), None, path.name.split(".")[0]
+        return _read_csv(path), None, path.stem
+    raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, or a bundled data set name.")

@@ -1,0 +1,75 @@
+"""Small real data sets shipped with the package.
+
+>>> from stickbreak import datasets
+>>> datasets.names()
+['digits', 'old_faithful']
+>>> ds = datasets.load("old_faithful"); ds.X.shape
+(272, 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A bundled data set: ``X`` (dense array or sparse counts), optional ``labels`` and metadata."""
+
+    name: str
+    X: object
+    labels: np.ndarray | None
+    feature_names: tuple[str, ...] | None
+    description: str
+    source: str
+
+
+def _path(filename: str):
+    return resources.files(__package__).joinpath("files", filename)
+
+
+def _old_faithful() -> Dataset:
+    with _path("old_faithful.csv").open("r") as fh:
+        X = np.loadtxt(fh, delimiter=",", skiprows=1)
+    return Dataset(
+        "old_faithful", X, None, ("eruption_minutes", "waiting_minutes"),
+        "272 eruptions of the Old Faithful geyser: eruption duration and waiting time to the next (minutes).",
+        "R datasets::faithful (Azzalini & Bowman 1990), via the bnpy repository",
+    )
+
+
+def _digits() -> Dataset:
+    import gzip
+
+    with _path("digits.csv.gz").open("rb") as fh:
+        table = np.loadtxt(gzip.open(fh), delimiter=",")
+    return Dataset(
+        "digits", table[:, :-1], table[:, -1].astype(int), tuple(f"pixel_{i}" for i in range(64)),
+        "1,797 handwritten digits as 8x8 images (64 features, grey levels 0-16), labels 0-9.",
+        "UCI optdigits test set, as shipped by scikit-learn (CC BY 4.0)",
+    )
+
+
+_LOADERS = {"digits": _digits, "old_faithful": _old_faithful}
+_SUMMARY = {
+    "digits": "1797 x 64 handwritten digit images, labels 0-9 (dense, Gaussian models)",
+    "old_faithful": "272 x 2 geyser eruptions (dense, Gaussian models)",
+}
+
+
+def names() -> list[str]:
+    return sorted(_LOADERS)
+
+
+def summaries() -> dict[str, str]:
+    return dict(_SUMMARY)
+
+
+def load(name: str) -> Dataset:
+    try:
+        return _LOADERS[name]()
+    except KeyError:
+        raise ValueError(f"no bundled data set {name!r}; bundled data sets are {names()}") from None

@@ -1,0 +1,139 @@
+"""The one training loop: laps, convergence, callbacks, progress bar, timing and interruption.
+
+Every algorithm supplies one function ``lap(model, batches, params, executor) -> (params, stats)``;
+the driver scores the exact ELBO after each lap, records a :class:`LapRecord`, checks convergence
+on the relative ELBO change and keeps the last complete lap if the run is interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass
+from time import perf_counter
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
+
+from .config import LearnConfig
+from .core.model import total_elbo
+from .learn import batch
+
+#: Algorithm name -> lap function.
+LEARNERS: dict[str, Callable] = {"vb": batch.lap}
+
+#: A component counts as effective (``K_eff``) when it explains at least this many items (Hughes 2016, §3.6).
+EFFECTIVE_COUNT = 1.0
+
+
+class ELBODecreaseWarning(RuntimeWarning):
+    """The ELBO went down where the theory says it cannot: a bug or severe round-off."""
+
+
+@dataclass(frozen=True)
+class LapRecord:
+    """What happened in one lap (one pass over the data)."""
+
+    lap: int
+    elbo: float
+    terms: dict[str, float]
+    n_components: int
+    n_effective: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class FitResult:
+    params: Any
+    stats: Any
+    trace: tuple[LapRecord, ...]
+    stop_reason: str  # "converged", "max_laps", "callback" or "interrupted"
+
+    @property
+    def converged(self) -> bool:
+        return self.stop_reason == "converged"
+
+    @property
+    def interrupted(self) -> bool:
+        return self.stop_reason == "interrupted"
+
+    @property
+    def elbo(self) -> float:
+        return self.trace[-1].elbo
+
+    @property
+    def n_laps(self) -> int:
+        return len(self.trace)
+
+
+def _relative_change(trace: Sequence[LapRecord]) -> float:
+    if len(trace) < 2:
+        return np.inf
+    new, old = trace[-1].elbo, trace[-2].elbo
+    return abs(new - old) / max(abs(new), 1e-300)
+
+
+def _warn_if_decreased(trace: Sequence[LapRecord], algorithm: str) -> None:
+    if algorithm != "vb" or len(trace) < 2:
+        return
+    new, old = trace[-1].elbo, trace[-2].elbo
+    if new < old - 1e-9 * max(abs(old), 1.0):
+        warnings.warn(
+            f"ELBO decreased from {old:.10g} to {new:.10g} at lap {trace[-1].lap}; batch VB should be monotone",
+            ELBODecreaseWarning,
+            stacklevel=3,
+        )
+
+
+def fit(model, batches: Sequence, params, config: LearnConfig, callbacks: Sequence[Callable] = (),
+        verbose: int = 0, executor=None, desc: str = "fit") -> FitResult:
+    """Run laps until the relative ELBO change is below ``config.tol`` or ``config.max_laps`` is reached.
+
+    ``callbacks`` are called as ``callback(record, params)`` after every lap; one that returns
+    ``True`` stops the run. A ``KeyboardInterrupt`` ends the run after the last complete lap.
+
+    BLAS runs single-threaded meanwhile: the matrices are small and threaded BLAS is 1-3x slower
+    on them; parallelism comes from the executor mapping batches over workers instead.
+    """
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _fit(model, batches, params, config, callbacks, verbose, executor, desc)
+
+
+def _fit(model, batches, params, config, callbacks, verbose, executor, desc) -> FitResult:
+    lap_fn = LEARNERS[config.algorithm]
+    trace: list[LapRecord] = []
+    stats = None
+    stop_reason = "max_laps"
+    start = perf_counter()
+    progress = tqdm(total=config.max_laps, disable=verbose < 1, unit="lap", desc=desc, dynamic_ncols=True)
+    try:
+        for lap in range(1, config.max_laps + 1):
+            new_params, new_stats = lap_fn(model, batches, params, executor)
+            terms = model.elbo_terms(new_params, new_stats)
+            params, stats = new_params, new_stats
+            counts = stats.counts
+            record = LapRecord(lap, total_elbo(terms), terms, len(counts),
+                               int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start)
+            trace.append(record)
+            _warn_if_decreased(trace, config.algorithm)
+            progress.update(1)
+            progress.set_postfix(elbo=f"{record.elbo:.6g}", K=record.n_effective, refresh=False)
+            stop_requested = [bool(cb(record, params)) for cb in callbacks]
+            if lap >= config.min_laps and _relative_change(trace) <= config.tol:
+                stop_reason = "converged"
+                break
+            if any(stop_requested):
+                stop_reason = "callback"
+                break
+    except KeyboardInterrupt:
+        if not trace:
+            raise
+        stop_reason = "interrupted"
+        warnings.warn(f"interrupted: keeping the model as of lap {trace[-1].lap}", RuntimeWarning, stacklevel=2)
+    finally:
+        progress.close()
+    return FitResult(params, stats, tuple(trace), stop_reason)

@@ -1,0 +1,5 @@
+"""scikit-learn compatible estimators."""
+
+from .mixture import DPMixture, FiniteMixture
+
+__all__ = ["DPMixture", "FiniteMixture"]

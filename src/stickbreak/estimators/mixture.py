@@ -1,0 +1,242 @@
+"""scikit-learn style estimators for DP and finite mixtures (thin shells over the functional core).
+
+>>> from stickbreak import DPMixture, datasets
+>>> X = datasets.load("old_faithful").X
+>>> model = DPMixture(n_components=10, random_state=0).fit(X)
+>>> labels = model.predict(X)
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, DensityMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
+
+from .. import driver, obs, persist
+from ..alloc import MixtureParams, make_mixture_model
+from ..config import InitConfig, LearnConfig, MixtureConfig
+from ..core.suffstats import SuffStats
+from ..data import batch_indices
+from ..data.bow import BagOfWords
+from ..learn.init import initial_params
+from ..parallel import make_executor
+from ._common import as_generator, check_n_features
+
+
+class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
+    """Shared shell of :class:`DPMixture` and :class:`FiniteMixture`; subclasses set ``_weight_model``."""
+
+    _weight_model = "dp"
+
+    def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
+                 init="kmeans++", n_kmeans_iters=5, max_laps=200, min_laps=2, tol=1e-6, n_batches=1,
+                 n_jobs=1, random_state=None, verbose=0, callbacks=None):
+        self.n_components = n_components
+        self.obs_model = obs_model
+        self.concentration = concentration
+        self.obs_prior = obs_prior
+        self.init = init
+        self.n_kmeans_iters = n_kmeans_iters
+        self.max_laps = max_laps
+        self.min_laps = min_laps
+        self.tol = tol
+        self.n_batches = n_batches
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callbacks = callbacks
+
+    # ------------------------------------------------------------------ configuration
+    def _configs(self) -> tuple[MixtureConfig, InitConfig, LearnConfig]:
+        mixture = MixtureConfig(
+            obs_model=self.obs_model, weights=self._weight_model, n_components=self.n_components,
+            concentration=self.concentration, obs_prior=dict(self.obs_prior or {}),
+        )
+        init = InitConfig(method=self.init, n_kmeans_iters=self.n_kmeans_iters)
+        learn = LearnConfig(max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
+                            n_batches=self.n_batches, n_jobs=self.n_jobs)
+        return mixture, init, learn
+
+    def _check_data(self, X, reset: bool):
+        family = obs.get(self.obs_model)
+        data = family.check_data(X, "X")
+        if reset:
+            self.n_features_in_ = data.n_features
+        else:
+            check_is_fitted(self, "params_")
+            check_n_features(self, data.n_features)
+        return data
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y=None):
+        """Fit by batch variational Bayes from a k-means++ (or random) start; returns ``self``."""
+        mixture_cfg, init_cfg, learn_cfg = self._configs()
+        data = self._check_data(X, reset=True)
+        rng = as_generator(self.random_state)
+        model = make_mixture_model(mixture_cfg, data)
+        # batch VB sums over all data: extra batches only split the work across n_jobs workers
+        n_chunks = min(max(learn_cfg.n_batches, learn_cfg.n_jobs), data.n_items)
+        batch_index = batch_indices(data.n_items, n_chunks, int(rng.integers(2**31)))
+        batches = [data.subset(idx) for idx in batch_index]
+        with threadpool_limits(limits=1, user_api="blas"):
+            params = initial_params(model, data, mixture_cfg.n_components, init_cfg.method, rng, init_cfg.n_kmeans_iters)
+        executor = make_executor(learn_cfg.n_jobs)
+        try:
+            result = driver.fit(model, batches, params, learn_cfg, callbacks=self.callbacks or (),
+                                verbose=self.verbose, executor=executor, desc=type(self).__name__)
+        finally:
+            executor.close()
+        if result.stop_reason == "max_laps":
+            warnings.warn(
+                f"{type(self).__name__} did not converge in {learn_cfg.max_laps} laps (relative ELBO change "
+                f"above tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=2,
+            )
+        self._set_fitted(model, result.params, result.stats, [r.as_dict() for r in result.trace],
+                         result.stop_reason)
+        self.labels_ = np.empty(data.n_items, dtype=np.int64)  # training labels under the final model
+        with threadpool_limits(limits=1, user_api="blas"):
+            for idx, batch in zip(batch_index, batches):
+                self.labels_[idx] = np.argmax(model.local_step(result.params, batch).resp, axis=1)
+        return self
+
+    def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str):
+        self.model_ = model
+        self.params_ = params
+        self.stats_ = stats
+        self.trace_ = trace
+        self.stop_reason_ = stop_reason
+        self.converged_ = stop_reason == "converged"
+        self.interrupted_ = stop_reason == "interrupted"
+        self.n_iter_ = len(trace)
+        self.lower_bound_ = trace[-1]["elbo"]
+        self.elbo_trace_ = np.array([r["elbo"] for r in trace])
+        self.weights_ = model.weights.expected_weights(params.weights)
+        self.component_counts_ = stats.counts.copy()
+        self.n_components_ = params.n_components
+        self.n_active_components_ = int(np.sum(stats.counts >= driver.EFFECTIVE_COUNT))
+        for name, value in model.obs.summary(params.obs).items():
+            setattr(self, f"{name}_", value)
+
+    # ------------------------------------------------------------------ prediction
+    def predict_proba(self, X) -> np.ndarray:
+        """Responsibilities ``q(z_n = k)``, shape (n_items, n_components)."""
+        data = self._check_data(X, reset=False)
+        return self.model_.local_step(self.params_, data).resp
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable component of each item."""
+        return np.argmax(self.predict_proba(X), axis=1)
+
+    def score_samples(self, X) -> np.ndarray:
+        """Log posterior predictive density ``log p(x_n | training data)`` of each item, in nats."""
+        data = self._check_data(X, reset=False)
+        return self.model_.log_predictive(self.params_, data)
+
+    def score(self, X, y=None) -> float:
+        """Mean log posterior predictive density per item (higher is better)."""
+        return float(np.mean(self.score_samples(X)))
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
+        check_is_fitted(self, "params_")
+        params = self.get_params()
+        params["callbacks"] = None
+        arrays = {
+            **persist.prefixed("obs_prior.", self.model_.obs_prior),
+            **persist.prefixed("obs.", self.params_.obs),
+            **persist.prefixed("weights.", self.params_.weights),
+            "uids": self.params_.uids,
+            **self.stats_.to_arrays("stats."),
+        }
+        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_}
+        return persist.save_model(path, type(self).__name__, params, arrays, extra)
+
+    @classmethod
+    def _from_saved(cls, meta, arrays):
+        est = cls(**meta["params"])
+        mixture_cfg, _, _ = est._configs()
+        model = make_mixture_model(mixture_cfg, obs_prior=persist.nested_arrays(arrays, "obs_prior."))
+        params = MixtureParams(arrays["uids"], persist.nested_arrays(arrays, "obs."),
+                               persist.nested_arrays(arrays, "weights."))
+        extra = meta["extra"]
+        est.n_features_in_ = int(extra["n_features_in"])
+        est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"])
+        return est
+
+    @classmethod
+    def load(cls, path):
+        """Load a model saved by :meth:`save`."""
+        est = persist.load(path)
+        if not isinstance(est, cls):
+            raise TypeError(f"{path} holds a {type(est).__name__}, not a {cls.__name__}")
+        return est
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = obs.OBS_MODELS.get(self.obs_model) is obs.mult
+        tags.non_deterministic = False
+        return tags
+
+
+@persist.register
+class DPMixture(_MixtureEstimator):
+    """Dirichlet-process mixture fitted by variational Bayes (Hughes 2016, Ch. 3).
+
+    The number of clusters is learned: ``n_components`` is only the truncation level, an upper
+    bound; clusters the data do not need end up (nearly) empty.
+
+    Parameters
+    ----------
+    n_components : int
+        Truncation level K.
+    obs_model : {"gauss", "diag_gauss", "zero_mean_gauss", "mult", "bern"}
+        Likelihood of each cluster. ``"mult"`` takes word counts (a scipy sparse matrix is fine);
+        ``"bern"`` binary features.
+    concentration : float
+        DP concentration gamma of the stick prior ``Beta(1, gamma)``; larger favours more clusters.
+    obs_prior : dict, optional
+        Prior options of the observation model, e.g. ``{"covariance": 0.5, "dof": 10}`` for
+        Gaussians or ``{"pseudo_count": 0.1}`` for ``"mult"``; see each module in ``stickbreak.obs``.
+    init : {"kmeans++", "random"}
+        Bregman k-means++ seeding plus ``n_kmeans_iters`` hard k-means steps, or random examples.
+    max_laps, min_laps, tol
+        Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
+    n_batches, n_jobs
+        The data are processed in ``n_batches`` batches, on ``n_jobs`` threads.
+    random_state : int, numpy Generator or None
+    verbose : int
+        0 silent, 1 progress bar.
+    callbacks : list of callables, optional
+        ``callback(lap_record, params)`` after every lap; returning True stops the fit.
+
+    Attributes
+    ----------
+    weights_ : (n_components,) expected mixture weights ``E[pi_k]`` (sum below 1 for the DP).
+    component_counts_ : (n_components,) expected number of training items per cluster.
+    n_active_components_ : number of clusters with at least one expected item.
+    means_, covariances_ : Gaussian clusters' posterior means and ``E[Lambda]^-1`` (Gaussian models).
+    word_probs_ / probs_ : per-cluster word or feature probabilities (``"mult"`` / ``"bern"``).
+    lower_bound_ : final ELBO (nats); ``elbo_trace_`` the ELBO after every lap.
+    trace_ : list of per-lap records (ELBO and its terms, K, K_eff, seconds).
+    converged_, n_iter_ : whether the tolerance was met, and laps run.
+    stop_reason_ : "converged", "max_laps", "callback" or "interrupted".
+    labels_ : cluster of each training item under the final model.
+    """
+
+    _weight_model = "dp"
+
+
+@persist.register
+class FiniteMixture(_MixtureEstimator):
+    """Finite Bayesian mixture with a symmetric Dirichlet prior on the weights (Hughes 2016, Ch. 2).
+
+    Same parameters as :class:`DPMixture`, except that ``concentration`` is the per-component
+    Dirichlet parameter alpha of ``Dir(alpha, ..., alpha)``.
+    """
+
+    _weight_model = "finite"

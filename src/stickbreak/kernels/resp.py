@@ -1,0 +1,42 @@
+"""Responsibility kernels: row-wise softmax of log-weights with the entropy gathered in one pass."""
+
+import numpy as np
+from numba import njit
+
+#: Responsibilities are floored here so that ``r log r`` stays finite (Hughes 2016, §3.5; bnpy).
+RESP_FLOOR = 1e-100
+
+
+@njit(cache=True, nogil=True)
+def normalize_log_resp(log_weights, floor):
+    """Turn log-weights into responsibilities in place (Hughes 2016, Eq. 3.46-3.49).
+
+    ``log_weights`` (n_items, n_components) holds ``W_nk = E log p(x_n|k) + E log pi_k``.
+    Each row becomes ``r_n = softmax(W_n)`` (computed by log-sum-exp), floored at ``floor``.
+
+    Returns
+    -------
+    log_norm : (n_items,) array, ``log sum_k exp W_nk`` per row.
+    entropy : (n_components,) array, ``H_k = -sum_n r_nk log r_nk`` (0 log 0 = 0).
+    """
+    n_items, n_comp = log_weights.shape
+    log_norm = np.empty(n_items)
+    entropy = np.zeros(n_comp)
+    for n in range(n_items):
+        row = log_weights[n]
+        top = row[0]
+        for k in range(1, n_comp):
+            if row[k] > top:
+                top = row[k]
+        total = 0.0
+        for k in range(n_comp):
+            row[k] = np.exp(row[k] - top)
+            total += row[k]
+        log_norm[n] = top + np.log(total)
+        for k in range(n_comp):
+            r = row[k] / total
+            if r < floor:
+                r = floor
+            row[k] = r
+            entropy[k] -= r * np.log(r)
+    return log_norm, entropy

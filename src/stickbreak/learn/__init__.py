@@ -1,0 +1,1 @@
+"""Learning algorithms, written once against the four model verbs."""

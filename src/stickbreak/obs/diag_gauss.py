@@ -1,0 +1,140 @@
+"""Diagonal-covariance Gaussian likelihood with a Normal-Gamma prior per feature (bnpy ``DiagGauss``).
+
+Prior per feature d: ``lambda_d ~ Gamma(nu/2, rate beta_d/2)``, ``mu_d | lambda_d ~ N(m_d, (kappa lambda_d)^-1)``.
+Natural coordinates: ``nu`` pairs with ``sum_d 1/2 log lambda_d`` (statistic ``N``), ``kappa`` with
+``-1/2 sum_d lambda_d mu_d^2`` (``N``), ``kappa_mean = kappa m`` with ``lambda mu`` (``x``) and
+``scatter = beta + kappa m^2`` with ``-1/2 lambda`` (``xx``); digest ``thesis_ch1-4.md`` §2(c).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import digamma, gammaln
+
+from ..data import DenseData
+from . import _gaussian as G
+from ._gaussian import LOG_2PI
+from .expfam import Natural, positive_scalar
+
+name = "diag_gauss"
+natural_keys = ("nu", "kappa", "kappa_mean", "scatter")
+stat_keys = ("x", "xx")
+prior_options = ("mean", "mean_precision", "covariance", "dof")
+
+DEFAULT_COVARIANCE_FRACTION = 0.1
+DEFAULT_MEAN_PRECISION = 1e-2
+DEFAULT_DOF = 3.0
+
+
+def check_data(data, what: str = "X") -> DenseData:
+    return data if isinstance(data, DenseData) else DenseData.from_array(data, what)
+
+
+def default_prior(data: DenseData, mean=None, mean_precision=DEFAULT_MEAN_PRECISION, covariance=None,
+                  dof=DEFAULT_DOF) -> Natural:
+    """Normal-Gamma prior; ``covariance`` (scalar or (D,)) is the prior guess of ``1 / E[lambda_d]``."""
+    X = data.X
+    mean = G.prior_mean(mean, X)
+    kappa = positive_scalar(mean_precision, "mean_precision")
+    nu = positive_scalar(dof, "dof")
+    if covariance is not None and np.ndim(covariance) == 2:
+        raise ValueError("prior option 'covariance' of diag_gauss is a scalar or one variance per feature, not a matrix")
+    variance = np.diag(G.prior_covariance(covariance, X.var(axis=0), DEFAULT_COVARIANCE_FRACTION)).copy()
+    return {
+        "nu": np.array(nu),
+        "kappa": np.array(kappa),
+        "kappa_mean": kappa * mean,
+        "scatter": nu * variance + kappa * mean**2,
+    }
+
+
+def suff_stats(data: DenseData, resp: np.ndarray) -> dict[str, np.ndarray]:
+    return {"x": resp.T @ data.X, "xx": resp.T @ data.X**2}
+
+
+def log_base(data: DenseData) -> float:
+    return -0.5 * data.n_items * data.n_features * LOG_2PI
+
+
+def stats_to_natural(stats) -> Natural:
+    return {"nu": stats["N"], "kappa": stats["N"], "kappa_mean": stats["x"], "scatter": stats["xx"]}
+
+
+def common_params(nat: Natural):
+    """``(nu, kappa, mean, beta)`` with leading K axis."""
+    kappa = nat["kappa"]
+    mean = nat["kappa_mean"] / kappa[:, None]
+    beta = nat["scatter"] - kappa[:, None] * mean**2
+    if not (beta > 0).all():
+        raise ValueError("a posterior rate is not positive; increase the prior 'covariance'")
+    return nat["nu"], kappa, mean, beta
+
+
+def log_normalizer(nat: Natural) -> np.ndarray:
+    nu, kappa, mean, beta = common_params(nat)
+    dim = mean.shape[1]
+    per_dim_const = -0.5 * LOG_2PI - 0.5 * nu * np.log(2.0) - gammaln(nu / 2.0) + 0.5 * np.log(kappa)
+    return dim * per_dim_const + 0.5 * nu * np.log(beta).sum(axis=1)
+
+
+def _expected_half_log_precision(nu, beta):
+    return 0.5 * (digamma(nu / 2.0)[:, None] - np.log(beta / 2.0)).sum(axis=1)
+
+
+def expected_t(nat: Natural) -> Natural:
+    nu, kappa, mean, beta = common_params(nat)
+    precision = nu[:, None] / beta  # E[lambda]
+    return {
+        "nu": _expected_half_log_precision(nu, beta),
+        "kappa": -0.5 * (mean.shape[1] / kappa + (precision * mean**2).sum(axis=1)),
+        "kappa_mean": precision * mean,
+        "scatter": -0.5 * precision,
+    }
+
+
+def _weighted_square_distance(X: np.ndarray, weights: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """``sum_d w_kd (x_nd - m_kd)^2``, shape (N, K), by three matrix products."""
+    return (X**2) @ weights.T - 2.0 * X @ (weights * means).T + (weights * means**2).sum(axis=1)
+
+
+def expected_loglik(nat: Natural, data: DenseData) -> np.ndarray:
+    nu, kappa, mean, beta = common_params(nat)
+    dim = data.n_features
+    quad = _weighted_square_distance(data.X, nu[:, None] / beta, mean)
+    return -0.5 * dim * LOG_2PI + _expected_half_log_precision(nu, beta) - 0.5 * (dim / kappa + quad)
+
+
+def log_predictive(nat: Natural, data: DenseData) -> np.ndarray:
+    """Posterior predictive: a Student-t per feature, ``nu`` dof, scale^2 ``beta (kappa+1) / (kappa nu)``."""
+    nu, kappa, mean, beta = common_params(nat)
+    scale2 = beta * ((kappa + 1.0) / (kappa * nu))[:, None]
+    const = gammaln((nu + 1.0) / 2.0) - gammaln(nu / 2.0) - 0.5 * np.log(nu * np.pi)
+    out = np.empty((data.n_items, len(nu)))
+    for k in range(len(nu)):
+        z = (data.X - mean[k]) ** 2 / (nu[k] * scale2[k])
+        out[:, k] = -0.5 * (nu[k] + 1.0) * np.log1p(z).sum(axis=1)
+    return out + data.n_features * const - 0.5 * np.log(scale2).sum(axis=1)
+
+
+def bregman_divergence(data: DenseData, prior: Natural, centers: Natural) -> np.ndarray:
+    """KL from prior-smoothed items (diagonal Gaussians) to each center ``N(m_k, beta_k / nu_k)``."""
+    p_nu, p_kappa, p_mean, p_beta = (v[0] for v in common_params({k: v[None] for k, v in prior.items()}))
+    nu, _, mean, beta = common_params(centers)
+    shrink = p_kappa / (p_kappa + 1.0)
+    item_mean = (p_kappa * p_mean + data.X) / (p_kappa + 1.0)
+    item_var = (p_beta + shrink * (data.X - p_mean) ** 2) / (p_nu + 1.0)
+    inv_var = nu[:, None] / beta
+    kl = 0.5 * (
+        item_var @ inv_var.T
+        + _weighted_square_distance(item_mean, inv_var, mean)
+        - data.n_features
+        - np.log(inv_var).sum(axis=1)[None, :]
+        - np.log(item_var).sum(axis=1)[:, None]
+    )
+    return np.maximum(kl, 0.0)
+
+
+def summary(nat: Natural) -> dict[str, np.ndarray]:
+    """Posterior means and per-feature variances ``1 / E[lambda] = beta / nu`` (shape (K, D))."""
+    nu, _, mean, beta = common_params(nat)
+    return {"means": mean, "covariances": beta / nu[:, None]}

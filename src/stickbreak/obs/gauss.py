@@ -1,0 +1,136 @@
+"""Full-covariance Gaussian likelihood with a Normal-Wishart prior (bnpy ``Gauss``).
+
+Prior: ``Lambda_k ~ Wishart(nu, B^-1)``, ``mu_k | Lambda_k ~ N(m, (kappa Lambda_k)^-1)``.
+Natural coordinates (see :mod:`.expfam`):
+
+=============  ============================  ==========================  ==========
+key            natural parameter             ``t(phi)``                  statistic
+=============  ============================  ==========================  ==========
+``nu``         ``nu``                        ``1/2 log|Lambda|``          ``N``
+``kappa``      ``kappa``                     ``-1/2 mu^T Lambda mu``      ``N``
+``kappa_mean`` ``kappa m``                   ``Lambda mu``                ``x``
+``scatter``    ``B + kappa m m^T``           ``-1/2 Lambda``              ``xxT``
+=============  ============================  ==========================  ==========
+
+so the update ``eta_hat = eta_bar + inc(S)`` is bnpy's ``nu+N, kappa+N, m=(kappa m + x)/kappa_hat,
+B_hat = B + xxT + kappa m m^T - kappa_hat m_hat m_hat^T`` (digest ``thesis_ch1-4.md`` §2(a)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import DenseData
+from . import _gaussian as G
+from .expfam import Natural, positive_scalar
+
+name = "gauss"
+natural_keys = ("nu", "kappa", "kappa_mean", "scatter")
+stat_keys = ("x", "xxT")
+prior_options = ("mean", "mean_precision", "covariance", "dof")
+
+#: Default prior guess of one cluster's covariance, as a fraction of the data's per-feature variance.
+DEFAULT_COVARIANCE_FRACTION = 0.1
+DEFAULT_MEAN_PRECISION = 1e-2
+
+
+def check_data(data, what: str = "X") -> DenseData:
+    return data if isinstance(data, DenseData) else DenseData.from_array(data, what)
+
+
+def default_prior(data: DenseData, mean=None, mean_precision=DEFAULT_MEAN_PRECISION, covariance=None,
+                  dof=None) -> Natural:
+    """Normal-Wishart prior; ``covariance`` is the prior guess of ``E[Lambda]^-1`` (so ``B = dof * covariance``)."""
+    X = data.X
+    dim = X.shape[1]
+    mean = G.prior_mean(mean, X)
+    kappa = positive_scalar(mean_precision, "mean_precision")
+    nu = float(dim + 2) if dof is None else float(dof)
+    if not nu > dim - 1:
+        raise ValueError(f"prior option 'dof' must exceed n_features - 1 = {dim - 1}, got {nu}")
+    scale = nu * G.prior_covariance(covariance, X.var(axis=0), DEFAULT_COVARIANCE_FRACTION)
+    return {
+        "nu": np.array(nu),
+        "kappa": np.array(kappa),
+        "kappa_mean": kappa * mean,
+        "scatter": scale + kappa * np.outer(mean, mean),
+    }
+
+
+def suff_stats(data: DenseData, resp: np.ndarray) -> dict[str, np.ndarray]:
+    return {"x": resp.T @ data.X, "xxT": G.weighted_outer_sums(data.X, resp)}
+
+
+def log_base(data: DenseData) -> float:
+    return -0.5 * data.n_items * data.n_features * G.LOG_2PI
+
+
+def stats_to_natural(stats) -> Natural:
+    return {"nu": stats["N"], "kappa": stats["N"], "kappa_mean": stats["x"], "scatter": stats["xxT"]}
+
+
+def common_params(nat: Natural):
+    """``(nu, kappa, mean, B, chol(B))`` from natural parameters, each with a leading K axis."""
+    kappa = nat["kappa"]
+    mean = nat["kappa_mean"] / kappa[:, None]
+    scale = nat["scatter"] - kappa[:, None, None] * mean[:, :, None] * mean[:, None, :]
+    scale = 0.5 * (scale + np.swapaxes(scale, 1, 2))
+    return nat["nu"], kappa, mean, scale, G.cholesky(scale, "posterior scale matrix")
+
+
+def log_normalizer(nat: Natural) -> np.ndarray:
+    nu, kappa, mean, scale, chol = common_params(nat)
+    dim = mean.shape[1]
+    return (
+        -0.5 * dim * G.LOG_2PI + 0.5 * dim * np.log(kappa)
+        + G.wishart_log_normalizer(nu, G.logdet_from_chol(chol), dim)
+    )
+
+
+def expected_t(nat: Natural) -> Natural:
+    nu, kappa, mean, scale, chol = common_params(nat)
+    dim = mean.shape[1]
+    precision = nu[:, None, None] * np.linalg.inv(scale)  # E[Lambda]
+    prec_mean = np.einsum("kde,ke->kd", precision, mean)
+    return {
+        "nu": 0.5 * G.expected_logdet_precision(nu, G.logdet_from_chol(chol), dim),
+        "kappa": -0.5 * (dim / kappa + np.einsum("kd,kd->k", mean, prec_mean)),
+        "kappa_mean": prec_mean,
+        "scatter": -0.5 * precision,
+    }
+
+
+def expected_loglik(nat: Natural, data: DenseData) -> np.ndarray:
+    """``E_q log N(x_n | mu_k, Lambda_k^-1)``, shape (N, K)."""
+    nu, kappa, mean, scale, chol = common_params(nat)
+    dim = mean.shape[1]
+    e_logdet = G.expected_logdet_precision(nu, G.logdet_from_chol(chol), dim)
+    maha = nu * G.mahalanobis(data.X, chol, mean) + dim / kappa
+    return -0.5 * dim * G.LOG_2PI + 0.5 * e_logdet - 0.5 * maha
+
+
+def log_predictive(nat: Natural, data: DenseData) -> np.ndarray:
+    """Posterior predictive: Student-t with ``nu-D+1`` dof and shape ``B (kappa+1) / (kappa dof)``."""
+    nu, kappa, mean, scale, chol = common_params(nat)
+    dim = mean.shape[1]
+    dof = nu - dim + 1.0
+    factor = (kappa + 1.0) / (kappa * dof)
+    maha = G.mahalanobis(data.X, chol, mean) / factor
+    logdet_shape = G.logdet_from_chol(chol) + dim * np.log(factor)
+    return G.student_t_logpdf(maha, dof, logdet_shape, dim)
+
+
+def bregman_divergence(data: DenseData, prior: Natural, centers: Natural) -> np.ndarray:
+    """Divergence of prior-smoothed items from each center, shape (N, K) (Hughes 2016, Alg. 2.2)."""
+    p_nu, p_kappa, p_mean, p_scale, _ = common_params({k: v[None] for k, v in prior.items()})
+    nu, _, mean, _, chol = common_params(centers)
+    centred = data.X - p_mean[0]
+    item_means = (p_kappa[0] * p_mean[0] + data.X) / (p_kappa[0] + 1.0)
+    shrink = p_kappa[0] / (p_kappa[0] + 1.0)
+    return G.kl_smoothed_items_to_centers(centred, shrink, item_means, p_scale[0], float(p_nu[0]), chol, nu, mean)
+
+
+def summary(nat: Natural) -> dict[str, np.ndarray]:
+    """Posterior means and covariances ``E[Lambda]^-1 = B / nu`` (scikit-learn's convention)."""
+    nu, kappa, mean, scale, _ = common_params(nat)
+    return {"means": mean, "covariances": scale / nu[:, None, None]}

@@ -1,0 +1,45 @@
+"""Serial and thread executors (the kernels release the GIL, so threads use several cores).
+
+An executor only needs ``map(fn, items) -> list``; :func:`summarize_batches` is the one place that
+maps ``summarize(local_step(.))`` over batches and sums the additive statistics.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Iterable, Sequence
+
+from ..core.suffstats import SuffStats
+
+
+class SerialExecutor:
+    def map(self, fn: Callable, items: Iterable) -> list:
+        return [fn(item) for item in items]
+
+    def close(self) -> None:
+        pass
+
+
+class ThreadExecutor:
+    """A pool of ``n_workers`` threads."""
+
+    def __init__(self, n_workers: int):
+        self.n_workers = n_workers
+        self._pool = ThreadPoolExecutor(max_workers=n_workers, thread_name_prefix="stickbreak")
+
+    def map(self, fn: Callable, items: Iterable) -> list:
+        return list(self._pool.map(fn, items))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+def make_executor(n_jobs: int):
+    return SerialExecutor() if n_jobs == 1 else ThreadExecutor(n_jobs)
+
+
+def summarize_batches(model, params, batches: Sequence, executor=None) -> SuffStats:
+    """Whole-data statistics ``sum_b summarize(b, local_step(params, b))``."""
+    executor = executor or SerialExecutor()
+    parts = executor.map(lambda batch: model.summarize(batch, model.local_step(params, batch), params.uids), batches)
+    return sum(parts[1:], parts[0])

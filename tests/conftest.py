@@ -1,0 +1,94 @@
+"""Shared fixtures: small data and posteriors for every observation model."""
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from stickbreak import obs
+from stickbreak.data import BagOfWords, DenseData
+from stickbreak.obs import expfam
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def shared_path(*parts) -> Path:
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.fail(f"shared data set missing: {path} (CI places ../shared beside the clone)")
+    return path
+
+
+def load_shared_bow(name: str, max_docs: int | None = None) -> BagOfWords:
+    z = np.load(shared_path(name, "bow.npz"))
+    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    if max_docs is not None:
+        X = X[:max_docs]
+    X = X[np.asarray(X.sum(axis=1)).ravel() > 0]
+    vocab_path = SHARED_DATA / name / "vocab.txt.gz"
+    vocab = gzip.open(vocab_path, "rt", encoding="utf-8").read().split("\n")[:-1] if vocab_path.exists() else None
+    return BagOfWords.from_counts(X, vocab)
+
+
+def small_data(name: str, rng: np.random.Generator, n_items: int = 40, dim: int = 3):
+    """A small random data set of the kind the family expects."""
+    if name == "mult":
+        X = rng.poisson(2.0, size=(n_items, 7)).astype(float)
+        X[:, 0] += 1  # no empty documents
+        return BagOfWords.from_counts(X)
+    if name == "bern":
+        return DenseData.from_array((rng.random((n_items, dim)) < 0.3).astype(float))
+    return DenseData.from_array(rng.normal(size=(n_items, dim)) * [1.0, 2.0, 0.5][:dim] + 1.5)
+
+
+def family_case(name: str, seed: int = 0, n_components: int = 3, n_items: int = 40):
+    """(family, data, prior, posterior, resp) with a posterior from random soft responsibilities."""
+    rng = np.random.default_rng(seed)
+    family = obs.get(name)
+    data = small_data(name, rng, n_items)
+    prior = family.default_prior(data)
+    resp = rng.dirichlet(np.ones(n_components), size=data.n_items)
+    stats = family.suff_stats(data, resp)
+    stats["N"] = resp.sum(axis=0)
+    post = expfam.posterior(family, prior, stats)
+    return family, data, prior, post, resp, stats
+
+
+ALL_FAMILIES = sorted(obs.OBS_MODELS)
+
+
+# Hypothesis runs derandomized: the same examples every run, so no test is flaky.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("stickbreak", derandomize=True, deadline=None, max_examples=30, print_blob=True)
+settings.load_profile("stickbreak")
+
+
+def load_digits_shared() -> tuple[np.ndarray, np.ndarray]:
+    d = np.loadtxt(shared_path("sklearn_digits", "digits.csv.gz"), delimiter=",")
+    return d[:, :-1], d[:, -1].astype(int)
+
+
+def load_image_patches(n_patches: int = 2000, side: int = 5, seed: int = 0) -> np.ndarray:
+    """Zero-mean (DC removed) grey patches of the China photo, the thesis's image-patch setting."""
+    from sklearn.feature_extraction.image import extract_patches_2d
+
+    imgs = np.load(shared_path("natural_images", "natural_images.npz"))
+    grey = imgs["sklearn_china"].mean(axis=2) / 255.0
+    patches = extract_patches_2d(grey, (side, side), max_patches=n_patches, random_state=seed).reshape(n_patches, -1)
+    return patches - patches.mean(axis=1, keepdims=True)
+
+
+def real_data_for(name: str, n_items: int = 500):
+    """A real data set suited to each observation model (from ../shared/data)."""
+    if name in ("gauss", "diag_gauss"):
+        return load_digits_shared()[0][:n_items]
+    if name == "zero_mean_gauss":
+        return load_image_patches(n_items)
+    if name == "bern":
+        return (load_digits_shared()[0][:n_items] > 8).astype(float)
+    if name == "mult":
+        return load_shared_bow("reuters_lda").counts
+    raise AssertionError(name)

@@ -1,0 +1,66 @@
+"""The command line on bundled real data, files, and bad input."""
+
+import csv
+
+import numpy as np
+import pytest
+
+import stickbreak
+from stickbreak import datasets
+from stickbreak.cli import main
+
+
+def test_datasets_command_lists_bundled_data(capsys):
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    for name in datasets.names():
+        assert name in out
+
+
+def test_fit_mixture_on_bundled_digits(tmp_path, capsys):
+    out_dir = tmp_path / "run"
+    code = main(["fit", "mixture", "digits", "-K", "12", "--seed", "0", "--max-laps", "40", "--out", str(out_dir), "--quiet"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "DPMixture(gauss, K=12) on digits (1797x64)" in out
+    assert "majority-vote accuracy" in out and "clusters used of 12" in out
+    model = stickbreak.load(out_dir / "model.npz")
+    assert model.n_components_ == 12
+    with open(out_dir / "trace.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == model.n_iter_ and float(rows[-1]["elbo"]) == pytest.approx(model.lower_bound_)
+    assert (out_dir / "clusters.csv").exists()
+
+
+def test_fit_mixture_from_files_and_options(tmp_path, capsys):
+    X = datasets.load("old_faithful").X
+    np.save(tmp_path / "x.npy", X)
+    np.savetxt(tmp_path / "x.csv", X, delimiter=",", header="a,b", comments="")
+    for path in ("x.npy", "x.csv"):
+        code = main(["fit", "mixture", str(tmp_path / path), "--obs", "diag_gauss", "--weights", "finite", "-K", "3",
+                     "--prior", "dof=5", "--prior", "covariance=0.5,20", "--quiet"])
+        assert code == 0
+    assert "FiniteMixture(diag_gauss, K=3) on x (272x2)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["fit", "mixture", "no_such_thing"], "neither a bundled data set"),
+        (["fit", "mixture", "old_faithful", "--prior", "colour=3"], "unknown prior option"),
+        (["fit", "mixture", "old_faithful", "-K", "0"], "n_components must be >= 1"),
+        (["fit", "mixture", "old_faithful", "--obs", "bern"], "must be binary"),
+    ],
+)
+def test_bad_input_exits_with_clear_message(argv, message, capsys):
+    assert main(argv + ["--quiet"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_file_types(tmp_path, capsys):
+    (tmp_path / "x.txt").write_text("1,2\n")
+    assert main(["fit", "mixture", str(tmp_path / "x.txt"), "--quiet"]) == 2
+    assert "use a .npy, .npz or .csv file" in capsys.readouterr().err
+    (tmp_path / "bad.csv").write_text("a,b\n1,zebra\n")
+    assert main(["fit", "mixture", str(tmp_path / "bad.csv"), "--quiet"]) == 2
+    assert "not a numeric CSV" in capsys.readouterr().err

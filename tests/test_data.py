@@ -1,0 +1,114 @@
+"""Every bad input raises a clear error naming the problem and the fix, before any work starts."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from stickbreak import DPMixture
+from stickbreak.data import BagOfWords, DataError, DenseData, Sequences, batch_indices
+
+
+@pytest.mark.parametrize(
+    "X, message",
+    [
+        (np.array([[1.0, np.nan], [2.0, 3.0]]), r"NaN values in rows \[0\].*impute"),
+        (np.array([[1.0, 2.0], [np.inf, 3.0]]), r"infinite values in rows \[1\]"),
+        (np.array([["a", "b"], ["c", "d"]]), r"dtype <U1.*numeric"),
+        (np.array([1.0, 2.0, 3.0]), r"1-D.*reshape\(-1, 1\)"),
+        (np.zeros((2, 2, 2)), r"3 dimensions"),
+        (np.zeros((0, 3)), r"0 items \(shape=\(0, 3\)\) while a minimum of 1 is required"),
+        (np.zeros((4, 0)), r"0 feature\(s\)"),
+        (np.array([[1.0, {"a": 1}]], dtype=object), r"not numbers.*encode"),
+        (np.array([[1 + 2j]]), r"Complex data not supported"),
+        (sp.csr_matrix(np.eye(3)), r"sparse matrix.*toarray"),
+        ([[1.0, 2.0], [3.0]], r"could not be read"),
+    ],
+)
+def test_dense_data_errors(X, message):
+    with pytest.raises(DataError, match=message):
+        DenseData.from_array(X)
+
+
+@pytest.mark.parametrize(
+    "X, message",
+    [
+        (np.array([[1, -2], [0, 3]]), r"negative counts in documents \[0\]"),
+        (np.array([[1.5, 2], [0, 3]]), r"non-integer counts.*tf-idf"),
+        (np.array([[1, 2], [0, 0], [0, 0]]), r"empty documents.*rows \[1, 2\].*drop them"),
+        (np.array([[np.nan, 1.0]]), r"NaN or infinite"),
+        (np.array([["x"]]), r"numeric"),
+        (np.zeros(3), r"2-D"),
+    ],
+)
+def test_bag_of_words_errors(X, message):
+    with pytest.raises(DataError, match=message):
+        BagOfWords.from_counts(X)
+
+
+def test_vocabulary_mismatch_and_success():
+    with pytest.raises(DataError, match="vocabulary has 2 words but X has 3 columns"):
+        BagOfWords.from_counts(np.ones((2, 3)), vocabulary=["a", "b"])
+    bow = BagOfWords.from_counts(sp.csr_matrix(np.array([[0, 2, 1], [3, 0, 0]])), vocabulary=["a", "b", "c"])
+    assert bow.n_items == 2 and bow.n_features == 3 and bow.total_counts.tolist() == [3, 3]
+    assert bow.subset([1]).counts.toarray().tolist() == [[3, 0, 0]]
+
+
+def test_sequences_validation_and_subset():
+    X = np.arange(12.0).reshape(6, 2)
+    seqs = Sequences.from_arrays(X, [0, 2, 6])
+    assert seqs.n_items == 2 and seqs.lengths.tolist() == [2, 4]
+    sub = seqs.subset([1, 0])
+    np.testing.assert_array_equal(sub.X, np.concatenate([X[2:6], X[0:2]]))
+    assert sub.offsets.tolist() == [0, 4, 6]
+    with pytest.raises(DataError, match="start at 0 and end at the number of frames"):
+        Sequences.from_arrays(X, [0, 2, 5])
+    with pytest.raises(DataError, match="strictly increasing"):
+        Sequences.from_arrays(X, [0, 3, 3, 6])
+    with pytest.raises(DataError, match="same number of features"):
+        Sequences.from_list([np.zeros((2, 2)), np.zeros((3, 3))])
+    assert Sequences.from_list([np.zeros((2, 2)), np.ones((3, 2))]).offsets.tolist() == [0, 2, 5]
+
+
+def test_batches_are_a_deterministic_partition():
+    parts = batch_indices(103, 7, seed=5)
+    assert len(parts) == 7 and sorted(np.concatenate(parts).tolist()) == list(range(103))
+    assert max(map(len, parts)) - min(map(len, parts)) <= 1
+    assert all(np.array_equal(a, b) for a, b in zip(parts, batch_indices(103, 7, seed=5)))
+    assert not all(np.array_equal(a, b) for a, b in zip(parts, batch_indices(103, 7, seed=6)))
+    with pytest.raises(DataError, match="exceeds the number of items"):
+        batch_indices(3, 4)
+    with pytest.raises(DataError, match="positive integer"):
+        batch_indices(3, 0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"obs_model": "gaussian"}, ValueError, r"unknown observation model 'gaussian'.*\['bern', 'diag_gauss'"),
+        ({"obs_prior": {"covarance": 1.0}}, ValueError, r"unknown prior option\(s\) \['covarance'\].*valid options"),
+        ({"concentration": -1.0}, ValueError, r"concentration must be > 0"),
+        ({"n_components": 0}, ValueError, r"n_components must be >= 1"),
+        ({"n_components": 2.5}, TypeError, r"n_components must be an integer"),
+        ({"init": "kmeans"}, ValueError, r"init='kmeans' is not valid; choose one of \['kmeans\+\+', 'random'\]"),
+        ({"tol": -1e-3}, ValueError, r"tol must be >= 0"),
+        ({"obs_prior": {"covariance": -1.0}}, ValueError, r"'covariance' must be positive"),
+        ({"obs_prior": {"dof": 1.0}}, ValueError, r"'dof' must exceed n_features - 1"),
+    ],
+)
+def test_bad_options_fail_before_work(kwargs, error, message):
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(error, match=message):
+        DPMixture(**kwargs).fit(X)
+
+
+def test_model_specific_data_errors():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(DataError, match=r"must be binary \(0/1\).*Threshold"):
+        DPMixture(obs_model="bern").fit(X)
+    with pytest.raises(DataError, match="non-integer counts"):
+        DPMixture(obs_model="mult").fit(np.abs(X))
+    model = DPMixture(n_components=2, max_laps=3, tol=0.1).fit(X)
+    with pytest.raises(ValueError, match="X has 2 features, but DPMixture is expecting 3 features"):
+        model.predict(X[:, :2])
+    with pytest.raises(DataError, match="NaN"):
+        model.predict(np.full((2, 3), np.nan))

@@ -1,0 +1,78 @@
+"""The one driver: convergence, monotonicity guard, callbacks and interruption, on a stub model."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from stickbreak import driver
+from stickbreak.config import LearnConfig
+from stickbreak.core.suffstats import SuffStats
+
+
+class StubModel:
+    """A model whose ELBO follows a script, to exercise the driver alone."""
+
+    def __init__(self, elbos):
+        self.elbos = list(elbos)
+
+    def local_step(self, params, batch):
+        return None
+
+    def summarize(self, batch, local, uids=None):
+        return SuffStats(uids=[0], fields={"N": np.ones(1)})
+
+    def global_step(self, stats):
+        return StubParams(self.elbos.pop(0))
+
+    def elbo_terms(self, params, stats):
+        return {"all": params.value}
+
+
+class StubParams:
+    uids = np.array([0])
+
+    def __init__(self, value):
+        self.value = value
+
+
+def test_converges_on_relative_change():
+    model = StubModel([-100.0, -50.0, -49.0, -48.99999, -48.0])
+    result = driver.fit(model, [None], StubParams(0.0), LearnConfig(tol=1e-6, min_laps=2))
+    assert result.converged and result.n_laps == 4 and result.elbo == -48.99999
+    assert [r.lap for r in result.trace] == [1, 2, 3, 4]
+
+
+def test_min_laps_and_max_laps():
+    result = driver.fit(StubModel([-1.0] * 10), [None], StubParams(0.0), LearnConfig(tol=1e-3, min_laps=5))
+    assert result.converged and result.n_laps == 5
+    result = driver.fit(StubModel(np.arange(10.0) - 100), [None], StubParams(0.0), LearnConfig(max_laps=3, tol=0))
+    assert not result.converged and result.n_laps == 3
+
+
+def test_decrease_in_batch_vb_warns():
+    with pytest.warns(driver.ELBODecreaseWarning, match="decreased from -10 to -11 at lap 2"):
+        driver.fit(StubModel([-10.0, -11.0, -11.0]), [None], StubParams(0.0), LearnConfig(max_laps=3, tol=0))
+
+
+def test_interrupt_before_first_lap_propagates():
+    def boom(record, params):
+        raise KeyboardInterrupt
+
+    class Failing(StubModel):
+        def global_step(self, stats):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        driver.fit(Failing([]), [None], StubParams(0.0), LearnConfig())
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        result = driver.fit(StubModel([-3.0, -2.0]), [None], StubParams(0.0), LearnConfig(), callbacks=[boom])
+    assert result.interrupted and result.n_laps == 1
+
+
+def test_learn_config_validation():
+    with pytest.raises(ValueError, match="algorithm='svi' is not valid"):
+        LearnConfig(algorithm="svi")
+    with pytest.raises(ValueError, match="max_laps must be >= 1"):
+        LearnConfig(max_laps=0)

@@ -1,0 +1,109 @@
+"""scikit-learn contract, save/load round trip, callbacks, interruption (DESIGN layer 4)."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import stickbreak
+from stickbreak import DPMixture, FiniteMixture, persist
+
+from conftest import ALL_FAMILIES, real_data_for
+
+
+@parametrize_with_checks(
+    [DPMixture(n_components=3, max_laps=30, tol=1e-4), FiniteMixture(n_components=3, max_laps=30, tol=1e-4)]
+)
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+@pytest.mark.parametrize("name", ALL_FAMILIES)
+@pytest.mark.parametrize("cls", [DPMixture, FiniteMixture])
+def test_save_load_round_trip(tmp_path, name, cls):
+    X = real_data_for(name, 300)
+    model = cls(n_components=5, obs_model=name, max_laps=10, random_state=0, obs_prior=None).fit(X)
+    path = model.save(tmp_path / "model")
+    assert path.suffix == ".npz"
+    back = stickbreak.load(path)
+    assert type(back) is cls and back.get_params() == {**model.get_params(), "callbacks": None}
+    np.testing.assert_array_equal(back.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(back.score_samples(X), model.score_samples(X))
+    np.testing.assert_array_equal(back.weights_, model.weights_)
+    assert back.lower_bound_ == model.lower_bound_ and back.trace_ == model.trace_
+    assert cls.load(path).n_iter_ == model.n_iter_
+    with np.load(path, allow_pickle=False) as z:  # plain arrays plus JSON, nothing pickled
+        meta = json.loads(str(z[persist.META_KEY]))
+    assert meta["format_version"] == persist.FORMAT_VERSION and meta["estimator"] == cls.__name__
+
+
+def test_save_with_array_prior_and_load_errors(tmp_path):
+    X = real_data_for("gauss", 200)[:, :5]
+    prior = {"mean": np.zeros(5), "covariance": np.full(5, 2.0), "dof": 9.0}
+    model = DPMixture(n_components=3, obs_prior=prior, max_laps=5, tol=0.1).fit(X)
+    back = stickbreak.load(model.save(tmp_path / "m.npz"))
+    np.testing.assert_array_equal(back.get_params()["obs_prior"]["covariance"], prior["covariance"])
+    np.save(tmp_path / "other.npy", np.zeros(3))
+    with pytest.raises(FileNotFoundError, match="no saved model"):
+        stickbreak.load(tmp_path / "missing.npz")
+    np.savez(tmp_path / "plain.npz", a=np.zeros(2))
+    with pytest.raises(ValueError, match="not a stickbreak model"):
+        stickbreak.load(tmp_path / "plain.npz")
+    with pytest.raises(TypeError, match="not a FiniteMixture"):
+        FiniteMixture.load(tmp_path / "m.npz")
+
+
+def test_fitted_attributes_and_scores():
+    X = real_data_for("gauss", 400)
+    model = DPMixture(n_components=8, random_state=0).fit(X)
+    assert model.means_.shape == (8, 64) and model.covariances_.shape == (8, 64, 64)
+    assert model.weights_.shape == (8,) and 0.99 < model.weights_.sum() < 1.0
+    assert model.component_counts_.sum() == pytest.approx(400)
+    assert model.n_active_components_ <= 8 and model.converged_
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert model.score(X) == pytest.approx(model.score_samples(X).mean())
+    assert len(model.elbo_trace_) == model.n_iter_ == len(model.trace_)
+    assert set(model.trace_[0]) == {"lap", "elbo", "terms", "n_components", "n_effective", "seconds"}
+    diag = DPMixture(n_components=4, obs_model="diag_gauss", random_state=0).fit(X)
+    assert diag.covariances_.shape == (4, 64)
+
+
+def test_convergence_warning_and_callbacks():
+    X = real_data_for("diag_gauss", 300)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 3 laps"):
+        DPMixture(n_components=5, obs_model="diag_gauss", max_laps=3, tol=0).fit(X)
+    seen = []
+    model = DPMixture(n_components=5, obs_model="diag_gauss", tol=0, max_laps=50,
+                      callbacks=[lambda record, params: seen.append(record.lap) or record.lap >= 4]).fit(X)
+    assert seen == [1, 2, 3, 4] and model.n_iter_ == 4
+
+
+def test_keyboard_interrupt_keeps_last_complete_lap():
+    X = real_data_for("diag_gauss", 300)
+
+    def interrupt(record, params):
+        if record.lap == 3:
+            raise KeyboardInterrupt
+
+    with pytest.warns(RuntimeWarning, match="interrupted: keeping the model as of lap 3"):
+        model = DPMixture(n_components=5, obs_model="diag_gauss", tol=0, callbacks=[interrupt]).fit(X)
+    assert model.interrupted_ and model.n_iter_ == 3
+    assert model.predict(X).shape == (300,)
+
+
+def test_clone_and_sparse_input_for_mult():
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(real_data_for("mult"))
+    model = DPMixture(n_components=4, obs_model="mult", random_state=0, max_laps=20).fit(X)
+    assert model.word_probs_.shape == (4, X.shape[1])
+    np.testing.assert_allclose(model.word_probs_.sum(axis=1), 1.0)
+    assert clone(model).get_params() == model.get_params()
+    assert model.predict(X[:10]).shape == (10,)
