@@ -143,3 +143,55 @@ def test_bregman_divergence_nonnegative_and_zero_at_own_center(name):
         dense = data.counts.toarray() if isinstance(data, BagOfWords) else data.X
         identical = (dense == dense[n]).all(axis=1)
         np.testing.assert_array_equal(others < 1e-9, identical)
+
+
+def _log_density(name, nat, k, phi):
+    """log q(phi) under natural parameters ``nat`` (component k), with scipy.stats densities."""
+    if name == "gauss":
+        from stickbreak.obs.gauss import common_params
+        nu, kappa, mean, scale, _ = common_params(nat)
+        mu, lam = phi
+        return (st.wishart(df=nu[k], scale=np.linalg.inv(scale[k])).logpdf(lam)
+                + st.multivariate_normal(mean[k], np.linalg.inv(kappa[k] * lam)).logpdf(mu))
+    if name == "zero_mean_gauss":
+        return st.wishart(df=nat["nu"][k], scale=np.linalg.inv(nat["scatter"][k])).logpdf(phi[1])
+    if name == "diag_gauss":
+        from stickbreak.obs.diag_gauss import common_params
+        nu, kappa, mean, beta = common_params(nat)
+        mu, lam = phi
+        return float(np.sum(st.gamma(nu[k] / 2.0, scale=2.0 / beta[k]).logpdf(lam)
+                            + st.norm(mean[k], 1.0 / np.sqrt(kappa[k] * lam)).logpdf(mu)))
+    if name == "mult":
+        return st.dirichlet(nat["lam"][k]).logpdf(phi)
+    if name == "bern":
+        return float(np.sum(st.beta(nat["lam1"][k], nat["lam0"][k]).logpdf(phi)))
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("name", ALL_FAMILIES)
+def test_posterior_is_prior_times_likelihood(name):
+    """For hard assignments, ``log q(phi) - log p(phi) - log p(x|phi)`` is the same for every phi and
+    equals ``-log p(x) = c(eta_hat) - c(eta_bar) - sum_n log h(x_n)`` (conjugacy, Eq. 2.67)."""
+    family, data, prior, *_ = family_case(name, n_items=15)
+    stats = family.suff_stats(data, np.ones((data.n_items, 1)))
+    stats["N"] = np.array([float(data.n_items)])
+    post = expfam.posterior(family, prior, stats)
+    prior_k = expfam.stack_prior(prior)
+    rng = np.random.default_rng(3)
+    residuals = [
+        _log_density(name, post, 0, phi) - _log_density(name, prior_k, 0, phi) - _loglik(name, data, phi).sum()
+        for phi in _sample_params(name, post, 0, rng, 6)
+    ]
+    log_marginal = family.log_normalizer(prior_k)[0] - family.log_normalizer(post)[0] + family.log_base(data)
+    np.testing.assert_allclose(residuals, -log_marginal, rtol=1e-8, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ALL_FAMILIES)
+def test_kl_to_prior_matches_monte_carlo(name):
+    family, data, prior, post, *_ = family_case(name)
+    prior_k = expfam.stack_prior(prior)
+    rng = np.random.default_rng(11)
+    draws = np.array([_log_density(name, post, 1, phi) - _log_density(name, prior_k, 0, phi)
+                      for phi in _sample_params(name, post, 1, rng, 3000)])
+    kl = expfam.kl_to_prior(family, prior, post)[1]
+    assert kl == pytest.approx(draws.mean(), abs=5 * draws.std() / np.sqrt(len(draws)))

@@ -63,7 +63,7 @@ class InitConfig:
     """How the first global parameters are chosen (Hughes 2016, §2.7 and Alg. 2.1-2.2)."""
 
     method: str = "kmeans++"
-    n_kmeans_iters: int = 5
+    n_kmeans_iters: int = 3
 
     def __post_init__(self):
         check_choice("init", self.method, INIT_METHODS)

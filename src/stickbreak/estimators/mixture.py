@@ -33,7 +33,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
     _weight_model = "dp"
 
     def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
-                 init="kmeans++", n_kmeans_iters=5, max_laps=200, min_laps=2, tol=1e-6, n_batches=1,
+                 init="kmeans++", n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1,
                  n_jobs=1, random_state=None, verbose=0, callbacks=None):
         self.n_components = n_components
         self.obs_model = obs_model
