@@ -50,7 +50,7 @@ def family_case(name: str, seed: int = 0, n_components: int = 3, n_items: int = 
     data = small_data(name, rng, n_items)
     prior = family.default_prior(data)
     resp = rng.dirichlet(np.ones(n_components), size=data.n_items)
-    stats = family.suff_stats(data, resp)
+    stats = family.suff_stats(data, resp, prior)
     stats["N"] = resp.sum(axis=0)
     post = expfam.posterior(family, prior, stats)
     return family, data, prior, post, resp, stats

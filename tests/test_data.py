@@ -112,3 +112,47 @@ def test_model_specific_data_errors():
         model.predict(X[:, :2])
     with pytest.raises(DataError, match="NaN"):
         model.predict(np.full((2, 3), np.nan))
+
+
+@pytest.mark.parametrize("obs_model", ["gauss", "diag_gauss"])
+def test_data_far_from_zero_fit_like_centred_data(obs_model):
+    """Statistics are taken from the prior mean, so a huge offset costs no precision."""
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(size=(100, 2)), rng.normal(size=(100, 2)) + 8.0])
+    near = DPMixture(n_components=4, obs_model=obs_model, random_state=0).fit(X)
+    far = DPMixture(n_components=4, obs_model=obs_model, random_state=0).fit(X + 1e8)
+    np.testing.assert_allclose(far.means_ - 1e8, near.means_, atol=1e-6)
+    np.testing.assert_allclose(far.lower_bound_, near.lower_bound_, rtol=1e-9)
+    np.testing.assert_array_equal(far.predict(X + 1e8), near.predict(X))
+
+
+@pytest.mark.parametrize(
+    "obs_model, prior, message",
+    [
+        ("gauss", {"mean": [1.0, 2.0, 3.0]}, r"'mean' must be a scalar or have n_features=2 values"),
+        ("diag_gauss", {"covariance": np.eye(2)}, r"one variance per feature, not a matrix"),
+        ("mult", {"pseudo_count": [0.1, 0.2]}, r"'pseudo_count' must be a scalar or have n_features=3"),
+        ("bern", {"pseudo_count_one": -1.0}, r"must be positive"),
+    ],
+)
+def test_prior_option_shapes_are_checked(obs_model, prior, message):
+    X = {"gauss": np.ones((4, 2)) + np.eye(4, 2), "diag_gauss": np.ones((4, 2)) + np.eye(4, 2),
+         "mult": np.ones((4, 3)), "bern": np.eye(4, 3)}[obs_model]
+    with pytest.raises(ValueError, match=message):
+        DPMixture(obs_model=obs_model, obs_prior=prior).fit(X)
+
+
+def test_constant_data_warn_and_fall_back():
+    with pytest.warns(UserWarning, match="no spread"):
+        model = DPMixture(n_components=2, max_laps=5, tol=0.1).fit(np.full((10, 3), 7.0))
+    assert np.isfinite(model.lower_bound_)
+
+
+def test_empty_documents_have_zero_base_measure():
+    from stickbreak.obs import mult
+
+    bow = BagOfWords.from_counts(np.array([[2, 0, 1], [0, 0, 0], [3, 1, 0], [0, 0, 0]]), allow_empty=True)
+    from scipy.special import gammaln
+
+    expected = [gammaln(4) - gammaln(3), 0.0, gammaln(5) - gammaln(4), 0.0]
+    np.testing.assert_allclose(mult.log_base_per_item(bow), expected)

@@ -107,3 +107,19 @@ def test_clone_and_sparse_input_for_mult():
     np.testing.assert_allclose(model.word_probs_.sum(axis=1), 1.0)
     assert clone(model).get_params() == model.get_params()
     assert model.predict(X[:10]).shape == (10,)
+
+
+def test_save_with_generator_seed_and_labels_survive(tmp_path):
+    X = real_data_for("diag_gauss", 200)
+    model = DPMixture(n_components=4, obs_model="diag_gauss", random_state=np.random.default_rng(3), max_laps=10).fit(X)
+    back = stickbreak.load(model.save(tmp_path / "g.npz"))
+    assert back.get_params()["random_state"] is None
+    np.testing.assert_array_equal(back.labels_, model.labels_)
+    np.testing.assert_array_equal(model.labels_, model.predict(X))
+
+
+def test_failed_fit_leaves_estimator_unfitted():
+    model = DPMixture(obs_prior={"covariance": -1.0})
+    with pytest.raises(ValueError):
+        model.fit(real_data_for("gauss", 50))
+    assert not hasattr(model, "n_features_in_")

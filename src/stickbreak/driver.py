@@ -18,6 +18,7 @@ from tqdm.auto import tqdm
 
 from .config import LearnConfig
 from .core.model import total_elbo
+from .data import batch_indices
 from .learn import batch
 
 #: Algorithm name -> lap function.
@@ -68,6 +69,33 @@ class FitResult:
     @property
     def n_laps(self) -> int:
         return len(self.trace)
+
+
+@dataclass(frozen=True, eq=False)
+class Batches:
+    """A fixed partition of the data: item indices per batch and the batches themselves."""
+
+    index: list
+    data: list
+
+    @property
+    def n_items(self) -> int:
+        return int(sum(len(i) for i in self.index))
+
+
+def split_batches(data, n_batches: int, seed: int) -> Batches:
+    """``data`` split into ``n_batches`` random, disjoint batches (deterministic for a seed)."""
+    index = batch_indices(data.n_items, min(n_batches, data.n_items), seed)
+    return Batches(index, [data.subset(idx) for idx in index])
+
+
+def predict_labels(model, params, batches: Batches) -> np.ndarray:
+    """The most probable component of every item, in the original item order."""
+    labels = np.empty(batches.n_items, dtype=np.int64)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for idx, batch in zip(batches.index, batches.data):
+            labels[idx] = np.argmax(model.local_step(params, batch).resp, axis=1)
+    return labels
 
 
 def _relative_change(trace: Sequence[LapRecord]) -> float:

@@ -70,7 +70,7 @@ class MixtureModel:
 
     def summarize(self, batch, local: MixtureLocal, uids=None) -> SuffStats:
         resp = local.resp
-        fields = {"N": resp.sum(axis=0), **self.obs.suff_stats(batch, resp)}
+        fields = {"N": resp.sum(axis=0), **self.obs.suff_stats(batch, resp, self.obs_prior)}
         return SuffStats(
             uids=np.arange(resp.shape[1]) if uids is None else uids,
             fields=fields,

@@ -20,8 +20,6 @@ from .. import driver, obs, persist
 from ..alloc import MixtureParams, make_mixture_model
 from ..config import InitConfig, LearnConfig, MixtureConfig
 from ..core.suffstats import SuffStats
-from ..data import batch_indices
-from ..data.bow import BagOfWords
 from ..learn.init import initial_params
 from ..parallel import make_executor
 from ._common import as_generator, check_n_features
@@ -61,32 +59,27 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
                             n_batches=self.n_batches, n_jobs=self.n_jobs)
         return mixture, init, learn
 
-    def _check_data(self, X, reset: bool):
-        family = obs.get(self.obs_model)
-        data = family.check_data(X, "X")
-        if reset:
-            self.n_features_in_ = data.n_features
-        else:
-            check_is_fitted(self, "params_")
-            check_n_features(self, data.n_features)
+    def _validated(self, X):
+        """Prediction input, checked against the fitted model."""
+        check_is_fitted(self, "params_")
+        data = obs.get(self.obs_model).check_data(X, "X")
+        check_n_features(self, data.n_features)
         return data
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None):
         """Fit by batch variational Bayes from a k-means++ (or random) start; returns ``self``."""
         mixture_cfg, init_cfg, learn_cfg = self._configs()
-        data = self._check_data(X, reset=True)
+        data = obs.get(self.obs_model).check_data(X, "X")
         rng = as_generator(self.random_state)
         model = make_mixture_model(mixture_cfg, data)
-        # batch VB sums over all data: extra batches only split the work across n_jobs workers
-        n_chunks = min(max(learn_cfg.n_batches, learn_cfg.n_jobs), data.n_items)
-        batch_index = batch_indices(data.n_items, n_chunks, int(rng.integers(2**31)))
-        batches = [data.subset(idx) for idx in batch_index]
+        # batch VB sums over all data: batches only split the work across n_jobs workers
+        batches = driver.split_batches(data, max(learn_cfg.n_batches, learn_cfg.n_jobs), int(rng.integers(2**31)))
         with threadpool_limits(limits=1, user_api="blas"):
             params = initial_params(model, data, mixture_cfg.n_components, init_cfg.method, rng, init_cfg.n_kmeans_iters)
         executor = make_executor(learn_cfg.n_jobs)
         try:
-            result = driver.fit(model, batches, params, learn_cfg, callbacks=self.callbacks or (),
+            result = driver.fit(model, batches.data, params, learn_cfg, callbacks=self.callbacks or (),
                                 verbose=self.verbose, executor=executor, desc=type(self).__name__)
         finally:
             executor.close()
@@ -95,16 +88,14 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
                 f"{type(self).__name__} did not converge in {learn_cfg.max_laps} laps (relative ELBO change "
                 f"above tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=2,
             )
+        self.n_features_in_ = data.n_features
         self._set_fitted(model, result.params, result.stats, [r.as_dict() for r in result.trace],
-                         result.stop_reason)
-        self.labels_ = np.empty(data.n_items, dtype=np.int64)  # training labels under the final model
-        with threadpool_limits(limits=1, user_api="blas"):
-            for idx, batch in zip(batch_index, batches):
-                self.labels_[idx] = np.argmax(model.local_step(result.params, batch).resp, axis=1)
+                         result.stop_reason, driver.predict_labels(model, result.params, batches))
         return self
 
-    def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str):
+    def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str, labels):
         self.model_ = model
+        self.labels_ = labels
         self.params_ = params
         self.stats_ = stats
         self.trace_ = trace
@@ -124,7 +115,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def predict_proba(self, X) -> np.ndarray:
         """Responsibilities ``q(z_n = k)``, shape (n_items, n_components)."""
-        data = self._check_data(X, reset=False)
+        data = self._validated(X)
         return self.model_.local_step(self.params_, data).resp
 
     def predict(self, X) -> np.ndarray:
@@ -133,7 +124,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
 
     def score_samples(self, X) -> np.ndarray:
         """Log posterior predictive density ``log p(x_n | training data)`` of each item, in nats."""
-        data = self._check_data(X, reset=False)
+        data = self._validated(X)
         return self.model_.log_predictive(self.params_, data)
 
     def score(self, X, y=None) -> float:
@@ -146,11 +137,14 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
         check_is_fitted(self, "params_")
         params = self.get_params()
         params["callbacks"] = None
+        if not (params["random_state"] is None or isinstance(params["random_state"], (int, np.integer))):
+            params["random_state"] = None  # a Generator's state is not saved; the fitted model does not need it
         arrays = {
             **persist.prefixed("obs_prior.", self.model_.obs_prior),
             **persist.prefixed("obs.", self.params_.obs),
             **persist.prefixed("weights.", self.params_.weights),
             "uids": self.params_.uids,
+            "labels": self.labels_,
             **self.stats_.to_arrays("stats."),
         }
         extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_}
@@ -165,7 +159,8 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
                                persist.nested_arrays(arrays, "weights."))
         extra = meta["extra"]
         est.n_features_in_ = int(extra["n_features_in"])
-        est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"])
+        est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
+                        arrays["labels"])
         return est
 
     @classmethod
@@ -178,7 +173,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = obs.OBS_MODELS.get(self.obs_model) is obs.mult
+        tags.input_tags.sparse = self.obs_model in ("mult", "bern")  # bern densifies sparse input
         tags.non_deterministic = False
         return tags
 

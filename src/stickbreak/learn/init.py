@@ -21,7 +21,7 @@ def _one_hot(labels: np.ndarray, n_components: int) -> np.ndarray:
 def _centers(model: MixtureModel, data, labels: np.ndarray, n_components: int) -> expfam.Natural:
     """Smoothed centers: the posterior of each hard cluster (``mu_k = (S_k + tau)/(N_k + nu)``, Alg. 2.1)."""
     resp = _one_hot(labels, n_components)
-    stats = {"N": resp.sum(axis=0), **model.obs.suff_stats(data, resp)}
+    stats = {"N": resp.sum(axis=0), **model.obs.suff_stats(data, resp, model.obs_prior)}
     return expfam.posterior(model.obs, model.obs_prior, stats)
 
 

@@ -6,11 +6,43 @@ only (each iteration is a BLAS call over all items).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import digamma, gammaln
 
+from ..data import DenseData
+
 LOG_2PI = float(np.log(2.0 * np.pi))
+
+#: Default prior guess of one cluster's covariance ``E[Lambda]^-1``, as a fraction of the data's
+#: per-feature variance (or second moment, for zero-mean models).
+DEFAULT_COVARIANCE_FRACTION = 0.1
+#: Default prior precision of a cluster mean, relative to the cluster's own precision (kappa).
+DEFAULT_MEAN_PRECISION = 1e-2
+
+NOT_PD_HINT = (
+    "; if the features span very different scales or lie far from the prior mean, standardize them "
+    "(e.g. sklearn.preprocessing.StandardScaler), or increase the prior covariance"
+)
+
+
+def check_dense(data, what: str = "X") -> DenseData:
+    """Validated dense data (shared ``check_data`` of the Gaussian families)."""
+    return data if isinstance(data, DenseData) else DenseData.from_array(data, what)
+
+
+def log_base(data: DenseData) -> float:
+    """``sum_n log h(x_n) = -N D/2 log(2 pi)`` for every Gaussian family."""
+    return -0.5 * data.n_items * data.n_features * LOG_2PI
+
+
+def with_origin(nat: dict, origin: np.ndarray, n_components: int | None = None) -> dict:
+    """Attach the fixed ``origin`` the statistics are measured from (stacked over components if asked)."""
+    out = dict(nat)
+    out["origin"] = origin if n_components is None else np.broadcast_to(origin, (n_components, len(origin))).copy()
+    return out
 
 
 def cholesky(B: np.ndarray, what: str = "scale matrix") -> np.ndarray:
@@ -18,19 +50,23 @@ def cholesky(B: np.ndarray, what: str = "scale matrix") -> np.ndarray:
     try:
         return np.linalg.cholesky(B)
     except np.linalg.LinAlgError as exc:
-        raise ValueError(
-            f"a {what} is not positive definite; increase the prior covariance or its degrees of freedom"
-        ) from exc
+        raise ValueError(f"a {what} is not positive definite" + NOT_PD_HINT) from exc
+
+
+def per_feature(value, dim: int, name: str) -> np.ndarray:
+    """A scalar or a length-D vector option as a (D,) array, with a clear error for other shapes."""
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim > 1 or (arr.ndim == 1 and len(arr) != dim):
+        raise ValueError(f"prior option {name!r} must be a scalar or have n_features={dim} values, got shape {arr.shape}")
+    arr = np.broadcast_to(arr, (dim,)).copy()
+    if not np.isfinite(arr).all():
+        raise ValueError(f"prior option {name!r} must be finite")
+    return arr
 
 
 def prior_mean(value, X: np.ndarray) -> np.ndarray:
     """The prior mean: the data mean by default, else ``value`` broadcast to (D,)."""
-    if value is None:
-        return X.mean(axis=0)
-    mean = np.broadcast_to(np.asarray(value, dtype=float), (X.shape[1],)).copy()
-    if not np.isfinite(mean).all():
-        raise ValueError("prior option 'mean' must be finite")
-    return mean
+    return X.mean(axis=0) if value is None else per_feature(value, X.shape[1], "mean")
 
 
 def prior_covariance(value, feature_scale: np.ndarray, default_fraction: float) -> np.ndarray:
@@ -41,7 +77,13 @@ def prior_covariance(value, feature_scale: np.ndarray, default_fraction: float) 
     """
     dim = len(feature_scale)
     if value is None:
-        scale = np.maximum(feature_scale, max(1e-6 * feature_scale.max(), 1e-12))
+        if not feature_scale.max() > 0:
+            warnings.warn(
+                "the data have no spread (every feature is constant), so the default prior covariance falls "
+                "back to the identity; pass obs_prior={'covariance': ...} to set it", UserWarning, stacklevel=4,
+            )
+            feature_scale = np.ones(dim)
+        scale = np.maximum(feature_scale, 1e-6 * feature_scale.max())
         return np.diag(default_fraction * scale)
     cov = np.asarray(value, dtype=float)
     if cov.ndim == 0:
@@ -49,6 +91,8 @@ def prior_covariance(value, feature_scale: np.ndarray, default_fraction: float) 
             raise ValueError(f"prior option 'covariance' must be positive, got {float(cov)}")
         cov = float(cov) * np.eye(dim)
     elif cov.shape == (dim,):
+        if not (np.isfinite(cov).all() and (cov > 0).all()):
+            raise ValueError("prior option 'covariance' must be positive")
         cov = np.diag(cov)
     if cov.shape != (dim, dim) or not np.allclose(cov, cov.T):
         raise ValueError(
@@ -56,6 +100,12 @@ def prior_covariance(value, feature_scale: np.ndarray, default_fraction: float) 
         )
     cholesky(cov[None], "prior covariance")
     return cov
+
+
+def inverse_from_chol(chol: np.ndarray) -> np.ndarray:
+    """``B^-1`` for every ``B = L L^T`` of a stack, from its Cholesky factors."""
+    eye = np.eye(chol.shape[-1])
+    return np.stack([cho_solve((c, True), eye) for c in chol])
 
 
 def logdet_from_chol(chol: np.ndarray) -> np.ndarray:

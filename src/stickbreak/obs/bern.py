@@ -12,6 +12,7 @@ from scipy.special import digamma, gammaln
 
 from ..data import DataError, DenseData
 from ..data.errors import describe_rows
+from ._gaussian import per_feature
 from .expfam import Natural
 
 name = "bern"
@@ -37,15 +38,14 @@ def check_data(data, what: str = "X") -> DenseData:
 
 
 def default_prior(data: DenseData, pseudo_count_one=DEFAULT_PSEUDO_COUNT, pseudo_count_zero=DEFAULT_PSEUDO_COUNT) -> Natural:
-    shape = (data.n_features,)
-    lam1 = np.broadcast_to(np.asarray(pseudo_count_one, dtype=float), shape).copy()
-    lam0 = np.broadcast_to(np.asarray(pseudo_count_zero, dtype=float), shape).copy()
-    if not ((lam1 > 0).all() and (lam0 > 0).all() and np.isfinite(lam1).all() and np.isfinite(lam0).all()):
+    lam1 = per_feature(pseudo_count_one, data.n_features, "pseudo_count_one")
+    lam0 = per_feature(pseudo_count_zero, data.n_features, "pseudo_count_zero")
+    if not ((lam1 > 0).all() and (lam0 > 0).all()):
         raise ValueError("Beta prior pseudo-counts must be positive")
     return {"lam1": lam1, "lam0": lam0}
 
 
-def suff_stats(data: DenseData, resp: np.ndarray) -> dict[str, np.ndarray]:
+def suff_stats(data: DenseData, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
     ones = resp.T @ data.X
     return {"ones": ones, "zeros": resp.sum(axis=0)[:, None] - ones}
 

@@ -35,7 +35,7 @@ class ObsFamily(Protocol):
 
     def check_data(self, data, what: str = "X"): ...  # -> data container, validated
     def default_prior(self, data, **options) -> Natural: ...
-    def suff_stats(self, data, resp: np.ndarray) -> dict[str, np.ndarray]: ...
+    def suff_stats(self, data, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]: ...
     def log_base(self, data) -> float: ...
     def stats_to_natural(self, stats: Mapping[str, np.ndarray]) -> Natural: ...
     def log_normalizer(self, nat: Natural) -> np.ndarray: ...
@@ -52,19 +52,27 @@ def stack_prior(prior: Natural, n_components: int = 1) -> Natural:
 
 
 def posterior(family: ObsFamily, prior: Natural, stats: Mapping[str, np.ndarray]) -> Natural:
-    """Conjugate update ``eta_hat_k = eta_bar + inc(S_k)`` (Hughes 2016, Eq. 2.67)."""
+    """Conjugate update ``eta_hat_k = eta_bar + inc(S_k)`` (Hughes 2016, Eq. 2.67).
+
+    Entries of the prior that are not natural parameters (a family's fixed ``origin``) are carried
+    over unchanged, repeated per component.
+    """
     inc = family.stats_to_natural(stats)
-    return {k: prior[k][None] + inc[k] for k in family.natural_keys}
+    out = {k: prior[k][None] + inc[k] for k in family.natural_keys}
+    n_comp = len(stats["N"])
+    for k in prior.keys() - set(family.natural_keys):
+        out[k] = np.broadcast_to(prior[k], (n_comp,) + np.shape(prior[k])).copy()
+    return out
 
 
 def n_components(nat: Natural) -> int:
     return len(next(iter(nat.values())))
 
 
-def kl_to_prior(family: ObsFamily, prior: Natural, post: Natural) -> np.ndarray:
+def kl_to_prior(family: ObsFamily, prior: Natural, post: Natural, expected: Natural | None = None) -> np.ndarray:
     """``KL(q(phi_k) || p(phi_k))`` per component, from log-normalizers and ``E t`` only."""
     prior_c = family.log_normalizer(stack_prior(prior))[0]
-    expected = family.expected_t(post)
+    expected = family.expected_t(post) if expected is None else expected
     cross = sum(
         np.sum((post[k] - prior[k][None]) * expected[k], axis=tuple(range(1, post[k].ndim)))
         for k in family.natural_keys
@@ -82,7 +90,7 @@ def elbo_data(family: ObsFamily, prior: Natural, post: Natural, stats: Mapping[s
     inc = family.stats_to_natural(stats)
     expected = family.expected_t(post)
     expected_loglik = sum(float(np.sum(inc[k] * expected[k])) for k in family.natural_keys)
-    return log_base + expected_loglik - float(np.sum(kl_to_prior(family, prior, post)))
+    return log_base + expected_loglik - float(np.sum(kl_to_prior(family, prior, post, expected)))
 
 
 def elbo_data_optimal(family: ObsFamily, prior: Natural, post: Natural, log_base: float) -> float:

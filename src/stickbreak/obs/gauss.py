@@ -14,6 +14,10 @@ key            natural parameter             ``t(phi)``                  statist
 
 so the update ``eta_hat = eta_bar + inc(S)`` is bnpy's ``nu+N, kappa+N, m=(kappa m + x)/kappa_hat,
 B_hat = B + xxT + kappa m m^T - kappa_hat m_hat m_hat^T`` (digest ``thesis_ch1-4.md`` §2(a)).
+
+Statistics and means are measured from a fixed ``origin`` (the prior mean), carried in the
+parameter dicts: raw moments of data far from zero would otherwise lose every significant digit
+in ``B_hat``. Reported means add the origin back.
 """
 
 from __future__ import annotations
@@ -29,40 +33,34 @@ natural_keys = ("nu", "kappa", "kappa_mean", "scatter")
 stat_keys = ("x", "xxT")
 prior_options = ("mean", "mean_precision", "covariance", "dof")
 
-#: Default prior guess of one cluster's covariance, as a fraction of the data's per-feature variance.
-DEFAULT_COVARIANCE_FRACTION = 0.1
-DEFAULT_MEAN_PRECISION = 1e-2
+check_data = G.check_dense
+log_base = G.log_base
 
 
-def check_data(data, what: str = "X") -> DenseData:
-    return data if isinstance(data, DenseData) else DenseData.from_array(data, what)
-
-
-def default_prior(data: DenseData, mean=None, mean_precision=DEFAULT_MEAN_PRECISION, covariance=None,
+def default_prior(data: DenseData, mean=None, mean_precision=G.DEFAULT_MEAN_PRECISION, covariance=None,
                   dof=None) -> Natural:
-    """Normal-Wishart prior; ``covariance`` is the prior guess of ``E[Lambda]^-1`` (so ``B = dof * covariance``)."""
+    """Normal-Wishart prior.
+
+    ``covariance`` is the prior guess of a cluster's ``E[Lambda]^-1`` (scikit-learn's convention for
+    ``covariances_``), so ``B = dof * covariance``; the prior mean of the covariance itself,
+    ``B / (dof - D - 1)``, is larger when ``dof`` is small. Defaults: ``mean`` = data mean,
+    ``mean_precision`` = 0.01, ``covariance`` = 0.1 x per-feature variance, ``dof`` = D + 2.
+    """
     X = data.X
     dim = X.shape[1]
-    mean = G.prior_mean(mean, X)
+    origin = G.prior_mean(mean, X)
     kappa = positive_scalar(mean_precision, "mean_precision")
     nu = float(dim + 2) if dof is None else float(dof)
     if not nu > dim - 1:
         raise ValueError(f"prior option 'dof' must exceed n_features - 1 = {dim - 1}, got {nu}")
-    scale = nu * G.prior_covariance(covariance, X.var(axis=0), DEFAULT_COVARIANCE_FRACTION)
-    return {
-        "nu": np.array(nu),
-        "kappa": np.array(kappa),
-        "kappa_mean": kappa * mean,
-        "scatter": scale + kappa * np.outer(mean, mean),
-    }
+    scale = nu * G.prior_covariance(covariance, X.var(axis=0), G.DEFAULT_COVARIANCE_FRACTION)
+    nat = {"nu": np.array(nu), "kappa": np.array(kappa), "kappa_mean": np.zeros(dim), "scatter": scale}
+    return G.with_origin(nat, origin)
 
 
-def suff_stats(data: DenseData, resp: np.ndarray) -> dict[str, np.ndarray]:
-    return {"x": resp.T @ data.X, "xxT": G.weighted_outer_sums(data.X, resp)}
-
-
-def log_base(data: DenseData) -> float:
-    return -0.5 * data.n_items * data.n_features * G.LOG_2PI
+def suff_stats(data: DenseData, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
+    centred = data.X - prior["origin"]
+    return {"x": resp.T @ centred, "xxT": G.weighted_outer_sums(centred, resp)}
 
 
 def stats_to_natural(stats) -> Natural:
@@ -70,7 +68,7 @@ def stats_to_natural(stats) -> Natural:
 
 
 def common_params(nat: Natural):
-    """``(nu, kappa, mean, B, chol(B))`` from natural parameters, each with a leading K axis."""
+    """``(nu, kappa, mean, B, chol(B))`` with a leading K axis; ``mean`` is relative to the origin."""
     kappa = nat["kappa"]
     mean = nat["kappa_mean"] / kappa[:, None]
     scale = nat["scatter"] - kappa[:, None, None] * mean[:, :, None] * mean[:, None, :]
@@ -90,7 +88,7 @@ def log_normalizer(nat: Natural) -> np.ndarray:
 def expected_t(nat: Natural) -> Natural:
     nu, kappa, mean, scale, chol = common_params(nat)
     dim = mean.shape[1]
-    precision = nu[:, None, None] * np.linalg.inv(scale)  # E[Lambda]
+    precision = nu[:, None, None] * G.inverse_from_chol(chol)  # E[Lambda]
     prec_mean = np.einsum("kde,ke->kd", precision, mean)
     return {
         "nu": 0.5 * G.expected_logdet_precision(nu, G.logdet_from_chol(chol), dim),
@@ -100,12 +98,16 @@ def expected_t(nat: Natural) -> Natural:
     }
 
 
+def _absolute_means(nat: Natural, mean: np.ndarray) -> np.ndarray:
+    return mean + nat["origin"]
+
+
 def expected_loglik(nat: Natural, data: DenseData) -> np.ndarray:
     """``E_q log N(x_n | mu_k, Lambda_k^-1)``, shape (N, K)."""
     nu, kappa, mean, scale, chol = common_params(nat)
     dim = mean.shape[1]
     e_logdet = G.expected_logdet_precision(nu, G.logdet_from_chol(chol), dim)
-    maha = nu * G.mahalanobis(data.X, chol, mean) + dim / kappa
+    maha = nu * G.mahalanobis(data.X, chol, _absolute_means(nat, mean)) + dim / kappa
     return -0.5 * dim * G.LOG_2PI + 0.5 * e_logdet - 0.5 * maha
 
 
@@ -115,7 +117,7 @@ def log_predictive(nat: Natural, data: DenseData) -> np.ndarray:
     dim = mean.shape[1]
     dof = nu - dim + 1.0
     factor = (kappa + 1.0) / (kappa * dof)
-    maha = G.mahalanobis(data.X, chol, mean) / factor
+    maha = G.mahalanobis(data.X, chol, _absolute_means(nat, mean)) / factor
     logdet_shape = G.logdet_from_chol(chol) + dim * np.log(factor)
     return G.student_t_logpdf(maha, dof, logdet_shape, dim)
 
@@ -124,8 +126,8 @@ def bregman_divergence(data: DenseData, prior: Natural, centers: Natural) -> np.
     """Divergence of prior-smoothed items from each center, shape (N, K) (Hughes 2016, Alg. 2.2)."""
     p_nu, p_kappa, p_mean, p_scale, _ = common_params({k: v[None] for k, v in prior.items()})
     nu, _, mean, _, chol = common_params(centers)
-    centred = data.X - p_mean[0]
-    item_means = (p_kappa[0] * p_mean[0] + data.X) / (p_kappa[0] + 1.0)
+    centred = data.X - prior["origin"] - p_mean[0]
+    item_means = (p_kappa[0] * p_mean[0] + data.X - prior["origin"]) / (p_kappa[0] + 1.0)
     shrink = p_kappa[0] / (p_kappa[0] + 1.0)
     return G.kl_smoothed_items_to_centers(centred, shrink, item_means, p_scale[0], float(p_nu[0]), chol, nu, mean)
 
@@ -133,4 +135,4 @@ def bregman_divergence(data: DenseData, prior: Natural, centers: Natural) -> np.
 def summary(nat: Natural) -> dict[str, np.ndarray]:
     """Posterior means and covariances ``E[Lambda]^-1 = B / nu`` (scikit-learn's convention)."""
     nu, kappa, mean, scale, _ = common_params(nat)
-    return {"means": mean, "covariances": scale / nu[:, None, None]}
+    return {"means": _absolute_means(nat, mean), "covariances": scale / nu[:, None, None]}

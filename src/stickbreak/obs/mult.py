@@ -13,6 +13,7 @@ from scipy.special import digamma, gammaln
 
 from ..data import BagOfWords
 from ..kernels import sparse_lgamma_ratio
+from ._gaussian import per_feature
 from .expfam import Natural
 
 name = "mult"
@@ -29,20 +30,21 @@ def check_data(data, what: str = "X") -> BagOfWords:
 
 def default_prior(data: BagOfWords, pseudo_count=DEFAULT_PSEUDO_COUNT) -> Natural:
     """Symmetric (scalar) or per-word (V,) Dirichlet pseudo-counts."""
-    lam = np.broadcast_to(np.asarray(pseudo_count, dtype=float), (data.n_features,)).copy()
-    if not (np.isfinite(lam).all() and (lam > 0).all()):
+    lam = per_feature(pseudo_count, data.n_features, "pseudo_count")
+    if not (lam > 0).all():
         raise ValueError("prior option 'pseudo_count' must be positive (a scalar or one value per word)")
     return {"lam": lam}
 
 
-def suff_stats(data: BagOfWords, resp: np.ndarray) -> dict[str, np.ndarray]:
+def suff_stats(data: BagOfWords, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
     return {"word_counts": np.asarray(data.counts.T @ resp).T.copy()}
 
 
 def log_base_per_item(data: BagOfWords) -> np.ndarray:
     """``log C_n! - sum_v log x_nv!`` per document."""
     counts = data.counts
-    per_entry = np.add.reduceat(gammaln(counts.data + 1.0), counts.indptr[:-1]) if counts.nnz else 0.0
+    rows = np.repeat(np.arange(data.n_items), np.diff(counts.indptr))
+    per_entry = np.bincount(rows, gammaln(counts.data + 1.0), minlength=data.n_items)
     return gammaln(data.total_counts + 1.0) - per_entry
 
 

@@ -18,12 +18,8 @@ natural_keys = ("nu", "scatter")
 stat_keys = ("xxT",)
 prior_options = ("covariance", "dof")
 
-#: Default prior guess of one cluster's covariance, as a fraction of the data's per-feature E[x^2].
-DEFAULT_COVARIANCE_FRACTION = 0.1
-
-
-def check_data(data, what: str = "X") -> DenseData:
-    return data if isinstance(data, DenseData) else DenseData.from_array(data, what)
+check_data = G.check_dense
+log_base = G.log_base
 
 
 def default_prior(data: DenseData, covariance=None, dof=None) -> Natural:
@@ -33,15 +29,11 @@ def default_prior(data: DenseData, covariance=None, dof=None) -> Natural:
     if not nu > dim - 1:
         raise ValueError(f"prior option 'dof' must exceed n_features - 1 = {dim - 1}, got {nu}")
     second_moment = (data.X**2).mean(axis=0)
-    return {"nu": np.array(nu), "scatter": nu * G.prior_covariance(covariance, second_moment, DEFAULT_COVARIANCE_FRACTION)}
+    return {"nu": np.array(nu), "scatter": nu * G.prior_covariance(covariance, second_moment, G.DEFAULT_COVARIANCE_FRACTION)}
 
 
-def suff_stats(data: DenseData, resp: np.ndarray) -> dict[str, np.ndarray]:
+def suff_stats(data: DenseData, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
     return {"xxT": G.weighted_outer_sums(data.X, resp)}
-
-
-def log_base(data: DenseData) -> float:
-    return -0.5 * data.n_items * data.n_features * G.LOG_2PI
 
 
 def stats_to_natural(stats) -> Natural:
@@ -62,7 +54,7 @@ def expected_t(nat: Natural) -> Natural:
     nu = nat["nu"]
     return {
         "nu": 0.5 * G.expected_logdet_precision(nu, G.logdet_from_chol(_chol(nat)), dim),
-        "scatter": -0.5 * nu[:, None, None] * np.linalg.inv(nat["scatter"]),
+        "scatter": -0.5 * nu[:, None, None] * G.inverse_from_chol(_chol(nat)),
     }
 
 
