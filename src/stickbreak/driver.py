@@ -1,14 +1,15 @@
 """The one training loop: laps, convergence, callbacks, progress bar, timing and interruption.
 
-Every algorithm supplies one function ``lap(model, batches, params, executor) -> (params, stats)``;
-the driver scores the exact ELBO after each lap, records a :class:`LapRecord`, checks convergence
-on the relative ELBO change and keeps the last complete lap if the run is interrupted (Ctrl-C).
+Every algorithm is a learner (:mod:`stickbreak.learn.base`) with ``start`` and ``lap``; the
+driver records a :class:`LapRecord` per lap, checks convergence on the relative change of the
+exact ELBO, guards monotonicity where the theory promises it, and keeps the last complete lap if
+the run is interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from time import perf_counter
 from typing import Any, Callable, Sequence
 
@@ -19,10 +20,6 @@ from tqdm.auto import tqdm
 from .config import LearnConfig
 from .core.model import total_elbo
 from .data import batch_indices
-from .learn import batch
-
-#: Algorithm name -> lap function.
-LEARNERS: dict[str, Callable] = {"vb": batch.lap}
 
 #: A component counts as effective (``K_eff``) when it explains at least this many items (Hughes 2016, §3.6).
 EFFECTIVE_COUNT = 1.0
@@ -42,6 +39,8 @@ class LapRecord:
     n_components: int
     n_effective: int
     seconds: float
+    exact: bool = True
+    moves: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -49,10 +48,17 @@ class LapRecord:
 
 @dataclass(frozen=True, eq=False)
 class FitResult:
-    params: Any
-    stats: Any
+    state: Any
     trace: tuple[LapRecord, ...]
     stop_reason: str  # "converged", "max_laps", "callback" or "interrupted"
+
+    @property
+    def params(self):
+        return self.state.params
+
+    @property
+    def stats(self):
+        return self.state.stats
 
     @property
     def converged(self) -> bool:
@@ -99,25 +105,26 @@ def predict_labels(model, params, batches: Batches) -> np.ndarray:
 
 
 def _relative_change(trace: Sequence[LapRecord]) -> float:
-    if len(trace) < 2:
+    if len(trace) < 2 or not (trace[-1].exact and trace[-2].exact):
         return np.inf
     new, old = trace[-1].elbo, trace[-2].elbo
     return abs(new - old) / max(abs(new), 1e-300)
 
 
-def _warn_if_decreased(trace: Sequence[LapRecord], algorithm: str) -> None:
-    if algorithm != "vb" or len(trace) < 2:
+def _warn_if_decreased(trace: Sequence[LapRecord]) -> None:
+    """Exact lap-end ELBOs (batch VB, memoized VI with or without moves) never decrease."""
+    if len(trace) < 2 or not (trace[-1].exact and trace[-2].exact):
         return
     new, old = trace[-1].elbo, trace[-2].elbo
     if new < old - 1e-9 * max(abs(old), 1.0):
         warnings.warn(
-            f"ELBO decreased from {old:.10g} to {new:.10g} at lap {trace[-1].lap}; batch VB should be monotone",
+            f"ELBO decreased from {old:.10g} to {new:.10g} at lap {trace[-1].lap}; it should be monotone",
             ELBODecreaseWarning,
             stacklevel=3,
         )
 
 
-def fit(model, batches: Sequence, params, config: LearnConfig, callbacks: Sequence[Callable] = (),
+def fit(model, batches: Sequence, params, learner, config: LearnConfig, callbacks: Sequence[Callable] = (),
         verbose: int = 0, executor=None, desc: str = "fit") -> FitResult:
     """Run laps until the relative ELBO change is below ``config.tol`` or ``config.max_laps`` is reached.
 
@@ -128,29 +135,28 @@ def fit(model, batches: Sequence, params, config: LearnConfig, callbacks: Sequen
     on them; parallelism comes from the executor mapping batches over workers instead.
     """
     with threadpool_limits(limits=1, user_api="blas"):
-        return _fit(model, batches, params, config, callbacks, verbose, executor, desc)
+        return _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc)
 
 
-def _fit(model, batches, params, config, callbacks, verbose, executor, desc) -> FitResult:
-    lap_fn = LEARNERS[config.algorithm]
+def _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc) -> FitResult:
+    state = learner.start(model, batches, params)
     trace: list[LapRecord] = []
-    stats = None
     stop_reason = "max_laps"
     start = perf_counter()
     progress = tqdm(total=config.max_laps, disable=verbose < 1, unit="lap", desc=desc, dynamic_ncols=True)
     try:
         for lap in range(1, config.max_laps + 1):
-            new_params, new_stats = lap_fn(model, batches, params, executor)
-            terms = model.elbo_terms(new_params, new_stats)
-            params, stats = new_params, new_stats
-            counts = stats.counts
-            record = LapRecord(lap, total_elbo(terms), terms, len(counts),
-                               int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start)
+            result = learner.lap(model, batches, state, executor)
+            state = result.state
+            counts = state.stats.counts
+            record = LapRecord(lap, total_elbo(result.elbo_terms), result.elbo_terms, len(counts),
+                               int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start,
+                               result.exact, result.moves)
             trace.append(record)
-            _warn_if_decreased(trace, config.algorithm)
+            _warn_if_decreased(trace)
             progress.update(1)
             progress.set_postfix(elbo=f"{record.elbo:.6g}", K=record.n_effective, refresh=False)
-            stop_requested = [bool(cb(record, params)) for cb in callbacks]
+            stop_requested = [bool(cb(record, state.params)) for cb in callbacks]
             if lap >= config.min_laps and _relative_change(trace) <= config.tol:
                 stop_reason = "converged"
                 break
@@ -164,4 +170,4 @@ def _fit(model, batches, params, config, callbacks, verbose, executor, desc) -> 
         warnings.warn(f"interrupted: keeping the model as of lap {trace[-1].lap}", RuntimeWarning, stacklevel=2)
     finally:
         progress.close()
-    return FitResult(params, stats, tuple(trace), stop_reason)
+    return FitResult(state, tuple(trace), stop_reason)

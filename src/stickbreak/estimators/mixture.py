@@ -20,6 +20,7 @@ from .. import driver, obs, persist
 from ..alloc import MixtureParams, make_mixture_model
 from ..config import InitConfig, LearnConfig, MixtureConfig
 from ..core.suffstats import SuffStats
+from ..learn.batch import BatchVB
 from ..learn.init import initial_params
 from ..parallel import make_executor
 from ._common import as_generator, check_n_features
@@ -79,7 +80,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
             params = initial_params(model, data, mixture_cfg.n_components, init_cfg.method, rng, init_cfg.n_kmeans_iters)
         executor = make_executor(learn_cfg.n_jobs)
         try:
-            result = driver.fit(model, batches.data, params, learn_cfg, callbacks=self.callbacks or (),
+            result = driver.fit(model, batches.data, params, BatchVB(), learn_cfg, callbacks=self.callbacks or (),
                                 verbose=self.verbose, executor=executor, desc=type(self).__name__)
         finally:
             executor.close()

@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.suffstats import SuffStats
 from ..parallel import summarize_batches
+from .base import LapResult
 
 
-def lap(model, batches, params, executor=None):
-    """One coordinate-ascent sweep. Returns ``(new_params, stats)``; the ELBO of ``(stats, new_params)``
-    is exact and never decreases from lap to lap."""
-    stats = summarize_batches(model, params, batches, executor)
-    return model.global_step(stats), stats
+@dataclass(frozen=True, eq=False)
+class BatchState:
+    params: Any
+    stats: SuffStats | None = None
+
+
+class BatchVB:
+    """Coordinate ascent on the whole data; the ELBO never decreases from lap to lap."""
+
+    name = "vb"
+
+    def start(self, model, batches, params) -> BatchState:
+        return BatchState(params)
+
+    def lap(self, model, batches, state: BatchState, executor=None) -> LapResult:
+        stats = summarize_batches(model, state.params, batches, executor)
+        params = model.global_step(stats)
+        return LapResult(BatchState(params, stats), model.elbo_terms(params, stats), exact=True)

@@ -1,0 +1,31 @@
+"""What every learning algorithm hands back to the driver after a lap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, eq=False)
+class LapResult:
+    """The learner's new state and what the lap achieved.
+
+    ``elbo_terms`` are exact whole-data ELBO terms when ``exact`` is true (batch VB; memoized VI
+    after its first lap), otherwise an estimate (stochastic VI). ``moves`` counts proposals per
+    kind, e.g. ``{"merge": {"tried": 4, "accepted": 1}}``.
+    """
+
+    state: Any
+    elbo_terms: dict[str, float]
+    exact: bool
+    moves: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+class Learner(Protocol):
+    name: str
+
+    def start(self, model, batches, params) -> Any:
+        """Initial learner state from initial global parameters."""
+
+    def lap(self, model, batches, state, executor) -> LapResult:
+        """One pass over the data."""
