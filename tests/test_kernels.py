@@ -51,3 +51,19 @@ def test_sparse_lgamma_ratio_empty_rows():
     out = kernels.sparse_lgamma_ratio(X.indptr, X.indices, X.data, np.ones((3, 2)))
     np.testing.assert_array_equal(out[0], 0.0)
     np.testing.assert_allclose(out, ref.sparse_lgamma_ratio(X.indptr, X.indices, X.data, np.ones((3, 2))))
+
+
+@pytest.mark.parametrize("case", ["ordinary", "one_component", "ties", "one_item"])
+def test_entropy_kernels_match_twins(case):
+    rng = np.random.default_rng(3)
+    logits = LOGIT_CASES[case](rng)
+    resp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    resp /= resp.sum(axis=1, keepdims=True)
+    resp[0, 0] = 0.0  # an exact zero is floored, 0 log 0 = 0
+    np.testing.assert_allclose(kernels.column_entropy(resp, kernels.RESP_FLOOR),
+                               ref.column_entropy(resp, kernels.RESP_FLOOR), rtol=1e-12, atol=1e-300)
+    k = resp.shape[1]
+    first = np.array([0, k - 1, 0], dtype=np.int64)
+    second = np.array([k - 1, 0, 0], dtype=np.int64) if k > 1 else np.zeros(3, dtype=np.int64)
+    np.testing.assert_allclose(kernels.pair_merge_entropy(resp, first, second, kernels.RESP_FLOOR),
+                               ref.pair_merge_entropy(resp, first, second, kernels.RESP_FLOOR), rtol=1e-12, atol=1e-300)

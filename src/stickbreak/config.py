@@ -12,8 +12,10 @@ from typing import Any, Mapping
 from . import obs
 
 WEIGHT_MODELS = ("dp", "finite")
-ALGORITHMS = ("vb",)
+ALGORITHMS = ("vb", "stochastic", "memoized")
 INIT_METHODS = ("kmeans++", "random")
+MOVE_KINDS = ("birth", "merge", "delete")
+SAMPLING = ("without_replacement", "with_replacement")
 
 
 def check_choice(name: str, value, choices) -> None:
@@ -71,8 +73,59 @@ class InitConfig:
 
 
 @dataclass(frozen=True)
+class MovesConfig:
+    """Birth, merge and delete moves of memoized VI; defaults follow bnpy where it has one.
+
+    ``moves`` names the moves to run. Births split a component's items in one batch into up to
+    ``birth_max_new`` components (bnpy ``b_Kfresh``); ``max_components`` caps K (bnpy ``Kmax``).
+    Merges try up to ``merge_max_pairs`` pairs a lap, each component in at most
+    ``merge_pairs_per_component``. Deletes absorb one component of at most ``delete_max_fraction``
+    of the data into all others, refining ``delete_refine_steps`` times per batch. ``reorder`` sorts
+    components by size at each lap's end when that raises the ELBO (bnpy's shuffle).
+    """
+
+    moves: tuple[str, ...] = ()
+    birth_start_lap: int = 1
+    birth_max_new: int = 10
+    birth_min_items: int = 10
+    birth_max_items: int = 5000
+    birth_resp_threshold: float = 0.1
+    birth_kmeans_iters: int = 3
+    birth_refine_steps: int = 3
+    births_per_batch: int = 1
+    max_components: int = 200
+    merge_start_lap: int = 2
+    merge_max_pairs: int = 500
+    merge_pairs_per_component: int = 5
+    delete_start_lap: int = 2
+    delete_refine_steps: int = 5
+    delete_max_fraction: float = 0.5
+    reorder: bool = True
+
+    def __post_init__(self):
+        moves = tuple(self.moves or ())
+        object.__setattr__(self, "moves", moves)
+        for move in moves:
+            check_choice("move", move, MOVE_KINDS)
+        for name in ("birth_start_lap", "merge_start_lap", "delete_start_lap", "birth_kmeans_iters"):
+            check_int(name, getattr(self, name), 0)
+        for name in ("birth_max_new", "birth_min_items", "birth_max_items", "birth_refine_steps", "births_per_batch",
+                     "max_components", "merge_max_pairs", "merge_pairs_per_component", "delete_refine_steps"):
+            check_int(name, getattr(self, name), 1)
+        if self.birth_max_new < 2:
+            raise ValueError("birth_max_new must be >= 2: a birth splits a component in at least two")
+        for name in ("birth_resp_threshold", "delete_max_fraction"):
+            value = getattr(self, name)
+            if not 0 < value <= 1:
+                raise ValueError(f"{name} must be in (0, 1], got {value}")
+
+    def enabled(self, kind: str) -> bool:
+        return kind in self.moves
+
+
+@dataclass(frozen=True)
 class LearnConfig:
-    """The training loop: algorithm, laps, convergence and batching."""
+    """The training loop: algorithm, laps, convergence, batching and the stochastic step size."""
 
     algorithm: str = "vb"
     max_laps: int = 200
@@ -80,11 +133,18 @@ class LearnConfig:
     tol: float = 1e-6
     n_batches: int = 1
     n_jobs: int = 1
+    learning_rate_delay: float = 10.0
+    learning_rate_decay: float = 0.7
+    sampling: str = "without_replacement"
 
     def __post_init__(self):
         check_choice("algorithm", self.algorithm, ALGORITHMS)
+        check_choice("sampling", self.sampling, SAMPLING)
         check_int("max_laps", self.max_laps, 1)
         check_int("min_laps", self.min_laps, 1)
         check_positive("tol", self.tol, allow_zero=True)
         check_int("n_batches", self.n_batches, 1)
         check_int("n_jobs", self.n_jobs, 1)
+        from .learn.schedules import RobbinsMonro
+
+        RobbinsMonro(self.learning_rate_delay, self.learning_rate_decay)  # validates kappa and tau

@@ -157,7 +157,7 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
             progress.update(1)
             progress.set_postfix(elbo=f"{record.elbo:.6g}", K=record.n_effective, refresh=False)
             stop_requested = [bool(cb(record, state.params)) for cb in callbacks]
-            if lap >= config.min_laps and _relative_change(trace) <= config.tol:
+            if lap >= config.min_laps and result.settled and _relative_change(trace) <= config.tol:
                 stop_reason = "converged"
                 break
             if any(stop_requested):

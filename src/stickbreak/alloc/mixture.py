@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..core.suffstats import SuffStats
-from ..kernels import RESP_FLOOR, normalize_log_resp
+from ..kernels import RESP_FLOOR, column_entropy, normalize_log_resp, pair_merge_entropy
 from ..obs import expfam
 from ..obs.expfam import Natural, ObsFamily
 
@@ -34,11 +34,13 @@ class MixtureParams:
 
 @dataclass(frozen=True, eq=False)
 class MixtureLocal:
-    """Responsibilities (N, K), per-item log normaliser and per-component entropy."""
+    """Responsibilities (N, K), per-item log normaliser, per-component entropy and, when asked
+    for, the expected log-likelihoods ``E log p(x_n | phi_k)`` (N, K)."""
 
     resp: np.ndarray
     log_norm: np.ndarray
     entropy: np.ndarray
+    loglik: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,20 +65,38 @@ class MixtureModel:
         loglik = self.obs.expected_loglik(params.obs, batch)
         return np.ascontiguousarray(loglik + self.weights.expected_log_weights(params.weights)[None, :])
 
-    def local_step(self, params: MixtureParams, batch) -> MixtureLocal:
-        logits = self.log_weights(params, batch)
+    def local_step(self, params: MixtureParams, batch, keep_loglik: bool = False) -> MixtureLocal:
+        loglik = self.obs.expected_loglik(params.obs, batch)
+        logits = np.ascontiguousarray(loglik + self.weights.expected_log_weights(params.weights)[None, :])
         log_norm, entropy = normalize_log_resp(logits, RESP_FLOOR)
-        return MixtureLocal(resp=logits, log_norm=log_norm, entropy=entropy)
+        return MixtureLocal(logits, log_norm, entropy, loglik if keep_loglik else None)
 
-    def summarize(self, batch, local: MixtureLocal, uids=None) -> SuffStats:
+    def summarize(self, batch, local: MixtureLocal, uids=None, merge_pairs=None) -> SuffStats:
+        """Statistics of one batch; with ``merge_pairs`` ((M, 2) uids) also each pair's merged entropy."""
         resp = local.resp
+        uids = np.arange(resp.shape[1]) if uids is None else np.asarray(uids)
         fields = {"N": resp.sum(axis=0), **self.obs.suff_stats(batch, resp, self.obs_prior)}
+        pairs, pair_entropy = np.zeros((0, 2), dtype=np.int64), np.zeros(0)
+        if merge_pairs is not None and len(merge_pairs):
+            pairs = np.asarray(merge_pairs, dtype=np.int64).reshape(-1, 2)
+            position = {int(u): i for i, u in enumerate(uids)}
+            first = np.array([position[int(a)] for a in pairs[:, 0]], dtype=np.int64)
+            second = np.array([position[int(b)] for b in pairs[:, 1]], dtype=np.int64)
+            pair_entropy = pair_merge_entropy(resp, first, second, RESP_FLOOR)
         return SuffStats(
-            uids=np.arange(resp.shape[1]) if uids is None else uids,
+            uids=uids,
             fields=fields,
             elbo_terms={"entropy": local.entropy},
             scalars={"n_items": float(batch.n_items), "log_base": self.obs.log_base(batch)},
+            merge_pairs=pairs,
+            merge_entropy=pair_entropy,
         )
+
+    def summarize_resp(self, batch, resp: np.ndarray, uids) -> SuffStats:
+        """Statistics of given responsibilities (e.g. a move's proposal), entropy included."""
+        resp = np.ascontiguousarray(resp)
+        local = MixtureLocal(resp, np.zeros(batch.n_items), column_entropy(resp, RESP_FLOOR))
+        return self.summarize(batch, local, uids)
 
     def global_step(self, stats: SuffStats) -> MixtureParams:
         return MixtureParams(
@@ -84,6 +104,25 @@ class MixtureModel:
             obs=expfam.posterior(self.obs, self.obs_prior, stats.fields),
             weights=self.weights.global_step(self.weights_prior, stats.counts),
         )
+
+    def score(self, stats: SuffStats) -> tuple[MixtureParams, dict[str, float]]:
+        """``(global_step(stats), ELBO terms)`` with the cheaper formula valid right after a global
+        step (slack terms vanish, Eq. 2.114): what every move's exact acceptance test evaluates."""
+        params = self.global_step(stats)
+        terms = {
+            "data": expfam.elbo_data_optimal(self.obs, self.obs_prior, params.obs, stats.scalars["log_base"]),
+            "weights": self.weights.elbo(self.weights_prior, params.weights, stats.counts),
+            "entropy": float(np.sum(stats.elbo_terms["entropy"])),
+        }
+        return params, terms
+
+    def blend(self, old: MixtureParams, target: MixtureParams, step: float) -> MixtureParams:
+        """Natural-gradient step ``(1 - step) old + step target`` (Hoffman et al. 2013, Eq. 25)."""
+        if not np.array_equal(old.uids, target.uids):
+            raise ValueError("cannot blend parameters over different components")
+        obs_blend = dict(old.obs)
+        obs_blend.update(expfam.blend({k: old.obs[k] for k in self.obs.natural_keys}, target.obs, step))
+        return MixtureParams(old.uids, obs_blend, expfam.blend(old.weights, target.weights, step))
 
     def elbo_terms(self, params: MixtureParams, stats: SuffStats) -> dict[str, float]:
         return {

@@ -22,6 +22,9 @@ class Model(Protocol):
     def global_step(self, stats: SuffStats) -> Any:
         """New global parameters from whole-data statistics (the conjugate update)."""
 
+    def blend(self, old: Any, target: Any, step: float) -> Any:
+        """Global parameters moved a fraction ``step`` from ``old`` towards ``target`` (natural coordinates)."""
+
     def elbo_terms(self, params: Any, stats: SuffStats) -> dict[str, float]:
         """The exact ELBO of ``q`` (local part summarised in ``stats``), as named terms that sum to it."""
 

@@ -212,6 +212,50 @@ class SuffStats:
             raise KeyError(f"no cached merge entropy for the pair ({uid_a}, {uid_b}); plan the pair before the lap")
         return float(self.merge_entropy[np.flatnonzero(hit)[0]])
 
+    def zero_components(self, uids) -> "SuffStats":
+        """The same components, with every statistic of ``uids`` set to zero."""
+        rows = np.array([self.index_of(u) for u in np.atleast_1d(uids)], dtype=np.int64)
+
+        def zeroed(v):
+            v = v.copy()
+            v[rows] = 0.0
+            return v
+
+        return self._map_components(zeroed)
+
+    def append(self, other: "SuffStats") -> "SuffStats":
+        """Components of ``other`` appended after ours; scalars and merge terms stay ours."""
+        if np.isin(other.uids, self.uids).any():
+            raise ValueError(f"cannot append components with uids already present: {other.uids.tolist()}")
+        if self.fields.keys() != other.fields.keys() or self.elbo_terms.keys() != other.elbo_terms.keys():
+            raise ValueError("cannot append statistics with different named fields")
+        return self._replace(
+            uids=np.concatenate([self.uids, other.uids]),
+            fields={k: np.concatenate([v, other.fields[k]]) for k, v in self.fields.items()},
+            elbo_terms={k: np.concatenate([v, other.elbo_terms[k]]) for k, v in self.elbo_terms.items()},
+        )
+
+    def with_merge_terms(self, pairs, entropy) -> "SuffStats":
+        return self._replace(merge_pairs=pairs, merge_entropy=entropy)
+
+    def clipped(self, relative_tolerance: float = 1e-6) -> "SuffStats":
+        """Counts and entropies clipped at zero after subtract-old/add-new round-off (Hughes 2016, §8).
+
+        Raises if a violation is larger than round-off could explain, which signals a bookkeeping bug.
+        """
+        scale = 1.0 + float(np.abs(self.counts).sum())
+        worst = min(float(self.counts.min(initial=0.0)),
+                    float(self.elbo_terms["entropy"].min(initial=0.0)) if "entropy" in self.elbo_terms else 0.0)
+        if worst < -relative_tolerance * scale:
+            raise AssertionError(f"statistics went negative by {worst:.3g}; memoized bookkeeping is inconsistent")
+        if worst >= 0.0:
+            return self
+        fields = dict(self.fields, N=np.maximum(self.counts, 0.0))
+        terms = dict(self.elbo_terms)
+        if "entropy" in terms:
+            terms["entropy"] = np.maximum(terms["entropy"], 0.0)
+        return self._replace(fields=fields, elbo_terms=terms)
+
     def without_merge_terms(self) -> "SuffStats":
         return self._replace(merge_pairs=_NO_PAIRS, merge_entropy=np.zeros(0))
 

@@ -18,11 +18,12 @@ from threadpoolctl import threadpool_limits
 
 from .. import driver, obs, persist
 from ..alloc import MixtureParams, make_mixture_model
-from ..config import InitConfig, LearnConfig, MixtureConfig
+from ..config import InitConfig, LearnConfig, MixtureConfig, MovesConfig
 from ..core.suffstats import SuffStats
-from ..learn.batch import BatchVB
+from ..core.model import total_elbo
+from ..learn import InMemoryMinibatches, make_learner
 from ..learn.init import initial_params
-from ..parallel import make_executor
+from ..parallel import make_executor, summarize_batches
 from ._common import as_generator, check_n_features
 
 
@@ -32,9 +33,16 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
     _weight_model = "dp"
 
     def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
-                 init="kmeans++", n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1,
-                 n_jobs=1, random_state=None, verbose=0, callbacks=None):
+                 algorithm="vb", moves=None, move_options=None, init="kmeans++", n_kmeans_iters=3, max_laps=200,
+                 min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, learning_rate_delay=10.0, learning_rate_decay=0.7,
+                 sampling="without_replacement", random_state=None, verbose=0, callbacks=None):
         self.n_components = n_components
+        self.algorithm = algorithm
+        self.moves = moves
+        self.move_options = move_options
+        self.learning_rate_delay = learning_rate_delay
+        self.learning_rate_decay = learning_rate_decay
+        self.sampling = sampling
         self.obs_model = obs_model
         self.concentration = concentration
         self.obs_prior = obs_prior
@@ -50,15 +58,22 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
         self.callbacks = callbacks
 
     # ------------------------------------------------------------------ configuration
-    def _configs(self) -> tuple[MixtureConfig, InitConfig, LearnConfig]:
+    def _configs(self) -> tuple[MixtureConfig, InitConfig, LearnConfig, MovesConfig]:
         mixture = MixtureConfig(
             obs_model=self.obs_model, weights=self._weight_model, n_components=self.n_components,
             concentration=self.concentration, obs_prior=dict(self.obs_prior or {}),
         )
         init = InitConfig(method=self.init, n_kmeans_iters=self.n_kmeans_iters)
-        learn = LearnConfig(max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
-                            n_batches=self.n_batches, n_jobs=self.n_jobs)
-        return mixture, init, learn
+        learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
+                            n_batches=self.n_batches, n_jobs=self.n_jobs, learning_rate_delay=self.learning_rate_delay,
+                            learning_rate_decay=self.learning_rate_decay, sampling=self.sampling)
+        options = dict(self.move_options or {})
+        unknown = sorted(set(options) - set(MovesConfig.__dataclass_fields__) - {"moves"})
+        if unknown or "moves" in options:
+            raise ValueError(f"unknown move option(s) {unknown or ['moves']}; valid options are "
+                             f"{sorted(set(MovesConfig.__dataclass_fields__) - {'moves'})}")
+        moves = MovesConfig(moves=tuple(self.moves or ()), **options)
+        return mixture, init, learn, moves
 
     def _validated(self, X):
         """Prediction input, checked against the fitted model."""
@@ -70,28 +85,41 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None):
         """Fit by batch variational Bayes from a k-means++ (or random) start; returns ``self``."""
-        mixture_cfg, init_cfg, learn_cfg = self._configs()
+        mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
         data = obs.get(self.obs_model).check_data(X, "X")
         rng = as_generator(self.random_state)
         model = make_mixture_model(mixture_cfg, data)
-        # batch VB sums over all data: batches only split the work across n_jobs workers
-        batches = driver.split_batches(data, max(learn_cfg.n_batches, learn_cfg.n_jobs), int(rng.integers(2**31)))
+        learner = make_learner(learn_cfg, moves_cfg, rng)
+        # batch VB sums over all data, so there batches only split the work across n_jobs workers;
+        # memoized VI keeps one cached summary per batch; SVI draws fresh minibatches every lap
+        n_split = max(learn_cfg.n_batches, learn_cfg.n_jobs) if learn_cfg.algorithm == "vb" else learn_cfg.n_batches
+        batches = driver.split_batches(data, n_split, int(rng.integers(2**31)))
+        source = (InMemoryMinibatches(data, learn_cfg.n_batches, learn_cfg.sampling)
+                  if learn_cfg.algorithm == "stochastic" else batches.data)
         with threadpool_limits(limits=1, user_api="blas"):
             params = initial_params(model, data, mixture_cfg.n_components, init_cfg.method, rng, init_cfg.n_kmeans_iters)
         executor = make_executor(learn_cfg.n_jobs)
         try:
-            result = driver.fit(model, batches.data, params, BatchVB(), learn_cfg, callbacks=self.callbacks or (),
+            result = driver.fit(model, source, params, learner, learn_cfg, callbacks=self.callbacks or (),
                                 verbose=self.verbose, executor=executor, desc=type(self).__name__)
+            stats = result.stats
+            if learn_cfg.algorithm == "stochastic":  # the trace holds estimates: finish with one exact pass
+                with threadpool_limits(limits=1, user_api="blas"):
+                    stats = summarize_batches(model, result.params, batches.data, executor)
         finally:
             executor.close()
-        if result.stop_reason == "max_laps":
+        if result.stop_reason == "max_laps" and learn_cfg.algorithm != "stochastic":
             warnings.warn(
                 f"{type(self).__name__} did not converge in {learn_cfg.max_laps} laps (relative ELBO change "
                 f"above tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=2,
             )
         self.n_features_in_ = data.n_features
-        self._set_fitted(model, result.params, result.stats, [r.as_dict() for r in result.trace],
+        self._set_fitted(model, result.params, stats, [r.as_dict() for r in result.trace],
                          result.stop_reason, driver.predict_labels(model, result.params, batches))
+        if learn_cfg.algorithm == "stochastic":
+            self.lower_bound_ = total_elbo(model.elbo_terms(result.params, stats))
+        if learn_cfg.algorithm == "memoized":
+            self.move_log_ = list(result.state.accepted)
         return self
 
     def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str, labels):
@@ -154,7 +182,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
     @classmethod
     def _from_saved(cls, meta, arrays):
         est = cls(**meta["params"])
-        mixture_cfg, _, _ = est._configs()
+        mixture_cfg = est._configs()[0]
         model = make_mixture_model(mixture_cfg, obs_prior=persist.nested_arrays(arrays, "obs_prior."))
         params = MixtureParams(arrays["uids"], persist.nested_arrays(arrays, "obs."),
                                persist.nested_arrays(arrays, "weights."))

@@ -22,3 +22,15 @@ def sparse_lgamma_ratio(indptr, indices, values, lam_t):
     out = np.zeros((len(indptr) - 1, lam_t.shape[1]))
     np.add.at(out, rows, terms)
     return out
+
+
+def column_entropy(resp, floor):
+    """NumPy twin of :func:`stickbreak.kernels.resp.column_entropy`."""
+    r = np.maximum(resp, floor)
+    return -(r * np.log(r)).sum(axis=0)
+
+
+def pair_merge_entropy(resp, first, second, floor):
+    """NumPy twin of :func:`stickbreak.kernels.resp.pair_merge_entropy`."""
+    r = np.maximum(resp[:, first] + resp[:, second], floor)
+    return -(r * np.log(r)).sum(axis=0)

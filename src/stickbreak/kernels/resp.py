@@ -40,3 +40,33 @@ def normalize_log_resp(log_weights, floor):
             row[k] = r
             entropy[k] -= r * np.log(r)
     return log_norm, entropy
+
+
+@njit(cache=True, nogil=True)
+def column_entropy(resp, floor):
+    """``H_k = -sum_n r_nk log r_nk`` of given responsibilities, each floored at ``floor``."""
+    n_items, n_comp = resp.shape
+    entropy = np.zeros(n_comp)
+    for n in range(n_items):
+        for k in range(n_comp):
+            r = resp[n, k]
+            if r < floor:
+                r = floor
+            entropy[k] -= r * np.log(r)
+    return entropy
+
+
+@njit(cache=True, nogil=True)
+def pair_merge_entropy(resp, first, second, floor):
+    """Entropy of merged pairs, ``H_m = -sum_n (r_na + r_nb) log(r_na + r_nb)`` for ``a = first[m]``,
+    ``b = second[m]`` (Hughes 2016, Eq. 4.3 with its missing sign restored). Shape (n_pairs,)."""
+    n_items = resp.shape[0]
+    n_pairs = len(first)
+    out = np.zeros(n_pairs)
+    for n in range(n_items):
+        for m in range(n_pairs):
+            r = resp[n, first[m]] + resp[n, second[m]]
+            if r < floor:
+                r = floor
+            out[m] -= r * np.log(r)
+    return out

@@ -19,6 +19,7 @@ class LapResult:
     elbo_terms: dict[str, float]
     exact: bool
     moves: dict[str, dict[str, int]] = field(default_factory=dict)
+    settled: bool = True  # False while moves are still changing the model: no convergence yet
 
 
 class Learner(Protocol):

@@ -43,3 +43,7 @@ def summarize_batches(model, params, batches: Sequence, executor=None) -> SuffSt
     executor = executor or SerialExecutor()
     parts = executor.map(lambda batch: model.summarize(batch, model.local_step(params, batch), params.uids), batches)
     return sum(parts[1:], parts[0])
+
+
+def map_batches(fn: Callable, batches: Sequence, executor=None) -> list:
+    return (executor or SerialExecutor()).map(fn, batches)

@@ -1,0 +1,254 @@
+"""Memoized variational inference with birth, merge and delete moves (Hughes 2016, Alg. 3.3 and §4, §6.4).
+
+The data are split once into fixed batches. Each batch's statistics from its last visit are
+cached; a visit computes fresh ones, replays on the cached ones every move accepted since (the
+move log), subtracts them from the whole-data statistics and adds the fresh ones, then runs the
+global step. After the first lap the whole-data statistics cover every item, so the ELBO is exact
+and never decreases, batch after batch and across accepted moves. With one batch and no moves this
+is batch VB.
+
+Lap schedule (§6.4): plan merges (pairs) and a delete (target) from the whole-data statistics at
+the start of the lap; try births at each batch; at the lap's end try the delete, then merges, then
+reordering by size. Every move is accepted only if the exact whole-data ELBO rises.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core.model import total_elbo
+from ..core.suffstats import SuffStats
+from ..moves import birth, delete, merge
+from ..moves.planner import LapPlan, MoveHistory, birth_targets
+from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward
+from .base import LapResult
+
+#: Relative ELBO drop tolerated as round-off before a decrease is reported.
+MONOTONE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True, eq=False)
+class MemoState:
+    params: Any
+    stats: SuffStats | None               # whole data: the sum of the cached batch statistics
+    memo: tuple                           # cached statistics per batch (None before the first visit)
+    seen: tuple                           # length of the move log when each batch was cached
+    log: tuple = ()                       # accepted moves, in order
+    lap: int = 0
+    next_uid: int = 0
+    history: MoveHistory = field(default_factory=MoveHistory)
+    births_last_lap: int = 0
+    elbo: float | None = None
+    accepted: tuple = ()                  # every accepted move, described (kept for the user; log is trimmed)
+
+
+def _empty_counts(config) -> dict:
+    return {kind: {"tried": 0, "accepted": 0} for kind in config.moves}
+
+
+class MemoizedVI:
+    """Memoized VI; ``moves`` is a :class:`~stickbreak.config.MovesConfig` (no moves by default)."""
+
+    name = "memoized"
+
+    def __init__(self, moves, rng: np.random.Generator):
+        self.moves = moves
+        self.rng = rng
+
+    def start(self, model, batches, params) -> MemoState:
+        n = len(batches)
+        return MemoState(params, None, (None,) * n, (0,) * n, next_uid=int(np.max(params.uids)) + 1)
+
+    def lap(self, model, batches, state: MemoState, executor=None) -> LapResult:
+        run = _Lap(self, model, batches, state)
+        for b in self.rng.permutation(len(batches)):
+            run.visit(int(b))
+        run.finish()
+        settled = not any(c["accepted"] for c in run.counts.values())
+        return LapResult(run.new_state(), run.terms, exact=True, moves=run.counts, settled=settled)
+
+
+class _Lap:
+    """The working copy of one lap; the learner's state is only replaced once the lap is complete."""
+
+    def __init__(self, learner: MemoizedVI, model, batches, state: MemoState):
+        self.cfg, self.rng, self.model, self.batches = learner.moves, learner.rng, model, batches
+        self.number = state.lap + 1
+        self.params, self.stats, self.elbo = state.params, state.stats, state.elbo
+        self.memo, self.seen, self.log = list(state.memo), list(state.seen), list(state.log)
+        self.next_uid, self.history = state.next_uid, state.history.copy()
+        self.accepted = list(state.accepted)
+        self.counts = _empty_counts(self.cfg)
+        self.births = 0
+        self.terms: dict[str, float] = {}
+        self.plan = self._plan(state)
+        self.pair_entropy = np.zeros(len(self.plan.merge_pairs))
+        self.delete_proposals: list = [None] * len(batches)
+
+    # ---------------------------------------------------------------- planning
+    def _plan(self, state: MemoState) -> LapPlan:
+        cfg, lap = self.cfg, self.number
+        pairs, target = np.zeros((0, 2), dtype=np.int64), None
+        births = cfg.enabled("birth") and lap >= cfg.birth_start_lap
+        if self.stats is not None:
+            if cfg.enabled("delete") and lap >= cfg.delete_start_lap and state.births_last_lap == 0:
+                target = delete.choose_target(self.stats, self.history, lap, cfg.delete_max_fraction)
+                births = births and target is None  # one kind of move per component per lap
+            if cfg.enabled("merge") and lap >= cfg.merge_start_lap:
+                exclude = () if target is None else (target,)
+                pairs = merge.plan_pairs(self.model, self.params, self.stats, cfg.merge_max_pairs,
+                                         cfg.merge_pairs_per_component, exclude)
+                pairs = self._unblocked(pairs)
+        return LapPlan(pairs, target, births)
+
+    def _unblocked(self, pairs: np.ndarray) -> np.ndarray:
+        counts = dict(zip(self.stats.uids.tolist(), self.stats.counts))
+        keep = [not self.history.merge_blocked(p, min(counts[p[0]], counts[p[1]]), self.number) for p in pairs.tolist()]
+        return pairs[np.array(keep, dtype=bool)] if len(pairs) else pairs
+
+    # ---------------------------------------------------------------- one batch
+    def visit(self, b: int) -> None:
+        batch = self.batches[b]
+        params_before = self.params
+        want_births = self.plan.births and self.params.n_components < self.cfg.max_components
+        local = self.model.local_step(params_before, batch, keep_loglik=want_births)
+        fresh = self.model.summarize(batch, local, params_before.uids, merge_pairs=self.plan.merge_pairs)
+        self._swap_in(b, fresh)
+        if self.plan.delete_target is not None:
+            self.delete_proposals[b] = delete.batch_proposal(
+                self.model, batch, self.params, self.plan.delete_target, self.stats, fresh, self.cfg.delete_refine_steps)
+        if want_births:
+            self._try_births(b, batch, local, params_before)
+
+    def _swap_in(self, b: int, fresh: SuffStats) -> None:
+        """Subtract the batch's cached statistics (fast-forwarded), add the fresh ones, global step."""
+        new = fresh.without_merge_terms()
+        if self.memo[b] is None:
+            self.stats = new if self.stats is None else self.stats + new
+        else:
+            old = fast_forward(self.memo[b], self.log[self.seen[b]:], b).without_merge_terms()
+            self.stats = self.stats - old + new
+        self.stats = self.stats.clipped()
+        self.pair_entropy = self.pair_entropy + fresh.merge_entropy
+        self.memo[b], self.seen[b] = fresh, len(self.log)
+        self._rescore(self.stats)
+
+    def _rescore(self, stats: SuffStats, params=None, terms=None) -> None:
+        if params is None:
+            params, terms = self.model.score(stats)
+        elbo = total_elbo(terms)
+        if self.number > 1 and self.elbo is not None and elbo < self.elbo - MONOTONE_TOLERANCE * abs(self.elbo):
+            from ..driver import ELBODecreaseWarning
+
+            warnings.warn(f"memoized ELBO decreased from {self.elbo:.10g} to {elbo:.10g} in lap {self.number}",
+                          ELBODecreaseWarning, stacklevel=2)
+        self.stats, self.params, self.terms, self.elbo = stats, params, terms, elbo
+
+    def _record(self, record) -> None:
+        self.log.append(record)
+        self.accepted.append(describe(record))
+
+    def _accept_if_better(self, candidate: SuffStats) -> bool:
+        params, terms = self.model.score(candidate)
+        if total_elbo(terms) > self.elbo:
+            self._rescore(candidate, params, terms)
+            return True
+        return False
+
+    # ---------------------------------------------------------------- births
+    def _try_births(self, b: int, batch, local, params_before) -> None:
+        cfg = self.cfg
+        whole = dict(zip(self.stats.uids.tolist(), self.stats.counts))
+        counts = np.array([whole.get(int(u), 0.0) for u in params_before.uids])
+        for target in birth_targets(params_before, local.resp, local.loglik, self.plan, self.history,
+                                    self.number, cfg, counts):
+            if self.params.n_components >= cfg.max_components:
+                break
+            self.counts["birth"]["tried"] += 1
+            room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components + 1)
+            new_uids = list(range(self.next_uid, self.next_uid + room))
+            self.next_uid += room  # reserved whether or not the birth is accepted: uids are never reused
+            proposal = None
+            if room >= 2:
+                proposal = birth.propose(self.model, batch, local.resp, params_before, target, new_uids,
+                                         self.memo[b], cfg, self.rng)
+            if proposal is not None and self._accept_birth(b, target, proposal):
+                continue
+            self.history.birth[target] = (self.number, float(whole.get(target, 0.0)))
+
+    def _accept_birth(self, b: int, target: int, proposal) -> bool:
+        """Swap the proposal into the whole-data statistics (Eq. 4.22), clean it up, pick the better
+        component order, and accept it if the exact ELBO rises."""
+        born = proposal.born
+        candidate = (self.stats.insert_empty(born) - self.memo[b].without_merge_terms().insert_empty(born)
+                     + proposal.batch_stats.without_merge_terms()).clipped()
+        candidate, proposal = birth.clean_up(self.model, candidate, proposal)
+        candidate, params, terms, reordered = birth.best_order(self.model, candidate)
+        if total_elbo(terms) <= self.elbo:
+            return False
+        self._rescore(candidate, params, terms)
+        memo = proposal.batch_stats
+        self._record(BirthRecord(self.number, target, tuple(int(u) for u in proposal.born)))
+        if reordered:
+            memo = memo.reorder(candidate.uids)
+            self._record(ReorderRecord(self.number, tuple(int(u) for u in candidate.uids)))
+        self.memo[b], self.seen[b] = memo, len(self.log)
+        self.counts["birth"]["accepted"] += 1
+        self.births += 1
+        return True
+
+    # ---------------------------------------------------------------- lap end
+    def finish(self) -> None:
+        deleted = self._finish_delete()
+        if len(self.plan.merge_pairs) and not deleted:
+            self._finish_merges()
+        if self.cfg.moves and self.cfg.reorder:
+            self._finish_reorder()
+
+    def _finish_delete(self) -> bool:
+        target = self.plan.delete_target
+        if target is None:
+            return False
+        self.counts["delete"]["tried"] += 1
+        proposals = self.delete_proposals
+        candidate = sum(proposals[1:], proposals[0]).clipped()
+        if self._accept_if_better(candidate):
+            self._record(DeleteRecord(self.number, target, tuple(proposals)))
+            self.counts["delete"]["accepted"] += 1
+            return True
+        size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(target, 0.0)
+        self.history.delete[target] = (self.number, float(size))
+        return False
+
+    def _finish_merges(self) -> None:
+        outcome = merge.try_merges(self.model, self.stats, self.params, self.terms, self.plan.merge_pairs,
+                                   self.pair_entropy)
+        self.counts["merge"]["tried"] += outcome.tried
+        self.counts["merge"]["accepted"] += len(outcome.accepted)
+        accepted = set(outcome.accepted)
+        sizes = dict(zip(self.stats.uids.tolist(), self.stats.counts))
+        for pair in self.plan.merge_pairs.tolist():
+            if tuple(pair) not in accepted and pair[0] in sizes and pair[1] in sizes:
+                self.history.merge[tuple(sorted(pair))] = (self.number, float(min(sizes[pair[0]], sizes[pair[1]])))
+        for kept, removed in outcome.accepted:
+            self._record(MergeRecord(self.number, kept, removed))
+        if outcome.accepted:
+            self._rescore(outcome.stats, outcome.params, outcome.terms)
+
+    def _finish_reorder(self) -> None:
+        order = self.stats.uids[np.argsort(-self.stats.counts, kind="stable")]
+        if np.array_equal(order, self.stats.uids):
+            return
+        if self._accept_if_better(self.stats.reorder(order)):
+            self._record(ReorderRecord(self.number, tuple(int(u) for u in order)))
+
+    def new_state(self) -> MemoState:
+        # records every batch has already replayed are dropped (delete records hold per-batch statistics)
+        done = min(self.seen)
+        seen = tuple(s - done for s in self.seen)
+        return MemoState(self.params, self.stats, tuple(self.memo), seen, tuple(self.log[done:]), self.number,
+                         self.next_uid, self.history, self.births, self.elbo, tuple(self.accepted))

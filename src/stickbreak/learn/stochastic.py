@@ -1,0 +1,112 @@
+"""Stochastic variational inference (Hoffman et al. 2013, Alg. 1; Hughes 2016, Alg. 3.2).
+
+Each step draws a minibatch, runs the local step on it, scales its statistics by
+``n_items / batch_size`` (as if the whole data looked like the minibatch), computes the global
+step from them and moves the global parameters a fraction ``rho_t`` towards it in natural
+coordinates. A lap is ``n_batches`` steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.model import total_elbo
+from ..core.suffstats import SuffStats
+from ..data import batch_indices
+from .base import LapResult
+
+SAMPLING = ("without_replacement", "with_replacement")
+
+
+class InMemoryMinibatches:
+    """Fresh random minibatches of an in-memory data set every lap.
+
+    ``"without_replacement"``: the items are shuffled and cut into ``n_batches`` minibatches, so a
+    lap visits every item once; ``"with_replacement"``: each minibatch draws ``n_items / n_batches``
+    items uniformly at random.
+    """
+
+    def __init__(self, data, n_batches: int, sampling: str = "without_replacement"):
+        if sampling not in SAMPLING:
+            raise ValueError(f"sampling={sampling!r} is not valid; choose one of {list(SAMPLING)}")
+        self.data = data
+        self.n_batches = n_batches
+        self.sampling = sampling
+        self.n_items = data.n_items
+
+    def lap(self, rng: np.random.Generator):
+        if self.sampling == "without_replacement":
+            for index in batch_indices(self.n_items, self.n_batches, int(rng.integers(2**31))):
+                yield self.data.subset(index)
+        else:
+            size = max(1, self.n_items // self.n_batches)
+            for _ in range(self.n_batches):
+                yield self.data.subset(np.sort(rng.integers(0, self.n_items, size)))
+
+
+class StoredMinibatches:
+    """Minibatches that are the fixed batches of a (possibly on-disk) sequence, visited in random order."""
+
+    def __init__(self, batches, sampling: str = "without_replacement"):
+        if sampling not in SAMPLING:
+            raise ValueError(f"sampling={sampling!r} is not valid; choose one of {list(SAMPLING)}")
+        self.batches = batches
+        self.sampling = sampling
+        self.n_items = int(sum(b.n_items for b in batches))
+
+    def lap(self, rng: np.random.Generator):
+        n = len(self.batches)
+        order = rng.permutation(n) if self.sampling == "without_replacement" else rng.integers(0, n, n)
+        for b in order:
+            yield self.batches[int(b)]
+
+
+@dataclass(frozen=True, eq=False)
+class StochasticState:
+    params: Any
+    stats: SuffStats | None  # amplified statistics of the lap's minibatches, averaged
+    step: int = 0
+
+
+class StochasticVI:
+    """SVI with a step-size ``schedule`` (``step -> rho``), e.g. :class:`~.schedules.RobbinsMonro`."""
+
+    name = "stochastic"
+
+    def __init__(self, schedule, rng: np.random.Generator):
+        self.schedule = schedule
+        self.rng = rng
+
+    def start(self, model, minibatches, params) -> StochasticState:
+        return StochasticState(params, None, 0)
+
+    def step(self, model, params, batch, n_items: int, step: int):
+        """One SVI step on ``batch``: returns ``(new_params, amplified_stats, elbo_estimate_terms)``."""
+        local = model.local_step(params, batch)
+        stats = model.summarize(batch, local, params.uids).scaled(n_items / model.n_items(batch))
+        estimate = model.elbo_terms(params, stats)  # unbiased for the ELBO at ``params``
+        target = model.global_step(stats)
+        return model.blend(params, target, self.schedule(step)), stats, estimate
+
+    def lap(self, model, minibatches, state: StochasticState, executor=None) -> LapResult:
+        params, step = state.params, state.step
+        stats_sum, terms_sum, count = None, None, 0
+        for batch in minibatches.lap(self.rng):
+            step += 1
+            params, stats, terms = self.step(model, params, batch, minibatches.n_items, step)
+            stats_sum = stats if stats_sum is None else stats_sum + stats
+            terms_sum = terms if terms_sum is None else {k: terms_sum[k] + v for k, v in terms.items()}
+            count += 1
+        mean_stats = stats_sum.scaled(1.0 / count)
+        mean_terms = {k: v / count for k, v in terms_sum.items()}
+        return LapResult(StochasticState(params, mean_stats, step), mean_terms, exact=False)
+
+
+def exact_elbo(model, params, batches, executor=None) -> float:
+    """The exact whole-data ELBO of ``params`` with optimal local parameters (one extra pass)."""
+    from ..parallel import summarize_batches
+
+    return total_elbo(model.elbo_terms(params, summarize_batches(model, params, batches, executor)))

@@ -1,0 +1,79 @@
+"""Which components each move targets, and the record of failed attempts (Hughes 2016, §4.2.4, §4.3.4).
+
+Rules: at most one kind of move per component per lap (a planned delete suspends births for that
+lap; birth targets are never in a planned merge pair); a target that failed is retried only once it
+has changed (its size moved by more than ``RETRY_CHANGE``) or ``RETRY_LAPS`` laps have passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+RETRY_CHANGE = 0.1
+RETRY_LAPS = 5
+
+
+@dataclass
+class MoveHistory:
+    """Failed attempts: uid (or uid pair) -> (lap, size at the time)."""
+
+    birth: dict = field(default_factory=dict)
+    merge: dict = field(default_factory=dict)
+    delete: dict = field(default_factory=dict)
+
+    def copy(self) -> "MoveHistory":
+        return MoveHistory(dict(self.birth), dict(self.merge), dict(self.delete))
+
+    @staticmethod
+    def _blocked(entry, size: float, lap: int) -> bool:
+        if entry is None:
+            return False
+        failed_lap, failed_size = entry
+        changed = abs(size - failed_size) > RETRY_CHANGE * max(failed_size, 1.0)
+        return not changed and lap - failed_lap < RETRY_LAPS
+
+    def birth_blocked(self, uid: int, size: float, lap: int) -> bool:
+        return self._blocked(self.birth.get(uid), size, lap)
+
+    def merge_blocked(self, pair, size: float, lap: int) -> bool:
+        return self._blocked(self.merge.get(tuple(sorted(pair))), size, lap)
+
+    def delete_blocked(self, uid: int, size: float, lap: int) -> bool:
+        return self._blocked(self.delete.get(uid), size, lap)
+
+
+@dataclass(frozen=True)
+class LapPlan:
+    merge_pairs: np.ndarray          # (M, 2) uids
+    delete_target: int | None
+    births: bool
+
+    @property
+    def busy(self) -> set:
+        """Components already claimed by a merge or delete this lap."""
+        out = set(int(u) for u in self.merge_pairs.ravel())
+        if self.delete_target is not None:
+            out.add(self.delete_target)
+        return out
+
+
+def birth_targets(params, resp: np.ndarray, loglik: np.ndarray, plan: LapPlan, history: MoveHistory,
+                  lap: int, config, whole_counts) -> list[int]:
+    """Components to split at this batch: enough owned items here, not busy, never-failed first,
+    then the worst average log-likelihood of their items (the thesis's b-score)."""
+    owned = (resp > config.birth_resp_threshold).sum(axis=0)
+    mass = resp.sum(axis=0)
+    score = (resp * loglik).sum(axis=0) / np.maximum(mass, 1e-300)
+    candidates = []
+    for k, uid in enumerate(params.uids):
+        uid = int(uid)
+        if owned[k] < config.birth_min_items or uid in plan.busy:
+            continue
+        blocked = history.birth_blocked(uid, float(whole_counts[k]), lap)
+        if blocked:
+            continue
+        candidates.append((uid in history.birth, score[k], uid))
+    candidates.sort()
+    return [uid for _, _, uid in candidates[: config.births_per_batch]]

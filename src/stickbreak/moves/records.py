@@ -1,0 +1,83 @@
+"""The move log: accepted moves as records, replayed on cached batch statistics (bnpy's MoveLog).
+
+A batch's cached statistics were computed over the components that existed when it was last
+visited. Before they are subtracted from the whole-data statistics, every move accepted since is
+replayed on them, so that both refer to the same components (identified by stable uids).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..core.suffstats import SuffStats
+
+
+@dataclass(frozen=True, eq=False)
+class BirthRecord:
+    """New components appended; batches that did not propose them hold zero mass there (Eq. 4.21)."""
+
+    lap: int
+    target: int
+    new_uids: tuple[int, ...]
+
+    def replay(self, stats: SuffStats, batch: int) -> SuffStats:
+        missing = [u for u in self.new_uids if u not in set(stats.uids.tolist())]
+        return stats.insert_empty(missing) if missing else stats
+
+
+@dataclass(frozen=True, eq=False)
+class MergeRecord:
+    """Component ``removed`` merged into ``kept``, using each batch's cached pair entropy."""
+
+    lap: int
+    kept: int
+    removed: int
+
+    def replay(self, stats: SuffStats, batch: int) -> SuffStats:
+        return stats.merge(self.kept, self.removed)
+
+
+@dataclass(frozen=True, eq=False)
+class DeleteRecord:
+    """Component ``target`` deleted; each batch's statistics replaced by its proposal of that lap."""
+
+    lap: int
+    target: int
+    proposals: tuple  # per batch, SuffStats over the remaining components
+
+    def replay(self, stats: SuffStats, batch: int) -> SuffStats:
+        return self.proposals[batch]
+
+
+@dataclass(frozen=True, eq=False)
+class ReorderRecord:
+    """Components put in a new order (the shuffle move: largest first)."""
+
+    lap: int
+    order: tuple[int, ...]
+
+    def replay(self, stats: SuffStats, batch: int) -> SuffStats:
+        return stats.reorder(np.array(self.order))
+
+
+def fast_forward(stats: SuffStats, records: Sequence, batch: int) -> SuffStats:
+    """``stats`` of ``batch`` with every record in ``records`` replayed, in order."""
+    for record in records:
+        stats = record.replay(stats, batch)
+    return stats
+
+
+def describe(record) -> dict:
+    """A JSON-friendly summary of a record (for the trace)."""
+    kind = {BirthRecord: "birth", MergeRecord: "merge", DeleteRecord: "delete", ReorderRecord: "reorder"}[type(record)]
+    out = {"kind": kind, "lap": record.lap}
+    if kind == "birth":
+        out.update(target=record.target, new=list(record.new_uids))
+    elif kind == "merge":
+        out.update(kept=record.kept, removed=record.removed)
+    elif kind == "delete":
+        out.update(target=record.target)
+    return out
