@@ -22,7 +22,7 @@ def test_fit_mixture_on_bundled_digits(tmp_path, capsys):
     code = main(["fit", "mixture", "digits", "-K", "12", "--seed", "0", "--max-laps", "40", "--out", str(out_dir), "--quiet"])
     assert code == 0
     out = capsys.readouterr().out
-    assert "DPMixture(gauss, K=12) on digits (1797x64)" in out
+    assert "DPMixture(gauss, K=12, vb) on digits (1797x64)" in out
     assert "majority-vote accuracy" in out and "clusters used of 12" in out
     model = stickbreak.load(out_dir / "model.npz")
     assert model.n_components_ == 12
@@ -40,7 +40,7 @@ def test_fit_mixture_from_files_and_options(tmp_path, capsys):
         code = main(["fit", "mixture", str(tmp_path / path), "--obs", "diag_gauss", "--weights", "finite", "-K", "3",
                      "--prior", "dof=5", "--prior", "covariance=0.5,20", "--quiet"])
         assert code == 0
-    assert "FiniteMixture(diag_gauss, K=3) on x (272x2)" in capsys.readouterr().out
+    assert "FiniteMixture(diag_gauss, K=3, vb) on x (272x2)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -50,6 +50,11 @@ def test_fit_mixture_from_files_and_options(tmp_path, capsys):
         (["fit", "mixture", "old_faithful", "--prior", "colour=3"], "unknown prior option"),
         (["fit", "mixture", "old_faithful", "-K", "0"], "n_components must be >= 1"),
         (["fit", "mixture", "old_faithful", "--obs", "bern"], "must be binary"),
+        (["fit", "mixture", "old_faithful", "--moves", "birth"], "need algorithm='memoized'"),
+        (["fit", "mixture", "old_faithful", "--algorithm", "memoized", "--moves", "split"], "move='split' is not valid"),
+        (["fit", "mixture", "old_faithful", "--move-option", "colour=1"], "unknown move option"),
+        (["fit", "mixture", "old_faithful", "--algorithm", "stochastic", "--learning-rate-decay", "0.4"],
+         "kappa) must be in (0.5, 1]"),
     ],
 )
 def test_bad_input_exits_with_clear_message(argv, message, capsys):
@@ -64,3 +69,17 @@ def test_bad_file_types(tmp_path, capsys):
     (tmp_path / "bad.csv").write_text("a,b\n1,zebra\n")
     assert main(["fit", "mixture", str(tmp_path / "bad.csv"), "--quiet"]) == 2
     assert "not a numeric CSV" in capsys.readouterr().err
+
+
+def test_memoized_moves_from_one_cluster_and_shards(tmp_path, capsys):
+    from stickbreak.data import DenseData, ShardStore
+
+    code = main(["fit", "mixture", "old_faithful", "-K", "1", "--algorithm", "memoized", "--moves",
+                 "birth,merge,delete", "--n-batches", "4", "--move-option", "max_components=30", "--quiet"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "memoized + birth,merge,delete" in out and "moves accepted/tried: birth" in out
+    assert "2 clusters used of 2" in out
+    ShardStore.write(DenseData.from_array(datasets.load("old_faithful").X), tmp_path / "shards", n_batches=3)
+    assert main(["fit", "mixture", str(tmp_path / "shards"), "--algorithm", "memoized", "-K", "3", "--quiet"]) == 0
+    assert "(272x2 in 3 shards)" in capsys.readouterr().out

@@ -13,9 +13,9 @@ See ``stickbreak --help`` for the command line.
 __version__ = "0.1.0"
 
 from . import datasets  # noqa: E402
-from .data import BagOfWords, DataError, DenseData, Sequences  # noqa: E402
+from .data import BagOfWords, DataError, DenseData, Sequences, ShardStore  # noqa: E402
 from .estimators import DPMixture, FiniteMixture  # noqa: E402
 from .persist import load  # noqa: E402
 
-__all__ = ["BagOfWords", "DPMixture", "DataError", "DenseData", "FiniteMixture", "Sequences", "datasets", "load",
+__all__ = ["BagOfWords", "DPMixture", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "load",
            "__version__"]

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from . import datasets, obs
-from .config import INIT_METHODS, WEIGHT_MODELS
+from .config import ALGORITHMS, INIT_METHODS, SAMPLING, WEIGHT_MODELS
 from .data import DataError
 from .data.io import read_data
+from .data.shards import ShardStore
 from .evaluate import cluster_label_table, majority_vote_accuracy
 
 
@@ -21,15 +22,22 @@ from .evaluate import cluster_label_table, majority_vote_accuracy
 MAX_ROWS_SHOWN = 15
 
 
-def _parse_prior(items) -> dict:
-    """``["covariance=0.5", "mean=0,1"]`` -> ``{"covariance": 0.5, "mean": array([0., 1.])}``."""
+def _parse_options(items, flag: str) -> dict:
+    """``["covariance=0.5", "mean=0,1"]`` -> ``{"covariance": 0.5, "mean": array([0., 1.])}``;
+    integers stay integers, ``true``/``false`` become booleans."""
     out = {}
     for item in items or []:
         if "=" not in item:
-            raise SystemExit(f"--prior expects key=value, got {item!r}")
-        key, value = item.split("=", 1)
-        numbers = [float(v) for v in value.split(",")]
-        out[key.strip()] = numbers[0] if len(numbers) == 1 else np.array(numbers)
+            raise ValueError(f"{flag} expects key=value, got {item!r}")
+        key, value = (part.strip() for part in item.split("=", 1))
+        if value.lower() in ("true", "false"):
+            out[key] = value.lower() == "true"
+            continue
+        try:
+            numbers = [int(v) if v.lstrip("-").isdigit() else float(v) for v in value.split(",")]
+        except ValueError:
+            raise ValueError(f"{flag} {key}: {value!r} is not a number or a comma-separated list of numbers") from None
+        out[key] = numbers[0] if len(numbers) == 1 else np.array(numbers, dtype=float)
     return out
 
 
@@ -41,10 +49,18 @@ def _add_fit_mixture(sub) -> None:
     p.add_argument("-K", "--n-components", type=int, default=20, help="truncation level / number of components")
     p.add_argument("--concentration", type=float, default=1.0, help="DP concentration or Dirichlet alpha")
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
+    p.add_argument("--algorithm", default="vb", choices=ALGORITHMS,
+                   help="vb (batch), stochastic (SVI) or memoized (needed for moves)")
+    p.add_argument("--moves", default="", help="comma-separated moves for memoized VI, e.g. birth,merge,delete")
+    p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
+                   help="move setting (repeatable), e.g. max_components=100; see MovesConfig")
     p.add_argument("--init", default="kmeans++", choices=INIT_METHODS)
     p.add_argument("--max-laps", type=int, default=200)
     p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
-    p.add_argument("--n-batches", type=int, default=1)
+    p.add_argument("--n-batches", type=int, default=1, help="batches for memoized VI / minibatches per SVI lap")
+    p.add_argument("--learning-rate-delay", type=float, default=10.0, help="SVI tau in rho_t = (t + tau)^-kappa")
+    p.add_argument("--learning-rate-decay", type=float, default=0.7, help="SVI kappa in (0.5, 1]")
+    p.add_argument("--sampling", default="without_replacement", choices=SAMPLING)
     p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and clusters.csv")
@@ -60,7 +76,7 @@ def _write_csv(path: Path, header, rows) -> None:
 
 
 def _print_clusters(est, X, labels) -> list:
-    pred = est.predict(X)
+    pred = est.labels_
     counts = np.bincount(pred, minlength=est.n_components_)
     order = [k for k in np.argsort(-counts) if counts[k] > 0]
     means = getattr(est, "means_", None)
@@ -92,17 +108,26 @@ def _run_fit_mixture(args) -> int:
 
     X, labels, name = read_data(args.data)
     cls = DPMixture if args.weights == "dp" else FiniteMixture
+    moves = tuple(m.strip() for m in args.moves.split(",") if m.strip())
     est = cls(n_components=args.n_components, obs_model=args.obs, concentration=args.concentration,
-              obs_prior=_parse_prior(args.prior), init=args.init, max_laps=args.max_laps, tol=args.tol,
-              n_batches=args.n_batches, n_jobs=args.n_jobs, random_state=args.seed, verbose=0 if args.quiet else 1)
-    shape = "x".join(str(s) for s in X.shape)
-    print(f"{cls.__name__}({args.obs}, K={args.n_components}) on {name} ({shape})")
+              obs_prior=_parse_options(args.prior, "--prior"), algorithm=args.algorithm, moves=moves or None,
+              move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
+              max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs,
+              learning_rate_delay=args.learning_rate_delay, learning_rate_decay=args.learning_rate_decay,
+              sampling=args.sampling, random_state=args.seed, verbose=0 if args.quiet else 1)
+    shape = f"{X.n_items}x{X.n_features} in {len(X)} shards" if isinstance(X, ShardStore) else "x".join(map(str, X.shape))
+    how = args.algorithm + (f" + {','.join(moves)}" if moves else "")
+    print(f"{cls.__name__}({args.obs}, K={args.n_components}, {how}) on {name} ({shape})")
     start = time.perf_counter()
     est.fit(X)
     seconds = time.perf_counter() - start
     status = "converged" if est.converged_ else "stopped (max laps)"
     print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "
-          f"({est.lower_bound_ / X.shape[0]:.4f} per item); {est.n_active_components_} clusters used of {est.n_components_}")
+          f"({est.lower_bound_ / len(est.labels_):.4f} per item); {est.n_active_components_} clusters used of {est.n_components_}")
+    if moves:
+        totals = {kind: [sum(r["moves"].get(kind, {}).get(k, 0) for r in est.trace_) for k in ("accepted", "tried")]
+                  for kind in moves}
+        print("moves accepted/tried: " + ", ".join(f"{kind} {a}/{t}" for kind, (a, t) in totals.items()))
     table = _print_clusters(est, X, labels)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)

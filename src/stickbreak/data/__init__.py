@@ -5,5 +5,6 @@ from .bow import BagOfWords
 from .dense import DenseData
 from .errors import DataError, DataTypeError
 from .sequences import Sequences
+from .shards import ShardStore
 
-__all__ = ["BagOfWords", "DataError", "DataTypeError", "DenseData", "Sequences", "batch_indices"]
+__all__ = ["BagOfWords", "DataError", "DataTypeError", "DenseData", "Sequences", "ShardStore", "batch_indices"]

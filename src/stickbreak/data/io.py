@@ -40,13 +40,17 @@ def _read_npz(path: Path):
 
 
 def read_data(spec: str):
-    """``(X, labels, name)`` from a bundled data set name or a .npy / .npz / .csv file."""
+    """``(X, labels, name)`` from a bundled data set name, a .npy / .npz / .csv file or a shard directory."""
     from .. import datasets
 
     if spec in datasets.names():
         ds = datasets.load(spec)
         return ds.X, ds.labels, ds.name
     path = Path(spec)
+    if path.is_dir():
+        from .shards import ShardStore
+
+        return ShardStore.open(path), None, path.name
     if not path.exists():
         raise DataError(f"{spec!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
     suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
+
+from .. import driver
+from ..data import DataError
+from ..data.shards import ShardStore
+from ..learn import InMemoryMinibatches, StoredMinibatches
+
+#: Items sampled from an on-disk store for prior defaults and initialisation.
+INIT_SAMPLE = 20_000
 
 
 def as_generator(random_state) -> np.random.Generator:
@@ -22,3 +33,40 @@ def check_n_features(estimator, n_features: int) -> None:
             f"X has {n_features} features, but {type(estimator).__name__} is expecting "
             f"{estimator.n_features_in_} features as input."
         )
+
+
+@dataclass(frozen=True, eq=False)
+class DataPlan:
+    """What a fit needs from its input: an in-memory sample for the prior defaults and the
+    initialisation, the batches (with item indices, for labels and exact passes) and the source the
+    learner iterates (the batches, or fresh minibatches for stochastic VI)."""
+
+    sample: Any
+    batches: driver.Batches
+    source: Any
+    n_features: int
+
+
+def _store_batches(store: ShardStore) -> driver.Batches:
+    ends = np.cumsum(store.meta["sizes"])
+    index = [np.arange(end - size, end) for end, size in zip(ends, store.meta["sizes"])]
+    return driver.Batches(index, store)
+
+
+def prepare_data(X, family, learn_cfg, rng: np.random.Generator) -> DataPlan:
+    """Validate the input and lay it out for ``learn_cfg.algorithm`` (checks happen before any work)."""
+    if isinstance(X, ShardStore):
+        wants_counts = family.name == "mult"
+        if wants_counts != (X.kind == "bow"):
+            raise DataError(f"the shards hold {X.kind} data, which observation model {family.name!r} cannot use")
+        batches = _store_batches(X)
+        source = StoredMinibatches(X, learn_cfg.sampling) if learn_cfg.algorithm == "stochastic" else X
+        return DataPlan(X.sample(INIT_SAMPLE, rng), batches, source, X.n_features)
+    data = family.check_data(X, "X")
+    # batch VB sums over all data, so there batches only split the work across n_jobs workers;
+    # memoized VI keeps one cached summary per batch; SVI draws fresh minibatches every lap
+    n_split = max(learn_cfg.n_batches, learn_cfg.n_jobs) if learn_cfg.algorithm == "vb" else learn_cfg.n_batches
+    batches = driver.split_batches(data, n_split, int(rng.integers(2**31)))
+    source = (InMemoryMinibatches(data, learn_cfg.n_batches, learn_cfg.sampling)
+              if learn_cfg.algorithm == "stochastic" else batches.data)
+    return DataPlan(data, batches, source, data.n_features)

@@ -21,10 +21,10 @@ from ..alloc import MixtureParams, make_mixture_model
 from ..config import InitConfig, LearnConfig, MixtureConfig, MovesConfig
 from ..core.suffstats import SuffStats
 from ..core.model import total_elbo
-from ..learn import InMemoryMinibatches, make_learner
+from ..learn import make_learner
 from ..learn.init import initial_params
 from ..parallel import make_executor, summarize_batches
-from ._common import as_generator, check_n_features
+from ._common import as_generator, check_n_features, prepare_data
 
 
 class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
@@ -84,20 +84,21 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None):
-        """Fit by batch variational Bayes from a k-means++ (or random) start; returns ``self``."""
+        """Fit from a k-means++ (or random) start by the chosen ``algorithm``; returns ``self``.
+
+        ``X`` is an array (or a scipy sparse matrix of counts for ``"mult"``), or a
+        :class:`~stickbreak.data.shards.ShardStore` of batches on disk for data larger than memory
+        (then the prior defaults and the initialisation use a sample of up to ``INIT_SAMPLE`` items).
+        """
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
-        data = obs.get(self.obs_model).check_data(X, "X")
         rng = as_generator(self.random_state)
-        model = make_mixture_model(mixture_cfg, data)
+        plan = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
+        model = make_mixture_model(mixture_cfg, plan.sample)
         learner = make_learner(learn_cfg, moves_cfg, rng)
-        # batch VB sums over all data, so there batches only split the work across n_jobs workers;
-        # memoized VI keeps one cached summary per batch; SVI draws fresh minibatches every lap
-        n_split = max(learn_cfg.n_batches, learn_cfg.n_jobs) if learn_cfg.algorithm == "vb" else learn_cfg.n_batches
-        batches = driver.split_batches(data, n_split, int(rng.integers(2**31)))
-        source = (InMemoryMinibatches(data, learn_cfg.n_batches, learn_cfg.sampling)
-                  if learn_cfg.algorithm == "stochastic" else batches.data)
+        batches, source = plan.batches, plan.source
         with threadpool_limits(limits=1, user_api="blas"):
-            params = initial_params(model, data, mixture_cfg.n_components, init_cfg.method, rng, init_cfg.n_kmeans_iters)
+            params = initial_params(model, plan.sample, mixture_cfg.n_components, init_cfg.method, rng,
+                                    init_cfg.n_kmeans_iters)
         executor = make_executor(learn_cfg.n_jobs)
         try:
             result = driver.fit(model, source, params, learner, learn_cfg, callbacks=self.callbacks or (),
@@ -113,7 +114,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
                 f"{type(self).__name__} did not converge in {learn_cfg.max_laps} laps (relative ELBO change "
                 f"above tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=2,
             )
-        self.n_features_in_ = data.n_features
+        self.n_features_in_ = plan.n_features
         self._set_fitted(model, result.params, stats, [r.as_dict() for r in result.trace],
                          result.stop_reason, driver.predict_labels(model, result.params, batches))
         if learn_cfg.algorithm == "stochastic":

@@ -1,0 +1,145 @@
+"""Data sets stored on disk as batches ("shards"), memory-mapped when read.
+
+Memoized VI visits one batch at a time and keeps only its summary statistics, so a data set larger
+than memory can be fitted from shards: only the batch being visited is paged in.
+
+Layout of a shard directory: ``shards.json`` (format, kind, sizes, vocabulary) and per shard either
+``shard_00000.npy`` (dense rows) or ``shard_00000.{data,indices,indptr}.npy`` (CSR word counts).
+Every chunk is validated when written, so reading needs no checks.
+
+>>> store = ShardStore.write(DenseData.from_array(X), "/tmp/x_shards", n_batches=10)   # doctest: +SKIP
+>>> DPMixture(algorithm="memoized", moves=("birth", "merge")).fit(store)                # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .batching import batch_indices
+from .bow import BagOfWords
+from .dense import DenseData
+from .errors import DataError
+
+FORMAT = "stickbreak-shards"
+VERSION = 1
+
+
+class ShardStore(Sequence):
+    """A sequence of batches on disk; ``store[b]`` memory-maps batch ``b``."""
+
+    def __init__(self, directory, meta: dict):
+        self.directory = Path(directory)
+        self.meta = meta
+
+    # ---------------------------------------------------------------- writing
+    @classmethod
+    def from_chunks(cls, chunks: Iterable, directory, vocabulary=None) -> "ShardStore":
+        """Write each chunk (dense rows, or word counts for ``kind="bow"``) as one shard.
+
+        Chunks may be arrays, scipy sparse matrices, :class:`DenseData` or :class:`BagOfWords`;
+        a dense array is a dense chunk, a sparse matrix a chunk of word counts. The chunks are
+        validated as they come, so an iterator over a file larger than memory works.
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        if any(directory.glob("shard_*")):
+            raise DataError(f"{directory} already holds shards; write to an empty directory")
+        sizes, kind, n_features = [], None, None
+        for index, chunk in enumerate(chunks):
+            data = _as_data(chunk, f"chunk {index}")
+            chunk_kind = "bow" if isinstance(data, BagOfWords) else "dense"
+            if kind is None:
+                kind, n_features = chunk_kind, data.n_features
+            elif chunk_kind != kind or data.n_features != n_features:
+                raise DataError(f"chunk {index} is {chunk_kind} with {data.n_features} features; "
+                                f"earlier chunks were {kind} with {n_features}")
+            _write_shard(directory, index, data)
+            sizes.append(data.n_items)
+        if not sizes:
+            raise DataError("no chunks to write; pass at least one non-empty chunk")
+        meta = {"format": FORMAT, "version": VERSION, "kind": kind, "n_features": int(n_features), "sizes": sizes,
+                "vocabulary": list(vocabulary) if vocabulary is not None else None}
+        (directory / "shards.json").write_text(json.dumps(meta))
+        return cls(directory, meta)
+
+    @classmethod
+    def write(cls, data, directory, n_batches: int, seed: int = 0) -> "ShardStore":
+        """Split in-memory data into ``n_batches`` random batches (as :func:`batch_indices`) on disk."""
+        index = batch_indices(data.n_items, n_batches, seed)
+        vocabulary = getattr(data, "vocabulary", None)
+        return cls.from_chunks((data.subset(i) for i in index), directory, vocabulary)
+
+    @classmethod
+    def open(cls, directory) -> "ShardStore":
+        path = Path(directory) / "shards.json"
+        if not path.exists():
+            raise DataError(f"{directory} is not a shard directory (no shards.json); write one with ShardStore.write")
+        meta = json.loads(path.read_text())
+        if meta.get("format") != FORMAT or meta.get("version", 0) > VERSION:
+            raise DataError(f"{directory} holds shards in an unknown format or a newer version")
+        return cls(directory, meta)
+
+    # ---------------------------------------------------------------- reading
+    def __len__(self) -> int:
+        return len(self.meta["sizes"])
+
+    def __getitem__(self, b):
+        if isinstance(b, slice):
+            return [self[i] for i in range(*b.indices(len(self)))]
+        b = int(b)
+        if not 0 <= b < len(self):
+            raise IndexError(f"shard {b} out of range (0..{len(self) - 1})")
+        stem = self.directory / f"shard_{b:05d}"
+        if self.meta["kind"] == "dense":
+            return DenseData(np.load(f"{stem}.npy", mmap_mode="r"))
+        parts = [np.load(f"{stem}.{name}.npy", mmap_mode="r") for name in ("data", "indices", "indptr")]
+        counts = sp.csr_matrix(tuple(parts), shape=(len(parts[2]) - 1, self.meta["n_features"]), copy=False)
+        vocabulary = tuple(self.meta["vocabulary"]) if self.meta["vocabulary"] else None
+        return BagOfWords(counts, vocabulary)
+
+    @property
+    def kind(self) -> str:
+        return self.meta["kind"]
+
+    @property
+    def n_items(self) -> int:
+        return int(sum(self.meta["sizes"]))
+
+    @property
+    def n_features(self) -> int:
+        return int(self.meta["n_features"])
+
+    def sample(self, n_items: int, rng: np.random.Generator):
+        """An in-memory random sample of about ``n_items`` items, drawn shard by shard (for initialisation)."""
+        fraction = min(1.0, n_items / self.n_items)
+        parts = []
+        for b in range(len(self)):
+            batch = self[b]
+            take = max(1, int(round(fraction * batch.n_items)))
+            parts.append(batch.subset(np.sort(rng.choice(batch.n_items, take, replace=False))))
+        if self.kind == "dense":
+            return DenseData(np.concatenate([np.asarray(p.X) for p in parts]))
+        return BagOfWords(sp.vstack([p.counts for p in parts]).tocsr(), parts[0].vocabulary)
+
+
+def _as_data(chunk, what: str):
+    if isinstance(chunk, (DenseData, BagOfWords)):
+        return chunk
+    if sp.issparse(chunk):
+        return BagOfWords.from_counts(chunk, what=what)
+    return DenseData.from_array(chunk, what)
+
+
+def _write_shard(directory: Path, index: int, data) -> None:
+    stem = directory / f"shard_{index:05d}"
+    if isinstance(data, DenseData):
+        np.save(f"{stem}.npy", np.ascontiguousarray(data.X))
+        return
+    counts = data.counts
+    for name in ("data", "indices", "indptr"):
+        np.save(f"{stem}.{name}.npy", getattr(counts, name))
