@@ -48,17 +48,18 @@ def test_elbo_never_decreases_after_first_lap(name, moves):
     assert np.all(np.diff(elbo) >= -1e-9 * np.abs(elbo[1:]))
 
 
-@pytest.mark.parametrize("name, n_items, n_batches", [("gauss", 400, 5), ("diag_gauss", 900, 3), ("mult", 395, 5)])
-def test_cached_batch_stats_stay_consistent_through_moves(name, n_items, n_batches):
+@pytest.mark.parametrize("name, n_items, n_batches, n_components",
+                         [("gauss", 400, 5, 2), ("diag_gauss", 900, 3, 6), ("bern", 600, 4, 2), ("mult", 395, 5, 2)])
+def test_cached_batch_stats_stay_consistent_through_moves(name, n_items, n_batches, n_components):
     """After laps of births, merges, deletes and reorders over several batches, every batch's cached
     statistics, fast-forwarded through the move log, sum to the whole-data statistics."""
     model, batches, result = _fit_memoized(real_data_for(name, n_items), name, ("birth", "merge", "delete"),
-                                           n_batches=n_batches, n_components=2, max_laps=5)
+                                           n_batches=n_batches, n_components=n_components, max_laps=8)
     state = result.state
     accepted = {kind: sum(r.moves[kind]["accepted"] for r in result.trace) for kind in ("birth", "merge", "delete")}
     assert accepted["birth"] > 0
-    if name == "mult":  # this run exercises every kind of move
-        assert accepted["merge"] > 0 and accepted["delete"] > 0
+    if name != "mult":  # these seeded runs exercise every kind of move
+        assert accepted["merge"] > 0 and accepted["delete"] > 0, accepted
     cached = [fast_forward(m, state.log[s:], b).without_merge_terms() for b, (m, s) in enumerate(zip(state.memo, state.seen))]
     total = sum(cached[1:], cached[0])
     np.testing.assert_array_equal(total.uids, state.stats.uids)
@@ -83,3 +84,20 @@ def test_merges_stall_where_a_delete_succeeds():
     assert deletes.n_active_components_ == 1
     assert any(m["kind"] == "delete" for m in deletes.move_log_)
     assert deletes.lower_bound_ > merges.lower_bound_
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_births_from_one_cluster_find_all_edge_patch_clusters(seed):
+    """Hughes 2016, Fig. 4.6, reduced to 20,000 patches in 20 batches (the full-size run, 10 seeds,
+    is in benchmarks/mixture_toys.py): from K = 1, births and merges find the 8 edge clusters."""
+    from sklearn.metrics import adjusted_rand_score
+
+    from stickbreak.datasets.synthetic import make_edge_patches
+
+    X, labels = make_edge_patches(20000, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ELBODecreaseWarning)
+        model = DPMixture(n_components=1, obs_model="zero_mean_gauss", algorithm="memoized", n_batches=20,
+                          moves=("birth", "merge", "delete"), max_laps=40, random_state=seed).fit(X)
+    assert model.n_active_components_ == 8
+    assert adjusted_rand_score(labels, model.labels_) > 0.9  # edges through the origin are ambiguous near it

@@ -93,6 +93,7 @@ class MovesConfig:
     birth_kmeans_iters: int = 3
     birth_refine_steps: int = 3
     births_per_batch: int = 1
+    birth_max_active: int = 4
     max_components: int = 200
     merge_start_lap: int = 2
     merge_max_pairs: int = 500
@@ -109,7 +110,7 @@ class MovesConfig:
             check_choice("move", move, MOVE_KINDS)
         for name in ("birth_start_lap", "merge_start_lap", "delete_start_lap", "birth_kmeans_iters"):
             check_int(name, getattr(self, name), 0)
-        for name in ("birth_max_new", "birth_min_items", "birth_max_items", "birth_refine_steps", "births_per_batch",
+        for name in ("birth_max_new", "birth_min_items", "birth_max_items", "birth_refine_steps", "births_per_batch", "birth_max_active",
                      "max_components", "merge_max_pairs", "merge_pairs_per_component", "delete_refine_steps"):
             check_int(name, getattr(self, name), 1)
         if self.birth_max_new < 2:

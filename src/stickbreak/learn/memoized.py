@@ -23,7 +23,7 @@ import numpy as np
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
-from ..moves.planner import LapPlan, MoveHistory, birth_targets
+from ..moves.planner import LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward
 from .base import LapResult
 
@@ -44,6 +44,8 @@ class MemoState:
     births_last_lap: int = 0
     elbo: float | None = None
     accepted: tuple = ()                  # every accepted move, described (kept for the user; log is trimmed)
+    births: tuple = ()                    # birth proposals still being tracked through the batches
+    delete_lap: int = -1                  # the last lap that tried a delete
 
 
 def _empty_counts(config) -> dict:
@@ -68,7 +70,7 @@ class MemoizedVI:
         for b in self.rng.permutation(len(batches)):
             run.visit(int(b))
         run.finish()
-        settled = not any(c["accepted"] for c in run.counts.values())
+        settled = not any(c["accepted"] for c in run.counts.values()) and not run.active
         return LapResult(run.new_state(), run.terms, exact=True, moves=run.counts, settled=settled)
 
 
@@ -82,6 +84,8 @@ class _Lap:
         self.memo, self.seen, self.log = list(state.memo), list(state.seen), list(state.log)
         self.next_uid, self.history = state.next_uid, state.history.copy()
         self.accepted = list(state.accepted)
+        self.active = list(state.births)
+        self.delete_lap = state.delete_lap
         self.counts = _empty_counts(self.cfg)
         self.births = 0
         self.terms: dict[str, float] = {}
@@ -91,18 +95,28 @@ class _Lap:
 
     # ---------------------------------------------------------------- planning
     def _plan(self, state: MemoState) -> LapPlan:
+        """Births first (a shortlist of targets, left out of merges), then a delete, then merge pairs.
+
+        A delete is planned only once growth has stopped (no births accepted last lap, none in
+        flight) and at most every other lap, so deletes never starve births.
+        """
         cfg, lap = self.cfg, self.number
-        pairs, target = np.zeros((0, 2), dtype=np.int64), None
+        pairs, target, shortlist = np.zeros((0, 2), dtype=np.int64), None, frozenset()
         births = cfg.enabled("birth") and lap >= cfg.birth_start_lap
-        if self.stats is not None:
-            if cfg.enabled("delete") and lap >= cfg.delete_start_lap and state.births_last_lap == 0:
-                target = delete.choose_target(self.stats, self.history, lap, cfg.delete_max_fraction)
-                births = births and target is None  # one kind of move per component per lap
-            if cfg.enabled("merge") and lap >= cfg.merge_start_lap:
-                exclude = () if target is None else (target,)
-                pairs = merge.plan_pairs(self.model, self.params, self.stats, cfg.merge_max_pairs,
-                                         cfg.merge_pairs_per_component, exclude)
-                pairs = self._unblocked(pairs)
+        if self.stats is None:
+            return LapPlan(pairs, None, births)
+        in_flight = {p.target for p in state.births}
+        if births:
+            shortlist = birth_shortlist(self.stats, self.history, lap, cfg, in_flight)
+        growing = state.births_last_lap > 0 or bool(state.births)
+        if cfg.enabled("delete") and lap >= cfg.delete_start_lap and not growing and lap - state.delete_lap >= 2:
+            target = delete.choose_target(self.stats, self.history, lap, cfg.delete_max_fraction)
+            births = births and target is None  # one kind of move per component per lap
+        if cfg.enabled("merge") and lap >= cfg.merge_start_lap:
+            exclude = in_flight | set(shortlist) | ({target} if target is not None else set())
+            pairs = merge.plan_pairs(self.model, self.params, self.stats, cfg.merge_max_pairs,
+                                     cfg.merge_pairs_per_component, exclude)
+            pairs = self._unblocked(pairs)
         return LapPlan(pairs, target, births)
 
     def _unblocked(self, pairs: np.ndarray) -> np.ndarray:
@@ -121,8 +135,11 @@ class _Lap:
         if self.plan.delete_target is not None:
             self.delete_proposals[b] = delete.batch_proposal(
                 self.model, batch, self.params, self.plan.delete_target, self.stats, fresh, self.cfg.delete_refine_steps)
-        if want_births:
-            self._try_births(b, batch, local, params_before)
+        accepted_before = self.births
+        self._extend_births(b, batch, local, params_before)
+        # after an accepted birth this batch's responsibilities are stale: start no proposal from them
+        if want_births and self.births == accepted_before:
+            self._start_births(b, batch, local, params_before)
 
     def _swap_in(self, b: int, fresh: SuffStats) -> None:
         """Subtract the batch's cached statistics (fast-forwarded), add the fresh ones, global step."""
@@ -160,46 +177,56 @@ class _Lap:
         return False
 
     # ---------------------------------------------------------------- births
-    def _try_births(self, b: int, batch, local, params_before) -> None:
+    def _extend_births(self, b: int, batch, local, params_before) -> None:
+        """Expand every tracked birth at this batch and evaluate the complete ones. A batch seen before
+        is expanded again: its expansion must match the statistics just cached for it."""
+        still_active = []
+        for proposal in self.active:
+            proposal = birth.extend(self.model, proposal, b, batch, local.resp, params_before)
+            if proposal.complete:
+                self._evaluate_birth(proposal)
+            else:
+                still_active.append(proposal)
+        self.active = still_active
+
+    def _start_births(self, b: int, batch, local, params_before) -> None:
         cfg = self.cfg
         whole = dict(zip(self.stats.uids.tolist(), self.stats.counts))
         counts = np.array([whole.get(int(u), 0.0) for u in params_before.uids])
-        for target in birth_targets(params_before, local.resp, local.loglik, self.plan, self.history,
-                                    self.number, cfg, counts):
-            if self.params.n_components >= cfg.max_components:
+        tracked = {p.target for p in self.active}
+        planned = replace_busy(self.plan, tracked)
+        for target in birth_targets(params_before, local.resp, local.loglik, planned, self.history, self.number,
+                                    cfg, counts):
+            pending = sum(len(p.born) for p in self.active)
+            room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components - pending)
+            if len(self.active) >= cfg.birth_max_active or room < 2:
                 break
-            self.counts["birth"]["tried"] += 1
-            room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components + 1)
             new_uids = list(range(self.next_uid, self.next_uid + room))
             self.next_uid += room  # reserved whether or not the birth is accepted: uids are never reused
-            proposal = None
-            if room >= 2:
-                proposal = birth.propose(self.model, batch, local.resp, params_before, target, new_uids,
-                                         self.memo[b], cfg, self.rng)
-            if proposal is not None and self._accept_birth(b, target, proposal):
-                continue
-            self.history.birth[target] = (self.number, float(whole.get(target, 0.0)))
+            proposal = birth.start(self.model, b, batch, local.resp, params_before, target, new_uids,
+                                   len(self.batches), cfg, self.rng)
+            if proposal is None:
+                self.history.birth[target] = (self.number, float(whole.get(target, 0.0)))
+            elif proposal.complete:  # a single batch: nothing more to track
+                self._evaluate_birth(proposal)
+            else:
+                self.active.append(proposal)
 
-    def _accept_birth(self, b: int, target: int, proposal) -> bool:
-        """Swap the proposal into the whole-data statistics (Eq. 4.22), clean it up, pick the better
-        component order, and accept it if the exact ELBO rises."""
-        born = proposal.born
-        candidate = (self.stats.insert_empty(born) - self.memo[b].without_merge_terms().insert_empty(born)
-                     + proposal.batch_stats.without_merge_terms()).clipped()
-        candidate, proposal = birth.clean_up(self.model, candidate, proposal)
-        candidate, params, terms, reordered = birth.best_order(self.model, candidate)
+    def _evaluate_birth(self, proposal) -> None:
+        """Accept a fully tracked birth iff the exact whole-data ELBO rises (trying size order too)."""
+        self.counts["birth"]["tried"] += 1
+        target = proposal.target
+        candidate, params, terms, reordered = birth.best_order(self.model, birth.candidate(self.stats, proposal))
         if total_elbo(terms) <= self.elbo:
-            return False
+            size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(target, 0.0)
+            self.history.birth[target] = (self.number, float(size))
+            return
         self._rescore(candidate, params, terms)
-        memo = proposal.batch_stats
-        self._record(BirthRecord(self.number, target, tuple(int(u) for u in proposal.born)))
+        self._record(BirthRecord(self.number, target, tuple(int(u) for u in proposal.born), proposal.expansions))
         if reordered:
-            memo = memo.reorder(candidate.uids)
             self._record(ReorderRecord(self.number, tuple(int(u) for u in candidate.uids)))
-        self.memo[b], self.seen[b] = memo, len(self.log)
         self.counts["birth"]["accepted"] += 1
         self.births += 1
-        return True
 
     # ---------------------------------------------------------------- lap end
     def finish(self) -> None:
@@ -213,6 +240,7 @@ class _Lap:
         target = self.plan.delete_target
         if target is None:
             return False
+        self.delete_lap = self.number
         self.counts["delete"]["tried"] += 1
         proposals = self.delete_proposals
         candidate = sum(proposals[1:], proposals[0]).clipped()
@@ -251,4 +279,5 @@ class _Lap:
         done = min(self.seen)
         seen = tuple(s - done for s in self.seen)
         return MemoState(self.params, self.stats, tuple(self.memo), seen, tuple(self.log[done:]), self.number,
-                         self.next_uid, self.history, self.births, self.elbo, tuple(self.accepted))
+                         self.next_uid, self.history, self.births, self.elbo, tuple(self.accepted), tuple(self.active),
+                         self.delete_lap)

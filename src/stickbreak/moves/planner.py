@@ -1,8 +1,9 @@
 """Which components each move targets, and the record of failed attempts (Hughes 2016, §4.2.4, §4.3.4).
 
 Rules: at most one kind of move per component per lap (a planned delete suspends births for that
-lap; birth targets are never in a planned merge pair); a target that failed is retried only once it
-has changed (its size moved by more than ``RETRY_CHANGE``) or ``RETRY_LAPS`` laps have passed.
+lap; births get a shortlist of targets first, which merge planning leaves out); a target that
+failed is retried only once it has changed (its size moved by more than ``RETRY_CHANGE``) or
+``RETRY_LAPS`` laps have passed.
 """
 
 from __future__ import annotations
@@ -49,14 +50,33 @@ class LapPlan:
     merge_pairs: np.ndarray          # (M, 2) uids
     delete_target: int | None
     births: bool
+    claimed: frozenset = frozenset()  # further components already claimed (targets of tracked births)
 
     @property
     def busy(self) -> set:
-        """Components already claimed by a merge or delete this lap."""
-        out = set(int(u) for u in self.merge_pairs.ravel())
+        """Components already claimed by a merge, a delete or a tracked birth."""
+        out = set(int(u) for u in self.merge_pairs.ravel()) | set(self.claimed)
         if self.delete_target is not None:
             out.add(self.delete_target)
         return out
+
+
+def replace_busy(plan: LapPlan, claimed) -> LapPlan:
+    return LapPlan(plan.merge_pairs, plan.delete_target, plan.births, frozenset(claimed))
+
+
+def birth_shortlist(stats, history: MoveHistory, lap: int, config, exclude=()) -> frozenset:
+    """Components kept free for births this lap (bnpy's birth shortlist): the largest ones that
+    have not failed recently, up to ``birth_max_active``; merge planning leaves them out."""
+    chosen = []
+    for k in np.argsort(-stats.counts, kind="stable"):
+        uid, size = int(stats.uids[k]), float(stats.counts[k])
+        if size < 2 * config.birth_min_items or uid in exclude or history.birth_blocked(uid, size, lap):
+            continue
+        chosen.append(uid)
+        if len(chosen) >= config.birth_max_active:
+            break
+    return frozenset(chosen)
 
 
 def birth_targets(params, resp: np.ndarray, loglik: np.ndarray, plan: LapPlan, history: MoveHistory,

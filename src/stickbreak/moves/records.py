@@ -17,15 +17,21 @@ from ..core.suffstats import SuffStats
 
 @dataclass(frozen=True, eq=False)
 class BirthRecord:
-    """New components appended; batches that did not propose them hold zero mass there (Eq. 4.21)."""
+    """Newborn components appended; each batch's target mass moved onto them by its expansion.
+
+    ``expansions`` maps a batch to the newborns' statistics there; a batch without one (it never
+    held the target's mass when the birth was tracked) gets zero-padded newborns (Eq. 4.21).
+    """
 
     lap: int
     target: int
     new_uids: tuple[int, ...]
+    expansions: dict
 
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
-        missing = [u for u in self.new_uids if u not in set(stats.uids.tolist())]
-        return stats.insert_empty(missing) if missing else stats
+        if batch in self.expansions:
+            return stats.zero_components([self.target]).append(self.expansions[batch])
+        return stats.insert_empty(list(self.new_uids))
 
 
 @dataclass(frozen=True, eq=False)
