@@ -67,3 +67,28 @@ def test_entropy_kernels_match_twins(case):
     second = np.array([k - 1, 0, 0], dtype=np.int64) if k > 1 else np.zeros(3, dtype=np.int64)
     np.testing.assert_allclose(kernels.pair_merge_entropy(resp, first, second, kernels.RESP_FLOOR),
                                ref.pair_merge_entropy(resp, first, second, kernels.RESP_FLOOR), rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("n_comp, dim", [(1, 1), (3, 5), (7, 2)])
+def test_blockwise_squared_norms_matches_twin(n_comp, dim):
+    rng = np.random.default_rng(4)
+    whitened = rng.normal(size=(11, n_comp * dim)) * 1e3
+    shift = rng.normal(size=(n_comp, dim))
+    fast, slow = np.full((15, n_comp), np.nan), np.full((15, n_comp), np.nan)
+    kernels.blockwise_squared_norms(whitened, shift, fast, 2)
+    ref.blockwise_squared_norms(whitened, shift, slow, 2)
+    np.testing.assert_allclose(fast, slow, rtol=1e-13)
+    assert np.isnan(fast[:2]).all() and np.isnan(fast[13:]).all()
+
+
+def test_mahalanobis_against_direct_solve():
+    from stickbreak.obs._gaussian import mahalanobis
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 4))
+    A = rng.normal(size=(3, 4, 4))
+    chol = np.linalg.cholesky(A @ A.transpose(0, 2, 1) + np.eye(4))
+    means = rng.normal(size=(3, 4))
+    direct = np.stack([np.sum(np.linalg.solve(c, (X - m).T) ** 2, axis=0) for c, m in zip(chol, means)], axis=1)
+    np.testing.assert_allclose(mahalanobis(X, chol, means), direct, rtol=1e-10)
+    np.testing.assert_allclose(mahalanobis(X, chol), np.stack([np.sum(np.linalg.solve(c, X.T) ** 2, axis=0) for c in chol], axis=1), rtol=1e-10)

@@ -34,3 +34,10 @@ def pair_merge_entropy(resp, first, second, floor):
     """NumPy twin of :func:`stickbreak.kernels.resp.pair_merge_entropy`."""
     r = np.maximum(resp[:, first] + resp[:, second], floor)
     return -(r * np.log(r)).sum(axis=0)
+
+
+def blockwise_squared_norms(whitened, shift, out, start):
+    """NumPy twin of :func:`stickbreak.kernels.gauss.blockwise_squared_norms`."""
+    n_comp, dim = shift.shape
+    blocks = whitened.reshape(len(whitened), n_comp, dim) - shift[None]
+    out[start:start + len(whitened)] = (blocks**2).sum(axis=2)

@@ -13,6 +13,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import digamma, gammaln
 
 from ..data import DenseData
+from ..kernels import blockwise_squared_norms
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -130,13 +131,26 @@ def wishart_log_normalizer(nu: np.ndarray, logdet_scale: np.ndarray, dim: int) -
     return -0.5 * nu * dim * np.log(2.0) - log_multigamma(nu / 2.0, dim) + 0.5 * nu * logdet_scale
 
 
+#: Size (in float64 values) of the whitened block of rows computed at once: small enough to stay in cache.
+WHITENED_BLOCK = 200_000
+
+
 def mahalanobis(X: np.ndarray, chol: np.ndarray, means: np.ndarray | None = None) -> np.ndarray:
-    """``||L_k^-1 (x_n - m_k)||^2`` for every item and component, shape (N, K); one triangular solve per component."""
-    out = np.empty((X.shape[0], chol.shape[0]))
-    for k in range(chol.shape[0]):
-        centred = X if means is None else X - means[k]
-        solved = solve_triangular(chol[k], centred.T, lower=True, check_finite=False)
-        out[:, k] = np.einsum("dn,dn->n", solved, solved)
+    """``||L_k^-1 (x_n - m_k)||^2`` for every item and component, shape (N, K).
+
+    With ``W_k = L_k^-1``, ``W_k (x - m_k) = W_k x - W_k m_k``: one matrix product per block of rows
+    whitens it for every component at once, and a kernel sums the squares (about twice as fast as
+    one triangular solve per component).
+    """
+    n_comp, dim = chol.shape[0], chol.shape[1]
+    eye = np.eye(dim)
+    inverse = np.stack([solve_triangular(c, eye, lower=True, check_finite=False) for c in chol])
+    stacked = np.ascontiguousarray(inverse.transpose(2, 0, 1).reshape(dim, n_comp * dim))
+    shift = np.zeros((n_comp, dim)) if means is None else np.ascontiguousarray(np.einsum("kde,ke->kd", inverse, means))
+    out = np.empty((X.shape[0], n_comp))
+    rows = max(16, WHITENED_BLOCK // (n_comp * dim))
+    for start in range(0, X.shape[0], rows):
+        blockwise_squared_norms(np.asarray(X[start:start + rows]) @ stacked, shift, out, start)
     return out
 
 
