@@ -69,8 +69,8 @@ def test_merge_score_is_an_upper_bound_on_the_gain(name):
 @pytest.mark.parametrize("name", ALL_FAMILIES)
 def test_birth_delta_equals_brute_force(name):
     """A birth tracked over two batches (and re-expanded at a revisit): the whole-data candidate
-    (target emptied, expansions appended, Eq. 4.22) equals the statistics of the explicit proposal
-    responsibilities over all items."""
+    (target's row replaced by its kept part, newborns appended, Eq. 4.22) equals the statistics of
+    the explicit proposal responsibilities over all items."""
     model, data, params = _case(name, n_components=2, n_items=400)
     batches = split_batches(data, 2, seed=0)
     locals_ = [model.local_step(params, batch) for batch in batches.data]
@@ -78,13 +78,16 @@ def test_birth_delta_equals_brute_force(name):
     whole = parts[0] + parts[1]
     target = int(params.uids[np.argmax(whole.counts)])
     cfg = MovesConfig(moves=("birth",), birth_min_items=5)
+    rng = np.random.default_rng(0)
     proposal = birth.start(model, 0, batches.data[0], locals_[0].resp, params, target, list(range(10, 20)), 2,
-                           cfg, np.random.default_rng(0))
-    assert proposal is not None and not proposal.complete and len(proposal.born) >= 2
-    used = {}
-    for b in (1, 0):  # batch 1 expanded for the first time, batch 0 again (a revisit)
+                           cfg, rng)
+    proposal = birth.extend(model, proposal, 1, batches.data[1], locals_[1].resp, params, cfg, rng)  # pool complete
+    assert proposal is not None and proposal.created and not proposal.complete and len(proposal.born) >= 2
+    used = {1: (proposal.centers, proposal.log_weights)}
+    used[1] = None  # batch 1 was expanded right at creation; re-expand both below with known parameters
+    for b in (0, 1):  # batch 0 expanded for the first time, batch 1 again (a revisit)
         used[b] = (proposal.centers, proposal.log_weights)
-        proposal = birth.extend(model, proposal, b, batches.data[b], locals_[b].resp, params)
+        proposal = birth.extend(model, proposal, b, batches.data[b], locals_[b].resp, params, cfg, rng)
     assert proposal.complete
     fast = birth.candidate(whole, proposal)
     column = int(np.flatnonzero(params.uids == target)[0])
@@ -94,8 +97,8 @@ def test_birth_delta_equals_brute_force(name):
         owned = locals_[b].resp[:, column]
         split = birth.split_target(model, batch, owned, *used[b])
         resp = locals_[b].resp.copy()
-        resp[:, column] = 0.0
-        part = model.summarize_resp(batch, np.column_stack([resp, split]), uids)
+        resp[:, column] = split[:, 0]  # the target keeps part of its mass
+        part = model.summarize_resp(batch, np.column_stack([resp, split[:, 1:]]), uids)
         brute = part if brute is None else brute + part
     _assert_same_stats(fast, brute)
     before = _elbo(model, whole)

@@ -88,12 +88,13 @@ class MovesConfig:
     birth_start_lap: int = 1
     birth_max_new: int = 10
     birth_min_items: int = 10
-    birth_max_items: int = 5000
+    birth_max_items: int = 1500
     birth_resp_threshold: float = 0.1
     birth_kmeans_iters: int = 3
     birth_refine_steps: int = 3
     births_per_batch: int = 1
-    birth_max_active: int = 4
+    birth_max_active: int = 8
+    birth_keep_target: bool = False
     max_components: int = 200
     merge_start_lap: int = 2
     merge_max_pairs: int = 500

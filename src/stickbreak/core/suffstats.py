@@ -235,6 +235,25 @@ class SuffStats:
             elbo_terms={k: np.concatenate([v, other.elbo_terms[k]]) for k, v in self.elbo_terms.items()},
         )
 
+    def with_components(self, other: "SuffStats") -> "SuffStats":
+        """``other``'s components written in: rows of uids we have are overwritten, new uids appended.
+        Our scalars and merge terms are kept (a move that re-splits some components' mass)."""
+        if self.fields.keys() != other.fields.keys() or self.elbo_terms.keys() != other.elbo_terms.keys():
+            raise ValueError("cannot combine statistics with different named fields")
+        present = np.isin(other.uids, self.uids)
+        rows = np.array([self.index_of(u) for u in other.uids[present]], dtype=np.int64)
+
+        def write(v, w):
+            v = v.copy()
+            v[rows] = w[present]
+            return np.concatenate([v, w[~present]])
+
+        return self._replace(
+            uids=np.concatenate([self.uids, other.uids[~present]]),
+            fields={k: write(v, other.fields[k]) for k, v in self.fields.items()},
+            elbo_terms={k: write(v, other.elbo_terms[k]) for k, v in self.elbo_terms.items()},
+        )
+
     def with_merge_terms(self, pairs, entropy) -> "SuffStats":
         return self._replace(merge_pairs=pairs, merge_entropy=entropy)
 

@@ -21,3 +21,18 @@ def batch_indices(n_items: int, n_batches: int, seed: int | None = 0) -> list[np
         return [np.arange(n_items)]
     order = np.random.default_rng(seed).permutation(n_items)
     return [np.sort(part) for part in np.array_split(order, n_batches)]
+
+
+def concat_items(parts):
+    """One data set of the same kind from several (dense rows or word counts, in order)."""
+    from .bow import BagOfWords
+    from .dense import DenseData
+
+    first = parts[0]
+    if isinstance(first, DenseData):
+        return DenseData(np.concatenate([np.asarray(p.X) for p in parts]))
+    if isinstance(first, BagOfWords):
+        import scipy.sparse as sp
+
+        return BagOfWords(sp.vstack([p.counts for p in parts]).tocsr(), first.vocabulary)
+    raise TypeError(f"cannot concatenate {type(first).__name__} items")

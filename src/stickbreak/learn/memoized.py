@@ -23,7 +23,7 @@ import numpy as np
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
-from ..moves.planner import LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
+from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward
 from .base import LapResult
 
@@ -46,6 +46,7 @@ class MemoState:
     accepted: tuple = ()                  # every accepted move, described (kept for the user; log is trimmed)
     births: tuple = ()                    # birth proposals still being tracked through the batches
     delete_lap: int = -1                  # the last lap that tried a delete
+    quiet_laps: int = 0                   # consecutive laps without an accepted move
 
 
 def _empty_counts(config) -> dict:
@@ -53,13 +54,26 @@ def _empty_counts(config) -> dict:
 
 
 class MemoizedVI:
-    """Memoized VI; ``moves`` is a :class:`~stickbreak.config.MovesConfig` (no moves by default)."""
+    """Memoized VI; ``moves`` is a :class:`~stickbreak.config.MovesConfig` (no moves by default).
+
+    ``first_lap``: ``"streaming"`` runs the global step after every batch from the start;
+    ``"full"`` keeps the initial global parameters for the whole first lap and steps once at its
+    end, so that an informative initialisation is not overwritten by statistics of a few batches
+    (the thesis's advice, bnpy's ``doFullPassBeforeMstep``); ``"auto"`` is full for more than one
+    initial component and streaming from a single one (where births must grow K from lap 1).
+    """
 
     name = "memoized"
 
-    def __init__(self, moves, rng: np.random.Generator):
+    def __init__(self, moves, rng: np.random.Generator, first_lap: str = "auto"):
+        if first_lap not in ("auto", "full", "streaming"):
+            raise ValueError(f"first_lap={first_lap!r} is not valid; choose 'auto', 'full' or 'streaming'")
         self.moves = moves
         self.rng = rng
+        self.first_lap = first_lap
+
+    def defers_first_lap(self, params) -> bool:
+        return self.first_lap == "full" or (self.first_lap == "auto" and params.n_components > 1)
 
     def start(self, model, batches, params) -> MemoState:
         n = len(batches)
@@ -70,8 +84,10 @@ class MemoizedVI:
         for b in self.rng.permutation(len(batches)):
             run.visit(int(b))
         run.finish()
-        settled = not any(c["accepted"] for c in run.counts.values()) and not run.active
-        return LapResult(run.new_state(), run.terms, exact=True, moves=run.counts, settled=settled)
+        state = run.new_state()
+        # with moves, settled only once failed targets have all had their retry (RETRY_LAPS quiet laps)
+        settled = not self.moves.moves or state.quiet_laps >= RETRY_LAPS
+        return LapResult(state, run.terms, exact=True, moves=run.counts, settled=settled)
 
 
 class _Lap:
@@ -86,8 +102,10 @@ class _Lap:
         self.accepted = list(state.accepted)
         self.active = list(state.births)
         self.delete_lap = state.delete_lap
+        self.quiet_laps = state.quiet_laps
         self.counts = _empty_counts(self.cfg)
         self.births = 0
+        self.deferred = self.number == 1 and learner.defers_first_lap(state.params)
         self.terms: dict[str, float] = {}
         self.plan = self._plan(state)
         self.pair_entropy = np.zeros(len(self.plan.merge_pairs))
@@ -102,7 +120,7 @@ class _Lap:
         """
         cfg, lap = self.cfg, self.number
         pairs, target, shortlist = np.zeros((0, 2), dtype=np.int64), None, frozenset()
-        births = cfg.enabled("birth") and lap >= cfg.birth_start_lap
+        births = cfg.enabled("birth") and lap >= cfg.birth_start_lap and not (lap == 1 and self.deferred)
         if self.stats is None:
             return LapPlan(pairs, None, births)
         in_flight = {p.target for p in state.births}
@@ -152,7 +170,8 @@ class _Lap:
         self.stats = self.stats.clipped()
         self.pair_entropy = self.pair_entropy + fresh.merge_entropy
         self.memo[b], self.seen[b] = fresh, len(self.log)
-        self._rescore(self.stats)
+        if not self.deferred:
+            self._rescore(self.stats)
 
     def _rescore(self, stats: SuffStats, params=None, terms=None) -> None:
         if params is None:
@@ -178,16 +197,23 @@ class _Lap:
 
     # ---------------------------------------------------------------- births
     def _extend_births(self, b: int, batch, local, params_before) -> None:
-        """Expand every tracked birth at this batch and evaluate the complete ones. A batch seen before
-        is expanded again: its expansion must match the statistics just cached for it."""
+        """Advance every birth proposal at this batch (collect, create, expand) and evaluate the
+        complete ones. A batch seen before is expanded again: its expansion must match the
+        statistics just cached for it."""
         still_active = []
         for proposal in self.active:
-            proposal = birth.extend(self.model, proposal, b, batch, local.resp, params_before)
-            if proposal.complete:
-                self._evaluate_birth(proposal)
+            advanced = birth.extend(self.model, proposal, b, batch, local.resp, params_before, self.cfg, self.rng)
+            if advanced is None:
+                self._birth_failed(proposal.target)
+            elif advanced.complete:
+                self._evaluate_birth(advanced)
             else:
-                still_active.append(proposal)
+                still_active.append(advanced)
         self.active = still_active
+
+    def _birth_failed(self, target: int) -> None:
+        size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(target, 0.0)
+        self.history.birth[target] = (self.number, float(size))
 
     def _start_births(self, b: int, batch, local, params_before) -> None:
         cfg = self.cfg
@@ -197,7 +223,7 @@ class _Lap:
         planned = replace_busy(self.plan, tracked)
         for target in birth_targets(params_before, local.resp, local.loglik, planned, self.history, self.number,
                                     cfg, counts):
-            pending = sum(len(p.born) for p in self.active)
+            pending = sum(len(p.new_uids) for p in self.active)
             room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components - pending)
             if len(self.active) >= cfg.birth_max_active or room < 2:
                 break
@@ -206,7 +232,7 @@ class _Lap:
             proposal = birth.start(self.model, b, batch, local.resp, params_before, target, new_uids,
                                    len(self.batches), cfg, self.rng)
             if proposal is None:
-                self.history.birth[target] = (self.number, float(whole.get(target, 0.0)))
+                self._birth_failed(target)
             elif proposal.complete:  # a single batch: nothing more to track
                 self._evaluate_birth(proposal)
             else:
@@ -218,8 +244,7 @@ class _Lap:
         target = proposal.target
         candidate, params, terms, reordered = birth.best_order(self.model, birth.candidate(self.stats, proposal))
         if total_elbo(terms) <= self.elbo:
-            size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(target, 0.0)
-            self.history.birth[target] = (self.number, float(size))
+            self._birth_failed(target)
             return
         self._rescore(candidate, params, terms)
         self._record(BirthRecord(self.number, target, tuple(int(u) for u in proposal.born), proposal.expansions))
@@ -230,6 +255,8 @@ class _Lap:
 
     # ---------------------------------------------------------------- lap end
     def finish(self) -> None:
+        if self.deferred:  # the one global step of a full first lap
+            self._rescore(self.stats)
         deleted = self._finish_delete()
         if len(self.plan.merge_pairs) and not deleted:
             self._finish_merges()
@@ -278,6 +305,7 @@ class _Lap:
         # records every batch has already replayed are dropped (delete records hold per-batch statistics)
         done = min(self.seen)
         seen = tuple(s - done for s in self.seen)
+        quiet = not any(c["accepted"] for c in self.counts.values())
         return MemoState(self.params, self.stats, tuple(self.memo), seen, tuple(self.log[done:]), self.number,
                          self.next_uid, self.history, self.births, self.elbo, tuple(self.accepted), tuple(self.active),
-                         self.delete_lap)
+                         self.delete_lap, self.quiet_laps + 1 if quiet else 0)

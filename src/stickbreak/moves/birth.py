@@ -1,47 +1,67 @@
-"""The birth move (Hughes 2016, §4.2), tracked through a full cycle of batches as bnpy does.
+"""The birth move (Hughes 2016, §4.2), built from items pooled over batches and tracked through a
+full cycle of batches before the exact test (as bnpy does).
 
-A birth for a target component j starts at one batch: the batch's items with
-``r_nj > resp_threshold`` are clustered by Bregman k-means++ and a few hard k-means steps into up to
-``max_new`` groups, whose posteriors become the *newborn* components. Then, at this batch and at
-every other batch as it is next visited, the target's mass is re-split over the newborns by the
+A birth for a target component j goes through two phases.
+
+*Collecting.* At each visited batch, the items with ``r_nj > resp_threshold`` are copied into a pool
+until it holds ``birth_max_items`` items or every batch has been seen once. Newborns made from one
+small batch have prior-dominated posteriors that never win items back from the target's bulk, so
+they are made from the pool: Bregman k-means++ and a few hard k-means steps split it into up to
+``max_new`` groups, refined by soft EM on the pool.
+
+*Tracking.* Then, at every batch as it is next visited, the target's mass is re-split by the
 restricted local step (Eq. 4.12-4.16):
 
-    r'_{n,new_i} = r_nj p_ni,   p_n = softmax_i(E log p(x_n | new_i) + log pi_i),
+    r'_{n,c} = r_nj p_nc,   p_n = softmax_c(E log p(x_n | c) + log pi_c),   c in {j, new_1, ...},
 
-whose statistics are the batch's *expansion* (Eq. 4.17-4.19); the newborns' posteriors are
-re-estimated from all expansions so far. Once every batch has been expanded, the whole-data
-candidate is the current statistics with j emptied and the summed expansions appended (Eq. 4.22);
-it is accepted only if the exact ELBO rises. A single batch's items are usually too few to pay for
-new components' prior cost: tracking over every batch gives the newborns whole-data mass.
+whose statistics are the batch's *expansion* (Eq. 4.17-4.19); the posteriors are re-estimated from
+all expansions so far. By default j gives up all its mass (Eq. 4.11, ``log pi_j = -inf``); with
+``birth_keep_target`` it competes for its items too. Once every batch has been expanded, the
+whole-data candidate is the current statistics with j's row replaced by its kept part and the
+newborns appended (Eq. 4.22), accepted only if the exact ELBO rises.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.special import logsumexp
 
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
+from ..data import concat_items
 from ..learn.init import bregman_kmeans, kmeans_plus_plus
 from ..obs import expfam
 
 
 @dataclass(frozen=True, eq=False)
 class TrackedBirth:
-    """A birth proposal being carried through the batches."""
+    """A birth proposal: collecting items (``centers is None``), then tracked through the batches."""
 
     target: int
-    born: np.ndarray           # newborn uids
-    centers: dict              # newborn posterior natural parameters (from all expansions so far)
-    log_weights: np.ndarray    # log proportions of the target's mass over the newborns
-    expansions: dict           # batch -> SuffStats of the newborns in that batch
-    remaining: frozenset       # batches still to expand
+    new_uids: tuple            # uids reserved for newborns
+    n_batches: int
+    pool: tuple = ()           # collected items (data subsets), while collecting
+    pool_size: int = 0
+    collected_from: frozenset = frozenset()
+    born: np.ndarray | None = None   # newborn uids, once created
+    centers: dict | None = None      # posteriors of [target, newborns...]
+    log_weights: np.ndarray | None = None
+    expansions: dict | None = None   # batch -> SuffStats over [target, newborns...]
+    remaining: frozenset = frozenset()
+
+    @property
+    def created(self) -> bool:
+        return self.centers is not None
 
     @property
     def complete(self) -> bool:
-        return not self.remaining
+        return self.created and not self.remaining
+
+    @property
+    def uids(self) -> np.ndarray:
+        return np.concatenate([[self.target], self.born]).astype(np.int64)
 
 
 def _posterior_of(model, batch, resp: np.ndarray):
@@ -49,8 +69,13 @@ def _posterior_of(model, batch, resp: np.ndarray):
     return expfam.posterior(model.obs, model.obs_prior, stats)
 
 
+def _log_proportions(mass: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(mass / max(float(mass.sum()), 1e-300))
+
+
 def split_target(model, batch, owned: np.ndarray, centers, log_weights: np.ndarray) -> np.ndarray:
-    """Restricted local step: each item's target mass ``owned`` spread over the newborns, (N, J)."""
+    """Restricted local step: each item's target mass ``owned`` spread over [target, newborns], (N, J+1)."""
     logits = model.obs.expected_loglik(centers, batch) + log_weights
     return owned[:, None] * np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
 
@@ -60,48 +85,79 @@ def _column(params, uid: int) -> int:
 
 
 def start(model, b: int, batch, resp: np.ndarray, params, target: int, new_uids, n_batches: int, config, rng):
-    """Create newborns for ``target`` from batch ``b``; ``None`` if too few items or no split."""
-    owned = resp[:, _column(params, target)]
+    """A new proposal for ``target`` that starts collecting at batch ``b`` (see :func:`extend`)."""
+    proposal = TrackedBirth(target, tuple(int(u) for u in new_uids), n_batches)
+    return extend(model, proposal, b, batch, resp, params, config, rng)
+
+
+def _collect(proposal: TrackedBirth, b: int, batch, owned: np.ndarray, config, rng) -> TrackedBirth:
     members = np.flatnonzero(owned > config.birth_resp_threshold)
-    n_new = int(min(config.birth_max_new, len(members) // config.birth_min_items, len(new_uids)))
+    room = config.birth_max_items - proposal.pool_size
+    if len(members) > room:
+        members = np.sort(rng.choice(members, room, replace=False))
+    pool = proposal.pool + ((batch.subset(members),) if len(members) else ())
+    return replace(proposal, pool=pool, pool_size=proposal.pool_size + len(members),
+                   collected_from=proposal.collected_from | {b})
+
+
+def _create(model, proposal: TrackedBirth, params, config, rng) -> TrackedBirth | None:
+    """Newborns from the pooled items: k-means++, hard k-means, then soft EM on the pool."""
+    n_new = int(min(config.birth_max_new, proposal.pool_size // config.birth_min_items, len(proposal.new_uids)))
     if n_new < 2:
         return None
-    if len(members) > config.birth_max_items:
-        members = np.sort(rng.choice(members, config.birth_max_items, replace=False))
-    subset = batch.subset(members)
-    labels = bregman_kmeans(model, subset, kmeans_plus_plus(model, subset, n_new, rng), config.birth_kmeans_iters)
+    pool = concat_items(list(proposal.pool))
+    labels = bregman_kmeans(model, pool, kmeans_plus_plus(model, pool, n_new, rng), config.birth_kmeans_iters)
     used = np.unique(labels)
     if len(used) < 2:
         return None
-    hard = (labels[:, None] == used[None, :]).astype(float)
-    centers = _posterior_of(model, subset, hard)
-    log_weights = np.log(hard.sum(axis=0) / len(labels))
-    for _ in range(max(1, config.birth_refine_steps) - 1):  # refine the newborns on this batch
-        split = split_target(model, batch, owned, centers, log_weights)
-        centers = _posterior_of(model, batch, split)
-        log_weights = np.log(np.maximum(split.sum(axis=0), 1e-300) / max(owned.sum(), 1e-300))
-    born = np.asarray(new_uids[:len(used)], dtype=np.int64)
-    proposal = TrackedBirth(target, born, centers, log_weights, {}, frozenset(range(n_batches)))
-    return extend(model, proposal, b, batch, resp, params)
+    split = (labels[:, None] == used[None, :]).astype(float)
+    for _ in range(config.birth_refine_steps):
+        centers = _posterior_of(model, pool, split)
+        logits = model.obs.expected_loglik(centers, pool) + _log_proportions(split.sum(axis=0))
+        split = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+    alive = split.sum(axis=0) > 1e-8  # a group the soft refinement emptied is dropped
+    if alive.sum() < 2:
+        return None
+    split = split[:, alive]
+    newborns = _posterior_of(model, pool, split)
+    centers = expfam.concat_components(expfam.select_components(params.obs, [_column(params, proposal.target)]), newborns)
+    log_weights = np.concatenate([[-np.log(split.shape[1] + 1.0) if config.birth_keep_target else -np.inf],
+                                  _log_proportions(split.sum(axis=0))])
+    born = np.asarray(proposal.new_uids[:split.shape[1]], dtype=np.int64)
+    return replace(proposal, pool=(), born=born, centers=centers, log_weights=log_weights, expansions={},
+                   remaining=frozenset(range(proposal.n_batches)))
 
 
-def extend(model, proposal: TrackedBirth, b: int, batch, resp: np.ndarray, params) -> TrackedBirth:
-    """Expand batch ``b`` (responsibilities ``resp`` under ``params``) and re-estimate the newborns."""
+def extend(model, proposal: TrackedBirth, b: int, batch, resp: np.ndarray, params, config, rng):
+    """Visit batch ``b`` (responsibilities ``resp`` under ``params``): collect items or create the
+    newborns, then expand the batch and re-estimate the proposal. ``None`` if no split was found.
+
+    When the target gives up all its mass its log-weight is -inf, so its column of the split is
+    exactly zero, its posterior the prior and its weight stays zero.
+    """
     owned = resp[:, _column(params, proposal.target)]
+    if not proposal.created:
+        proposal = _collect(proposal, b, batch, owned, config, rng)
+        full_cycle = len(proposal.collected_from) >= proposal.n_batches
+        if proposal.pool_size < config.birth_max_items and not full_cycle:
+            return proposal
+        proposal = _create(model, proposal, params, config, rng)
+        if proposal is None:
+            return None
     split = split_target(model, batch, owned, proposal.centers, proposal.log_weights)
     expansions = dict(proposal.expansions)
-    expansions[b] = model.summarize_resp(batch, split, proposal.born)
+    expansions[b] = model.summarize_resp(batch, split, proposal.uids)
     total = sum(list(expansions.values())[1:], next(iter(expansions.values())))
     centers = expfam.posterior(model.obs, model.obs_prior, total.fields)
-    mass = np.maximum(total.counts, 1e-300)
-    return TrackedBirth(proposal.target, proposal.born, centers, np.log(mass / mass.sum()), expansions,
-                        proposal.remaining - {b})
+    return replace(proposal, centers=centers, log_weights=_log_proportions(total.counts),
+                   expansions=expansions, remaining=proposal.remaining - {b})
 
 
 def candidate(stats: SuffStats, proposal: TrackedBirth) -> SuffStats:
-    """Whole-data statistics with the birth applied: target emptied, newborns appended (Eq. 4.22)."""
+    """Whole-data statistics with the birth applied: the target's row replaced by its kept part, the
+    newborns appended (Eq. 4.22)."""
     parts = list(proposal.expansions.values())
-    return stats.zero_components([proposal.target]).append(sum(parts[1:], parts[0])).clipped()
+    return stats.with_components(sum(parts[1:], parts[0])).clipped()
 
 
 def best_order(model, candidate: SuffStats):

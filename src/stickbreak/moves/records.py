@@ -17,10 +17,10 @@ from ..core.suffstats import SuffStats
 
 @dataclass(frozen=True, eq=False)
 class BirthRecord:
-    """Newborn components appended; each batch's target mass moved onto them by its expansion.
+    """Newborn components appended; each batch's target mass re-split over target and newborns.
 
-    ``expansions`` maps a batch to the newborns' statistics there; a batch without one (it never
-    held the target's mass when the birth was tracked) gets zero-padded newborns (Eq. 4.21).
+    ``expansions`` maps a batch to the statistics of [target, newborns] there; a batch without one
+    gets zero-padded newborns (Eq. 4.21).
     """
 
     lap: int
@@ -30,7 +30,7 @@ class BirthRecord:
 
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
         if batch in self.expansions:
-            return stats.zero_components([self.target]).append(self.expansions[batch])
+            return stats.with_components(self.expansions[batch])
         return stats.insert_empty(list(self.new_uids))
 
 
