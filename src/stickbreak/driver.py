@@ -20,13 +20,10 @@ from tqdm.auto import tqdm
 from .config import LearnConfig
 from .core.model import total_elbo
 from .data import batch_indices
+from .learn.base import ELBODecreaseWarning
 
 #: A component counts as effective (``K_eff``) when it explains at least this many items (Hughes 2016, §3.6).
 EFFECTIVE_COUNT = 1.0
-
-
-class ELBODecreaseWarning(RuntimeWarning):
-    """The ELBO went down where the theory says it cannot: a bug or severe round-off."""
 
 
 @dataclass(frozen=True)

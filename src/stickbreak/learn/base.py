@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
+class ELBODecreaseWarning(RuntimeWarning):
+    """The ELBO went down where the theory says it cannot: a bug or severe round-off."""
+
+
 @dataclass(frozen=True, eq=False)
 class LapResult:
     """The learner's new state and what the lap achieved.

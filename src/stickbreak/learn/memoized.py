@@ -25,7 +25,7 @@ from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward
-from .base import LapResult
+from .base import ELBODecreaseWarning, LapResult
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
 MONOTONE_TOLERANCE = 1e-9
@@ -178,8 +178,6 @@ class _Lap:
             params, terms = self.model.score(stats)
         elbo = total_elbo(terms)
         if self.number > 1 and self.elbo is not None and elbo < self.elbo - MONOTONE_TOLERANCE * abs(self.elbo):
-            from ..driver import ELBODecreaseWarning
-
             warnings.warn(f"memoized ELBO decreased from {self.elbo:.10g} to {elbo:.10g} in lap {self.number}",
                           ELBODecreaseWarning, stacklevel=2)
         self.stats, self.params, self.terms, self.elbo = stats, params, terms, elbo
