@@ -86,7 +86,7 @@ class MovesConfig:
 
     moves: tuple[str, ...] = ()
     birth_start_lap: int = 1
-    birth_max_new: int = 10
+    birth_max_new: int = 4
     birth_min_items: int = 10
     birth_max_items: int = 1500
     birth_resp_threshold: float = 0.1
