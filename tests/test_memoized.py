@@ -102,3 +102,25 @@ def test_births_from_one_cluster_find_all_edge_patch_clusters(seed):
                           moves=("birth", "merge", "delete"), max_laps=40, random_state=seed).fit(X)
     assert model.n_active_components_ == 8
     assert adjusted_rand_score(labels, model.labels_) > 0.9  # edges through the origin are ambiguous near it
+
+
+def test_first_lap_is_a_full_pass_from_an_informative_start():
+    """From K > 1 the first lap keeps the initial global parameters and steps once at its end
+    (bnpy's doFullPassBeforeMstep), so its ELBO equals batch VB's first lap whatever the batches;
+    streaming from the same start steps after every batch and differs."""
+    X = real_data_for("diag_gauss", 400)
+    vb = DPMixture(n_components=5, obs_model="diag_gauss", max_laps=1, min_laps=1, random_state=2).fit(X)
+    full = DPMixture(n_components=5, obs_model="diag_gauss", algorithm="memoized", n_batches=4, max_laps=1,
+                     min_laps=1, random_state=2).fit(X)
+    assert full.elbo_trace_[0] == pytest.approx(vb.elbo_trace_[0], rel=1e-12)
+    data = obs.diag_gauss.check_data(X)
+    model = make_mixture_model(MixtureConfig(obs_model="diag_gauss", n_components=5), data)
+    params = initial_params(model, data, 5, "kmeans++", np.random.default_rng(0))
+    batches = split_batches(data, 4, seed=0).data
+    laps = {}
+    for mode in ("full", "streaming"):
+        learner = MemoizedVI(MovesConfig(), np.random.default_rng(0), first_lap=mode)
+        laps[mode] = fit(model, batches, params, learner, LearnConfig(algorithm="memoized", max_laps=1, tol=0)).elbo
+    assert laps["full"] != pytest.approx(laps["streaming"], rel=1e-9)
+    with pytest.raises(ValueError, match="first_lap='lazy' is not valid"):
+        MemoizedVI(MovesConfig(), np.random.default_rng(0), first_lap="lazy")
