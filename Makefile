@@ -13,13 +13,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/stickbreak fit mixture digits --obs gauss --n-components 40 --seed 0 --out runs/digits
+	$(BIN)/stickbreak fit topics ap --model hdp --n-topics 50 --max-laps 20 --heldout 0.1 --seed 0 --quiet --out runs/ap
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/mixtures.py
+	$(BIN)/python -m pip install --quiet -e ".[peers]"
+	$(BIN)/python benchmarks/topics.py
 
 clean:
 	rm -rf $(VENV) runs build src/*.egg-info

@@ -85,7 +85,7 @@ def exact_scores(model, params, train, test) -> dict:
     data = model.obs.check_data(train)
     batches = [data.subset(i) for i in np.array_split(np.arange(data.n_items), 10)]
     with threadpool_limits(limits=1, user_api="blas"):
-        stats = summarize_batches(model, params, batches)
+        stats = summarize_batches(model, params, batches)[0]
         elbo = total_elbo(model.elbo_terms(params, stats))
         predictive = float(np.mean(model.log_predictive(params, model.obs.check_data(test))))
     summary = model.obs.summary(params.obs)

@@ -17,13 +17,16 @@ class StubModel:
     def __init__(self, elbos):
         self.elbos = list(elbos)
 
-    def local_step(self, params, batch):
+    def local_step(self, params, batch, warm=None):
+        return None
+
+    def warm_start(self, local):
         return None
 
     def summarize(self, batch, local, uids=None):
         return SuffStats(uids=[0], fields={"N": np.ones(1)})
 
-    def global_step(self, stats):
+    def global_step(self, stats, previous=None):
         return StubParams(self.elbos.pop(0))
 
     def elbo_terms(self, params, stats):
@@ -61,7 +64,7 @@ def test_interrupt_before_first_lap_propagates():
         raise KeyboardInterrupt
 
     class Failing(StubModel):
-        def global_step(self, stats):
+        def global_step(self, stats, previous=None):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):

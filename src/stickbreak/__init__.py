@@ -14,8 +14,8 @@ __version__ = "0.1.0"
 
 from . import datasets  # noqa: E402
 from .data import BagOfWords, DataError, DenseData, Sequences, ShardStore  # noqa: E402
-from .estimators import DPMixture, FiniteMixture  # noqa: E402
+from .estimators import LDA, DPMixture, FiniteMixture, HDPTopicModel  # noqa: E402
 from .persist import load  # noqa: E402
 
-__all__ = ["BagOfWords", "DPMixture", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "load",
+__all__ = ["LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "load",
            "__version__"]

@@ -1,9 +1,8 @@
-"""Command line: ``stickbreak fit mixture DATA ...`` and ``stickbreak datasets``."""
+"""Command line: ``stickbreak fit mixture|topics DATA ...``, ``stickbreak eval`` and ``stickbreak datasets``."""
 
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from .config import ALGORITHMS, INIT_METHODS, SAMPLING, WEIGHT_MODELS
 from .data import DataError
 from .data.io import read_data
 from .data.shards import ShardStore
+from .cli_topics import _write_csv, add_eval, add_fit_topics
 from .evaluate import cluster_label_table, majority_vote_accuracy
 
 
@@ -68,13 +68,6 @@ def _add_fit_mixture(sub) -> None:
     p.set_defaults(run=_run_fit_mixture)
 
 
-def _write_csv(path: Path, header, rows) -> None:
-    with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(header)
-        writer.writerows(rows)
-
-
 def _print_clusters(est, X, labels) -> list:
     pred = est.labels_
     counts = np.bincount(pred, minlength=est.n_components_)
@@ -115,7 +108,10 @@ def _run_fit_mixture(args) -> int:
               max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs,
               learning_rate_delay=args.learning_rate_delay, learning_rate_decay=args.learning_rate_decay,
               sampling=args.sampling, random_state=args.seed, verbose=0 if args.quiet else 1)
-    shape = f"{X.n_items}x{X.n_features} in {len(X)} shards" if isinstance(X, ShardStore) else "x".join(map(str, X.shape))
+    if isinstance(X, ShardStore):
+        shape = f"{X.n_items}x{X.n_features} in {len(X)} shards"
+    else:
+        shape = "x".join(map(str, X.counts.shape if hasattr(X, "counts") else X.shape))
     how = args.algorithm + (f" + {','.join(moves)}" if moves else "")
     print(f"{cls.__name__}({args.obs}, K={args.n_components}, {how}) on {name} ({shape})")
     start = time.perf_counter()
@@ -149,7 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stickbreak", description="Bayesian nonparametric models by variational inference.")
     commands = parser.add_subparsers(dest="command", required=True)
     fit = commands.add_parser("fit", help="fit a model")
-    _add_fit_mixture(fit.add_subparsers(dest="model", required=True))
+    models = fit.add_subparsers(dest="model", required=True)
+    _add_fit_mixture(models)
+    add_fit_topics(models)
+    add_eval(commands)
     ds = commands.add_parser("datasets", help="list the bundled data sets")
     ds.set_defaults(run=_run_datasets)
     return parser

@@ -150,7 +150,8 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
                                int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start,
                                result.exact, result.moves)
             trace.append(record)
-            _warn_if_decreased(trace)
+            if getattr(model, "monotone", True):
+                _warn_if_decreased(trace)
             progress.update(1)
             progress.set_postfix(elbo=f"{record.elbo:.6g}", K=record.n_effective, refresh=False)
             stop_requested = [bool(cb(record, state.params)) for cb in callbacks]

@@ -5,10 +5,12 @@ from __future__ import annotations
 from types import ModuleType
 
 from .. import obs
-from . import dp_mixture, finite_mixture
+from . import dp_mixture, finite_mixture, hdp_topics, lda
 from .mixture import MixtureLocal, MixtureModel, MixtureParams
+from .topics import LocalOptions, TopicLocal, TopicModel, TopicParams
 
 WEIGHT_MODELS: dict[str, ModuleType] = {"dp": dp_mixture, "finite": finite_mixture}
+TOPIC_WEIGHT_MODELS: dict[str, ModuleType] = {"lda": lda, "hdp": hdp_topics}
 
 
 def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
@@ -24,4 +26,5 @@ def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
     return MixtureModel(family, obs_prior, weights, weights.default_prior(config.concentration))
 
 
-__all__ = ["MixtureLocal", "MixtureModel", "MixtureParams", "WEIGHT_MODELS", "make_mixture_model"]
+__all__ = ["LocalOptions", "MixtureLocal", "MixtureModel", "MixtureParams", "TOPIC_WEIGHT_MODELS", "TopicLocal", "TopicModel",
+           "TopicParams", "WEIGHT_MODELS", "make_mixture_model"]

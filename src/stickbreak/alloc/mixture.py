@@ -65,11 +65,16 @@ class MixtureModel:
         loglik = self.obs.expected_loglik(params.obs, batch)
         return np.ascontiguousarray(loglik + self.weights.expected_log_weights(params.weights)[None, :])
 
-    def local_step(self, params: MixtureParams, batch, keep_loglik: bool = False) -> MixtureLocal:
+    def local_step(self, params: MixtureParams, batch, keep_loglik: bool = False, warm=None) -> MixtureLocal:
+        """Responsibilities in closed form; ``warm`` is accepted for the common interface and unused."""
         loglik = self.obs.expected_loglik(params.obs, batch)
         logits = np.ascontiguousarray(loglik + self.weights.expected_log_weights(params.weights)[None, :])
         log_norm, entropy = normalize_log_resp(logits, RESP_FLOOR)
         return MixtureLocal(logits, log_norm, entropy, loglik if keep_loglik else None)
+
+    def warm_start(self, local: MixtureLocal) -> None:
+        """Mixtures need no warm start: the local step is exact in one pass."""
+        return None
 
     def summarize(self, batch, local: MixtureLocal, uids=None, merge_pairs=None) -> SuffStats:
         """Statistics of one batch; with ``merge_pairs`` ((M, 2) uids) also each pair's merged entropy."""
@@ -98,14 +103,14 @@ class MixtureModel:
         local = MixtureLocal(resp, np.zeros(batch.n_items), column_entropy(resp, RESP_FLOOR))
         return self.summarize(batch, local, uids)
 
-    def global_step(self, stats: SuffStats) -> MixtureParams:
+    def global_step(self, stats: SuffStats, previous: MixtureParams | None = None) -> MixtureParams:
         return MixtureParams(
             uids=stats.uids,
             obs=expfam.posterior(self.obs, self.obs_prior, stats.fields),
             weights=self.weights.global_step(self.weights_prior, stats.counts),
         )
 
-    def score(self, stats: SuffStats) -> tuple[MixtureParams, dict[str, float]]:
+    def score(self, stats: SuffStats, previous: MixtureParams | None = None) -> tuple[MixtureParams, dict[str, float]]:
         """``(global_step(stats), ELBO terms)`` with the cheaper formula valid right after a global
         step (slack terms vanish, Eq. 2.114): what every move's exact acceptance test evaluates."""
         params = self.global_step(stats)

@@ -13,14 +13,20 @@ from .suffstats import SuffStats
 
 
 class Model(Protocol):
-    def local_step(self, params: Any, batch: Any) -> Any:
-        """Local parameters (responsibilities, ...) of one batch given the global parameters."""
+    def local_step(self, params: Any, batch: Any, warm: Any = None) -> Any:
+        """Local parameters (responsibilities, ...) of one batch given the global parameters,
+        started from ``warm`` (what :meth:`warm_start` returned last time) when the model uses it."""
+
+    def warm_start(self, local: Any) -> Any:
+        """What the next local step of the same batch may start from (topic models: the
+        document-topic counts, which makes the local step monotone); ``None`` if nothing."""
 
     def summarize(self, batch: Any, local: Any) -> SuffStats:
         """Additive sufficient statistics of one batch."""
 
-    def global_step(self, stats: SuffStats) -> Any:
-        """New global parameters from whole-data statistics (the conjugate update)."""
+    def global_step(self, stats: SuffStats, previous: Any = None) -> Any:
+        """New global parameters from whole-data statistics (the conjugate update); ``previous``
+        parameters start any numerical optimisation (the HDP's top-level sticks)."""
 
     def blend(self, old: Any, target: Any, step: float) -> Any:
         """Global parameters moved a fraction ``step`` from ``old`` towards ``target`` (natural coordinates)."""

@@ -6,5 +6,12 @@ from .dense import DenseData
 from .errors import DataError, DataTypeError
 from .sequences import Sequences
 from .shards import ShardStore
+from .text_io import (
+    as_bag_of_words, corpus_format, drop_empty_documents, read_corpus, read_ldac, read_matrix_market, read_npz,
+    read_uci, to_gensim_corpus, write_ldac, write_matrix_market, write_npz, write_uci,
+)
 
-__all__ = ["BagOfWords", "DataError", "DataTypeError", "DenseData", "Sequences", "ShardStore", "batch_indices", "concat_items"]
+__all__ = ["BagOfWords", "DataError", "DataTypeError", "DenseData", "Sequences", "ShardStore", "batch_indices", "concat_items",
+           "as_bag_of_words", "corpus_format", "drop_empty_documents", "read_corpus", "read_ldac",
+           "read_matrix_market", "read_npz", "read_uci", "to_gensim_corpus", "write_ldac", "write_matrix_market",
+           "write_npz", "write_uci"]

@@ -39,20 +39,35 @@ def _read_npz(path: Path):
     )
 
 
+def _corpus_name(path: Path) -> str:
+    parts = path.name.split(".")
+    return parts[1] if parts[0] == "docword" and len(parts) > 2 else parts[0]
+
+
 def read_data(spec: str):
-    """``(X, labels, name)`` from a bundled data set name, a .npy / .npz / .csv file or a shard directory."""
+    """``(X, labels, name)`` from a bundled data set name, a .npy / .npz / .csv file or a shard directory.
+
+    Text corpora (LDA-C .dat/.ldac, Matrix Market .mm/.mtx, UCI docword.*, optionally .gz, and
+    directories holding bow.npz or docword.*) give ``(BagOfWords, None, name)``; their empty
+    documents are dropped with a warning.
+    """
     from .. import datasets
+    from .text_io import corpus_format, read_corpus
 
     if spec in datasets.names():
         ds = datasets.load(spec)
         return ds.X, ds.labels, ds.name
     path = Path(spec)
+    if path.is_dir() and not (path / "shards.json").exists() and corpus_format(path) is not None:
+        return read_corpus(path, empty="skip"), None, path.name
     if path.is_dir():
         from .shards import ShardStore
 
         return ShardStore.open(path), None, path.name
     if not path.exists():
         raise DataError(f"{spec!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
+    if corpus_format(path) in ("uci", "ldac", "mm"):
+        return read_corpus(path, empty="skip"), None, _corpus_name(path)
     suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
     if suffix == ".npy":
         return np.load(path, allow_pickle=False), None, path.stem
@@ -62,4 +77,5 @@ def read_data(spec: str):
         if suffix == ".csv.gz":
             return np.loadtxt(path, delimiter=",", ndmin=2), None, path.name.split(".")[0]
         return _read_csv(path), None, path.stem
-    raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, or a bundled data set name.")
+    raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, a text corpus (.dat/.ldac, .mm/.mtx, "
+                    "docword.*), a corpus directory, or a bundled data set name.")

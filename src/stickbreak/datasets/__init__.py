@@ -2,7 +2,7 @@
 
 >>> from stickbreak import datasets
 >>> datasets.names()
-['digits', 'old_faithful']
+['ap', 'digits', 'old_faithful']
 >>> ds = datasets.load("old_faithful"); ds.X.shape
 (272, 2)
 """
@@ -17,7 +17,8 @@ import numpy as np
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A bundled data set: ``X`` (dense array or sparse counts), optional ``labels`` and metadata."""
+    """A bundled data set: ``X`` (dense array, or a :class:`~stickbreak.data.BagOfWords` of word
+    counts with its ``vocabulary``), optional ``labels`` and metadata."""
 
     name: str
     X: object
@@ -53,8 +54,20 @@ def _digits() -> Dataset:
     )
 
 
-_LOADERS = {"digits": _digits, "old_faithful": _old_faithful}
+def _ap() -> Dataset:
+    from ..data.text_io import read_ldac
+
+    bow = read_ldac(_path("ap.ldac.gz"), _path("ap_vocab.txt.gz"))
+    return Dataset(
+        "ap", bow, None, bow.vocabulary,
+        "2,246 Associated Press news articles as word counts over a 10,473-word vocabulary (LDA-C format).",
+        "Blei's lda-c distribution (ap.tgz), via github.com/cjrd/SimpleLDA-R; articles (c) AP, research use",
+    )
+
+
+_LOADERS = {"ap": _ap, "digits": _digits, "old_faithful": _old_faithful}
 _SUMMARY = {
+    "ap": "2246 AP news articles x 10473 words (word counts, topic models)",
     "digits": "1797 x 64 handwritten digit images, labels 0-9 (dense, Gaussian models)",
     "old_faithful": "272 x 2 geyser eruptions (dense, Gaussian models)",
 }

@@ -25,3 +25,21 @@ def make_edge_patches(n_items: int = 100_000, side: int = 5, noise: float = 0.05
     labels = rng.integers(0, len(prototypes), n_items)
     X = rng.normal(size=(n_items, 1)) * prototypes[labels] + noise * rng.normal(size=(n_items, side * side))
     return X, labels
+
+
+def make_lda_corpus(n_docs: int = 300, n_topics: int = 4, n_words: int = 40, doc_length: int = 80,
+                    doc_topic_prior: float = 0.2, seed: int = 0):
+    """Documents drawn from LDA with ``n_topics`` sparse topics over disjoint blocks of words (plus a
+    little shared mass). Returns ``(counts (csr), topic_word (K, V), doc_topic (D, K))``."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    block = n_words // n_topics
+    topic_word = np.full((n_topics, n_words), 0.02 / n_words)
+    for k in range(n_topics):
+        topic_word[k, k * block:(k + 1) * block] += rng.dirichlet(np.full(block, 2.0)) * 0.98
+    topic_word /= topic_word.sum(axis=1, keepdims=True)
+    doc_topic = rng.dirichlet(np.full(n_topics, doc_topic_prior), size=n_docs)
+    word_probs = doc_topic @ topic_word
+    counts = np.stack([rng.multinomial(doc_length, p / p.sum()) for p in word_probs])
+    return sp.csr_matrix(counts.astype(float)), topic_word, doc_topic

@@ -70,3 +70,25 @@ def prepare_data(X, family, learn_cfg, rng: np.random.Generator) -> DataPlan:
     source = (InMemoryMinibatches(data, learn_cfg.n_batches, learn_cfg.sampling)
               if learn_cfg.algorithm == "stochastic" else batches.data)
     return DataPlan(data, batches, source, data.n_features)
+
+
+class SavableMixin:
+    """``save``/``load`` plumbing shared by every estimator (the arrays are the estimator's own)."""
+
+    def _saved_params(self) -> dict:
+        """Constructor parameters that can go into the JSON metadata (callbacks and Generators cannot)."""
+        params = self.get_params()
+        params["callbacks"] = None
+        if not (params["random_state"] is None or isinstance(params["random_state"], (int, np.integer))):
+            params["random_state"] = None  # a Generator's state is not saved; the fitted model does not need it
+        return params
+
+    @classmethod
+    def load(cls, path):
+        """Load a model saved by :meth:`save`."""
+        from .. import persist
+
+        est = persist.load(path)
+        if not isinstance(est, cls):
+            raise TypeError(f"{path} holds a {type(est).__name__}, not a {cls.__name__}")
+        return est

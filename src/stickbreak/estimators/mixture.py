@@ -24,10 +24,10 @@ from ..core.model import total_elbo
 from ..learn import make_learner
 from ..learn.init import initial_params
 from ..parallel import make_executor, summarize_batches
-from ._common import as_generator, check_n_features, prepare_data
+from ._common import SavableMixin, as_generator, check_n_features, prepare_data
 
 
-class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
+class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator):
     """Shared shell of :class:`DPMixture` and :class:`FiniteMixture`; subclasses set ``_weight_model``."""
 
     _weight_model = "dp"
@@ -106,7 +106,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
             stats = result.stats
             if learn_cfg.algorithm == "stochastic":  # the trace holds estimates: finish with one exact pass
                 with threadpool_limits(limits=1, user_api="blas"):
-                    stats = summarize_batches(model, result.params, batches.data, executor)
+                    stats = summarize_batches(model, result.params, batches.data, executor)[0]
         finally:
             executor.close()
         if result.stop_reason == "max_laps" and learn_cfg.algorithm != "stochastic":
@@ -165,10 +165,7 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
     def save(self, path):
         """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
         check_is_fitted(self, "params_")
-        params = self.get_params()
-        params["callbacks"] = None
-        if not (params["random_state"] is None or isinstance(params["random_state"], (int, np.integer))):
-            params["random_state"] = None  # a Generator's state is not saved; the fitted model does not need it
+        params = self._saved_params()
         arrays = {
             **persist.prefixed("obs_prior.", self.model_.obs_prior),
             **persist.prefixed("obs.", self.params_.obs),
@@ -191,14 +188,6 @@ class _MixtureEstimator(DensityMixin, ClusterMixin, BaseEstimator):
         est.n_features_in_ = int(extra["n_features_in"])
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
                         arrays["labels"])
-        return est
-
-    @classmethod
-    def load(cls, path):
-        """Load a model saved by :meth:`save`."""
-        est = persist.load(path)
-        if not isinstance(est, cls):
-            raise TypeError(f"{path} holds a {type(est).__name__}, not a {cls.__name__}")
         return est
 
     def __sklearn_tags__(self):

@@ -1,6 +1,31 @@
-"""Evaluation: held-out density and clustering scores, the same protocol for every model."""
+"""Evaluation: held-out density, clustering and topic-model scores, the same protocol for every model."""
 
 from .clustering import cluster_label_table, majority_vote_accuracy
 from .density import heldout_log_density, plugin_gaussian_log_density
+from .topics import (
+    CompletionScore,
+    completion_from_split,
+    document_completion,
+    heldout_loglik,
+    infer_doc_topics,
+    mean_coherence,
+    perplexity,
+    split_documents,
+    topic_coherence,
+)
 
-__all__ = ["cluster_label_table", "heldout_log_density", "majority_vote_accuracy", "plugin_gaussian_log_density"]
+__all__ = [
+    "CompletionScore",
+    "cluster_label_table",
+    "completion_from_split",
+    "document_completion",
+    "heldout_log_density",
+    "heldout_loglik",
+    "infer_doc_topics",
+    "majority_vote_accuracy",
+    "mean_coherence",
+    "perplexity",
+    "plugin_gaussian_log_density",
+    "split_documents",
+    "topic_coherence",
+]

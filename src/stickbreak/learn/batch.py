@@ -14,6 +14,7 @@ from .base import LapResult
 class BatchState:
     params: Any
     stats: SuffStats | None = None
+    warm: tuple | None = None  # per batch: the model's warm start for the next lap (topic counts), or None
 
 
 class BatchVB:
@@ -25,6 +26,6 @@ class BatchVB:
         return BatchState(params)
 
     def lap(self, model, batches, state: BatchState, executor=None) -> LapResult:
-        stats = summarize_batches(model, state.params, batches, executor)
-        params = model.global_step(stats)
-        return LapResult(BatchState(params, stats), model.elbo_terms(params, stats), exact=True)
+        stats, warm = summarize_batches(model, state.params, batches, executor, state.warm)
+        params = model.global_step(stats, state.params)
+        return LapResult(BatchState(params, stats, warm), model.elbo_terms(params, stats), exact=True)

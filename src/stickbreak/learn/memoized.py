@@ -47,6 +47,7 @@ class MemoState:
     births: tuple = ()                    # birth proposals still being tracked through the batches
     delete_lap: int = -1                  # the last lap that tried a delete
     quiet_laps: int = 0                   # consecutive laps without an accepted move
+    warm: tuple = ()                      # per batch: the model's warm start for the next visit (or None)
 
 
 def _empty_counts(config) -> dict:
@@ -98,6 +99,7 @@ class _Lap:
         self.number = state.lap + 1
         self.params, self.stats, self.elbo = state.params, state.stats, state.elbo
         self.memo, self.seen, self.log = list(state.memo), list(state.seen), list(state.log)
+        self.warm = list(state.warm) if state.warm else [None] * len(batches)
         self.next_uid, self.history = state.next_uid, state.history.copy()
         self.accepted = list(state.accepted)
         self.active = list(state.births)
@@ -147,7 +149,8 @@ class _Lap:
         batch = self.batches[b]
         params_before = self.params
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
-        local = self.model.local_step(params_before, batch, keep_loglik=want_births)
+        local = self.model.local_step(params_before, batch, keep_loglik=want_births, warm=self.warm[b])
+        self.warm[b] = self.model.warm_start(local)
         fresh = self.model.summarize(batch, local, params_before.uids, merge_pairs=self.plan.merge_pairs)
         self._swap_in(b, fresh)
         if self.plan.delete_target is not None:
@@ -175,9 +178,10 @@ class _Lap:
 
     def _rescore(self, stats: SuffStats, params=None, terms=None) -> None:
         if params is None:
-            params, terms = self.model.score(stats)
+            params, terms = self.model.score(stats, self.params)
         elbo = total_elbo(terms)
-        if self.number > 1 and self.elbo is not None and elbo < self.elbo - MONOTONE_TOLERANCE * abs(self.elbo):
+        if (self.number > 1 and self.elbo is not None and getattr(self.model, "monotone", True)
+                and elbo < self.elbo - MONOTONE_TOLERANCE * abs(self.elbo)):
             warnings.warn(f"memoized ELBO decreased from {self.elbo:.10g} to {elbo:.10g} in lap {self.number}",
                           ELBODecreaseWarning, stacklevel=2)
         self.stats, self.params, self.terms, self.elbo = stats, params, terms, elbo
@@ -187,7 +191,7 @@ class _Lap:
         self.accepted.append(describe(record))
 
     def _accept_if_better(self, candidate: SuffStats) -> bool:
-        params, terms = self.model.score(candidate)
+        params, terms = self.model.score(candidate, self.params)
         if total_elbo(terms) > self.elbo:
             self._rescore(candidate, params, terms)
             return True
@@ -306,4 +310,4 @@ class _Lap:
         quiet = not any(c["accepted"] for c in self.counts.values())
         return MemoState(self.params, self.stats, tuple(self.memo), seen, tuple(self.log[done:]), self.number,
                          self.next_uid, self.history, self.births, self.elbo, tuple(self.accepted), tuple(self.active),
-                         self.delete_lap, self.quiet_laps + 1 if quiet else 0)
+                         self.delete_lap, self.quiet_laps + 1 if quiet else 0, tuple(self.warm))

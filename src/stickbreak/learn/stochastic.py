@@ -88,7 +88,7 @@ class StochasticVI:
         local = model.local_step(params, batch)
         stats = model.summarize(batch, local, params.uids).scaled(n_items / model.n_items(batch))
         estimate = model.elbo_terms(params, stats)  # unbiased for the ELBO at ``params``
-        target = model.global_step(stats)
+        target = model.global_step(stats, params)
         return model.blend(params, target, self.schedule(step)), stats, estimate
 
     def lap(self, model, minibatches, state: StochasticState, executor=None) -> LapResult:
@@ -109,4 +109,4 @@ def exact_elbo(model, params, batches, executor=None) -> float:
     """The exact whole-data ELBO of ``params`` with optimal local parameters (one extra pass)."""
     from ..parallel import summarize_batches
 
-    return total_elbo(model.elbo_terms(params, summarize_batches(model, params, batches, executor)))
+    return total_elbo(model.elbo_terms(params, summarize_batches(model, params, batches, executor)[0]))

@@ -38,11 +38,23 @@ def make_executor(n_jobs: int):
     return SerialExecutor() if n_jobs == 1 else ThreadExecutor(n_jobs)
 
 
-def summarize_batches(model, params, batches: Sequence, executor=None) -> SuffStats:
-    """Whole-data statistics ``sum_b summarize(b, local_step(params, b))``."""
+def summarize_batches(model, params, batches: Sequence, executor=None, warm=None):
+    """Whole-data statistics ``sum_b summarize(b, local_step(params, b))`` and each batch's warm
+    start for the next lap (``model.warm_start``; ``None`` for models that need none).
+
+    ``warm`` holds the previous lap's warm starts, one per batch, or is ``None``.
+    """
     executor = executor or SerialExecutor()
-    parts = executor.map(lambda batch: model.summarize(batch, model.local_step(params, batch), params.uids), batches)
-    return sum(parts[1:], parts[0])
+    warm = warm if warm is not None else (None,) * len(batches)
+
+    def one(pair):
+        batch, start = pair
+        local = model.local_step(params, batch, warm=start)
+        return model.summarize(batch, local, params.uids), model.warm_start(local)
+
+    parts = executor.map(one, list(zip(batches, warm)))
+    stats = sum((p[0] for p in parts[1:]), parts[0][0])
+    return stats, tuple(p[1] for p in parts)
 
 
 def map_batches(fn: Callable, batches: Sequence, executor=None) -> list:

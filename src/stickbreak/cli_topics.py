@@ -1,0 +1,156 @@
+"""Command line for topic models: ``stickbreak fit topics DATA ...`` and ``stickbreak eval MODEL DATA``."""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import datasets
+from .config import ALGORITHMS
+from .data import BagOfWords, DataError
+from .data.io import read_data
+from .data.text_io import as_bag_of_words
+
+#: Topics listed on screen; topics.csv (with --out) has all of them.
+TOPICS_SHOWN = 12
+
+
+def add_fit_topics(sub) -> None:
+    p = sub.add_parser("topics", help="LDA or HDP topic model",
+                       description="Fit LDA or the HDP topic model to word counts and print the main topics.")
+    p.add_argument("data", help=f"a bundled corpus ({', '.join(datasets.names())}), an LDA-C/UCI/MatrixMarket/.npz "
+                                "file or a directory with bow.npz + vocab.txt.gz")
+    p.add_argument("--model", default="hdp", choices=("lda", "hdp"), help="hdp (default; learns the number of topics) or lda")
+    p.add_argument("-K", "--n-topics", type=int, default=None, help="topics (LDA) or truncation level (HDP; default 100)")
+    p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
+                   help="vb, stochastic or memoized (default: vb for LDA, memoized for HDP)")
+    p.add_argument("--alpha", type=float, default=None, help="doc_topic_prior (LDA default 1/K, HDP 0.5)")
+    p.add_argument("--eta", type=float, default=None, help="topic_word_prior (LDA default 1/K, HDP 0.1)")
+    p.add_argument("--gamma", type=float, default=10.0, help="HDP top-level concentration")
+    p.add_argument("--n-batches", type=int, default=None, help="memoized batches / SVI minibatches per lap")
+    p.add_argument("--max-laps", type=int, default=100)
+    p.add_argument("--tol", type=float, default=1e-4, help="relative ELBO change at convergence")
+    p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step (-1: all cores)")
+    p.add_argument("--heldout", type=float, default=0.0,
+                   help="fraction of documents held out and scored by document completion (default 0: none)")
+    p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and topics.csv")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run_fit_topics)
+
+
+def add_eval(commands) -> None:
+    p = commands.add_parser("eval", help="score a saved topic model on documents",
+                            description="Held-out per-word log-likelihood (document completion) and coherence.")
+    p.add_argument("model", type=Path, help="a model.npz written by `stickbreak fit topics --out`")
+    p.add_argument("data", help="documents to score (same vocabulary, same formats as `fit topics`)")
+    p.add_argument("--mode", default="tokens", choices=("tokens", "types"),
+                   help="split each document's random tokens (thesis) or disjoint word types (SVI paper)")
+    p.add_argument("--fraction", type=float, default=0.5, help="held-out fraction of each document")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=run_eval)
+
+
+def _corpus(spec: str) -> BagOfWords:
+    X, _, _ = read_data(spec)
+    if not isinstance(X, BagOfWords):
+        X = as_bag_of_words(X)
+    return X
+
+
+def _estimator(args):
+    from .estimators import LDA, HDPTopicModel
+
+    common = dict(max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, random_state=args.seed,
+                  verbose=0 if args.quiet else 1)
+    if args.n_batches is not None:
+        common["n_batches"] = args.n_batches
+    if args.algorithm is not None:
+        common["algorithm"] = args.algorithm
+    if args.model == "lda":
+        return LDA(n_topics=20 if args.n_topics is None else args.n_topics, doc_topic_prior=args.alpha, topic_word_prior=args.eta, **common)
+    hdp = dict(concentration=args.gamma, **common)
+    if args.alpha is not None:
+        hdp["doc_topic_prior"] = args.alpha
+    if args.eta is not None:
+        hdp["topic_word_prior"] = args.eta
+    return HDPTopicModel(n_topics=100 if args.n_topics is None else args.n_topics, **hdp)
+
+
+def _split_heldout(bow: BagOfWords, fraction: float, seed: int):
+    if not 0 <= fraction < 1:
+        raise ValueError(f"--heldout must be in [0, 1), got {fraction}")
+    if fraction == 0:
+        return bow, None
+    order = np.random.default_rng(seed).permutation(bow.n_items)
+    n_test = max(1, int(round(fraction * bow.n_items)))
+    return bow.subset(np.sort(order[n_test:])), bow.subset(np.sort(order[:n_test]))
+
+
+def print_topics(est, n_words: int) -> list:
+    rows = [[t["topic"], round(t["size"]), " ".join(str(w) for w, _ in t["words"])] for t in est.top_words(n_words)]
+    total = float(np.sum(est.topic_sizes_))
+    for topic, size, words in rows[:TOPICS_SHOWN]:
+        print(f"  topic {topic:3d}  {100 * size / total:5.1f}%  {words}")
+    if len(rows) > TOPICS_SHOWN:
+        print(f"  ... and {len(rows) - TOPICS_SHOWN} smaller topics (all in topics.csv with --out)")
+    return rows
+
+
+def run_fit_topics(args) -> int:
+    bow = _corpus(args.data)
+    train, test = _split_heldout(bow, args.heldout, args.seed)
+    est = _estimator(args)
+    print(f"{type(est).__name__}(K={est.n_topics}, {est.algorithm}) on {args.data} "
+          f"({train.n_items} documents, {train.n_features} words, {int(train.total_counts.sum())} tokens)")
+    start = time.perf_counter()
+    est.fit(train)
+    seconds = time.perf_counter() - start
+    status = "converged" if est.converged_ else "stopped (max laps)"
+    print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.lower_bound_:.6g} nats; "
+          f"{est.n_topics_} topics used of {est.n_topics}")
+    rows = print_topics(est, args.top_words)
+    if test is not None:
+        score = est.score(test)
+        print(f"held-out documents: {test.n_items}; per-word log-likelihood {score:.4f} nats "
+              f"(perplexity {np.exp(-score):.1f}; document completion, half of each document's tokens)")
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        est.save(args.out / "model.npz")
+        _write_csv(args.out / "topics.csv", ["topic", "tokens", "top words"], rows)
+        keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
+        _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+        print(f"wrote {args.out}/model.npz, topics.csv, trace.csv")
+    return 0
+
+
+def run_eval(args) -> int:
+    from . import persist
+    from .evaluate import document_completion, mean_coherence
+
+    est = persist.load(args.model)
+    if not hasattr(est, "topic_word_"):
+        raise DataError(f"{args.model} holds a {type(est).__name__}; `stickbreak eval` scores topic models")
+    bow = _corpus(args.data)
+    if bow.n_features != est.n_features_in_:
+        raise DataError(f"{args.data} has {bow.n_features} words but the model was fitted on {est.n_features_in_}; "
+                        "score documents over the training vocabulary")
+    score = document_completion(est, bow, mode=args.mode, heldout_fraction=args.fraction, seed=args.seed)
+    used = est.topic_word_[est.topic_sizes_ >= 1.0]
+    print(f"{type(est).__name__} with {est.n_topics_} topics on {bow.n_items} documents ({args.mode} split, "
+          f"{args.fraction:g} held out): per-word log-likelihood {score.per_word:.4f} nats, perplexity {score.perplexity:.1f}")
+    print(f"coherence of the used topics on these documents (top 10 words): "
+          f"NPMI {mean_coherence(used, bow, measure='npmi'):.4f}")
+    return 0
+
+
+def _write_csv(path: Path, header, rows) -> None:
+    """Write a CSV table (shared by the mixture and topic commands)."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)

@@ -1,0 +1,343 @@
+"""scikit-learn style topic models: :class:`LDA` and :class:`HDPTopicModel` (thin shells).
+
+>>> from stickbreak import HDPTopicModel, datasets
+>>> corpus = datasets.load("ap")
+>>> model = HDPTopicModel(n_topics=50, random_state=0).fit(corpus.X, vocabulary=corpus.vocabulary)
+>>> model.n_topics_, model.top_words(5)[0]
+"""
+
+from __future__ import annotations
+
+import warnings
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from .. import driver, persist
+from ..alloc import TOPIC_WEIGHT_MODELS, LocalOptions, TopicModel, TopicParams
+from ..config import LearnConfig, MovesConfig, check_int, check_positive
+from ..core.model import total_elbo
+from ..core.suffstats import SuffStats
+from ..data import BagOfWords, ShardStore
+from ..data.text_io import as_bag_of_words
+from ..evaluate.topics import document_completion
+from ..learn import StochasticVI, make_learner
+from ..learn.init_topics import initial_topics
+from ..learn.schedules import RobbinsMonro
+from ..obs import mult
+from ..parallel import summarize_batches
+from ._common import SavableMixin, as_generator, check_n_features, prepare_data
+
+
+@contextmanager
+def numba_threads(n_jobs: int):
+    """Run numba's parallel kernels on ``n_jobs`` threads (-1: all cores) inside the block."""
+    available = numba.config.NUMBA_NUM_THREADS
+    wanted = available if n_jobs == -1 else max(1, min(int(n_jobs), available))
+    old = numba.get_num_threads()
+    numba.set_num_threads(wanted)
+    try:
+        yield wanted
+    finally:
+        numba.set_num_threads(old)
+
+
+class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
+    """Shared shell of :class:`LDA` and :class:`HDPTopicModel`; subclasses set ``_weight_model``."""
+
+    _weight_model = "lda"
+
+    # ------------------------------------------------------------------ configuration
+    def _learn_config(self) -> LearnConfig:
+        return LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
+                           n_batches=self.n_batches, n_jobs=1, learning_rate_delay=self.learning_rate_delay,
+                           learning_rate_decay=self.learning_rate_decay, sampling=self.sampling)
+
+    def _make_model(self, n_words: int, obs_prior=None) -> TopicModel:
+        check_int("n_topics", self.n_topics, 1)
+        check_positive("topic_word_prior", self._topic_word_prior())
+        if not (self.n_jobs == -1 or (isinstance(self.n_jobs, (int, np.integer)) and self.n_jobs >= 1)):
+            raise ValueError(f"n_jobs must be a positive integer or -1, got {self.n_jobs!r}")
+        check_int("local_max_iter", self.local_max_iter, 1)
+        check_positive("local_tol", self.local_tol)
+        check_int("n_restarts", self.n_restarts, 0)
+        weights = TOPIC_WEIGHT_MODELS[self._weight_model]
+        chunks = numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
+        local = LocalOptions(self.local_max_iter, float(self.local_tol), self.n_restarts, self.local_start, chunks)
+        if obs_prior is None:
+            obs_prior = {"lam": np.full(n_words, float(self._topic_word_prior()))}
+        return TopicModel(obs_prior, weights, self._weights_prior(), local)
+
+    def _topic_word_prior(self) -> float:
+        return self.topic_word_prior
+
+    def _as_bow(self, X, vocabulary=None, empty: str = "error") -> BagOfWords:
+        if isinstance(X, ShardStore):  # validated when written
+            return X
+        return as_bag_of_words(X, vocabulary, empty=empty)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y=None, vocabulary=None):
+        """Fit to a document-word count matrix (scipy sparse, dense, :class:`~stickbreak.data.BagOfWords`,
+        a gensim-style corpus or a :class:`~stickbreak.data.ShardStore`); returns ``self``.
+
+        ``vocabulary`` (a list of words, a fitted ``CountVectorizer`` or a gensim ``Dictionary``)
+        names the columns for :meth:`top_words`; a BagOfWords may carry its own.
+        """
+        learn_cfg = self._learn_config()
+        data = self._as_bow(X, vocabulary)
+        rng = as_generator(self.random_state)
+        model = self._make_model(data.n_features)
+        plan = prepare_data(data, mult, learn_cfg, rng)
+        lam = initial_topics(plan.sample, model.obs_prior["lam"], self.n_topics, self.init, rng)
+        params = model.initial_params(lam, plan.batches.n_items)
+        learner = make_learner(learn_cfg, MovesConfig(), rng)
+        callbacks = list(self.callbacks or ())
+        with numba_threads(self.n_jobs):
+            result = driver.fit(model, plan.source, params, learner, learn_cfg, callbacks=callbacks,
+                                verbose=self.verbose, desc=type(self).__name__)
+            stats = result.stats
+            if learn_cfg.algorithm == "stochastic":  # the trace holds estimates: finish with one exact pass
+                stats = summarize_batches(model, result.params, plan.batches.data)[0]
+        if result.stop_reason == "max_laps" and learn_cfg.algorithm != "stochastic" and learn_cfg.tol > 0:
+            warnings.warn(f"{type(self).__name__} did not converge in {learn_cfg.max_laps} laps (relative ELBO "
+                          f"change above tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=2)
+        self.n_features_in_ = plan.n_features
+        self.vocabulary_ = getattr(data, "vocabulary", None)
+        self._set_fitted(model, result.params, stats, [r.as_dict() for r in result.trace], result.stop_reason)
+        if learn_cfg.algorithm == "stochastic":
+            self.lower_bound_ = total_elbo(model.elbo_terms(result.params, stats))
+        return self
+
+    def partial_fit(self, X, y=None, vocabulary=None):
+        """One stochastic step on the documents ``X`` (streaming; Hoffman et al. 2013, Alg. 2).
+
+        The step size is ``(learning_rate_delay + t)^-learning_rate_decay`` at the t-th call; the
+        batch's statistics are scaled to ``total_docs`` documents, or to the number seen so far
+        when ``total_docs`` is None. The first call fixes the vocabulary size.
+        """
+        data = self._as_bow(X, vocabulary)
+        if not hasattr(self, "params_"):
+            learn_cfg = self._learn_config()
+            rng = as_generator(self.random_state)
+            self._stream = {"rng": rng, "step": 0, "seen": 0, "schedule": RobbinsMonro(
+                learn_cfg.learning_rate_delay, learn_cfg.learning_rate_decay)}
+            model = self._make_model(data.n_features)
+            lam = initial_topics(data, model.obs_prior["lam"], self.n_topics, self.init, rng)
+            total = self.total_docs or data.n_items
+            params = model.initial_params(lam, total)
+            self.n_features_in_, self.vocabulary_ = data.n_features, data.vocabulary
+            self.trace_, self.model_, self.params_ = [], model, params
+        check_n_features(self, data.n_features)
+        stream = self._stream
+        stream["step"] += 1
+        stream["seen"] += data.n_items
+        total = self.total_docs or stream["seen"]
+        learner = StochasticVI(stream["schedule"], stream["rng"])
+        with numba_threads(self.n_jobs):
+            params, stats, estimate = learner.step(self.model_, self.params_, data, total, stream["step"])
+        record = {"lap": stream["step"], "elbo": total_elbo(estimate), "terms": estimate, "exact": False}
+        self._set_fitted(self.model_, params, stats, self.trace_ + [record], "partial_fit")
+        return self
+
+    def _set_fitted(self, model: TopicModel, params: TopicParams, stats: SuffStats, trace, stop_reason: str):
+        self.model_, self.params_, self.stats_ = model, params, stats
+        self.trace_, self.stop_reason_ = trace, stop_reason
+        self.converged_ = stop_reason == "converged"
+        self.n_iter_ = len(trace)
+        self.lower_bound_ = trace[-1]["elbo"] if trace else float("nan")
+        self.elbo_trace_ = np.array([r["elbo"] for r in trace])
+        self.components_ = params.obs["lam"]
+        self.topic_word_ = params.topic_word
+        self.topic_sizes_ = stats.counts.copy()
+        self.topic_weights_ = model.topic_weights(params)
+        self.n_topics_ = int(np.sum(stats.counts >= driver.EFFECTIVE_COUNT))
+
+    # ------------------------------------------------------------------ using the model
+    def _validated(self, X) -> BagOfWords:
+        check_is_fitted(self, "params_")
+        data = self._as_bow(X, empty="keep")  # an empty document gets the prior's proportions
+        check_n_features(self, data.n_features)
+        return data
+
+    def transform(self, X) -> np.ndarray:
+        """Normalised document-topic proportions ``E[pi_d]`` over the K topics, shape (D, K)."""
+        data = self._validated(X)
+        with numba_threads(self.n_jobs):
+            local = self.model_.local_step(self.params_, data)
+        theta = local.doc_topic + local.prior[None, :]
+        return theta / theta.sum(axis=1, keepdims=True)
+
+    def score(self, X, y=None) -> float:
+        """Held-out log-likelihood per word (nats) by document completion: each document's tokens
+        are split at random in half (seed 0); the first half estimates its topic proportions, the
+        second is scored (:func:`stickbreak.evaluate.document_completion`). Higher is better."""
+        data = self._validated(X)
+        return float(document_completion(self, data.counts, mode="tokens", seed=0).per_word)
+
+    def perplexity(self, X) -> float:
+        """``exp(-score(X))``: held-out perplexity per word."""
+        return float(np.exp(-self.score(X)))
+
+    def top_words(self, n: int = 10, min_size: float = driver.EFFECTIVE_COUNT) -> list[dict]:
+        """The used topics, largest first: ``{"topic", "size" (tokens), "words": [(word, prob), ...]}``.
+
+        Words are vocabulary strings when the vocabulary is known, else column indices.
+        """
+        check_is_fitted(self, "params_")
+        vocab = self.vocabulary_
+        out = []
+        for k in np.argsort(-self.topic_sizes_, kind="stable"):
+            if self.topic_sizes_[k] < min_size:
+                continue
+            ids = np.argsort(-self.topic_word_[k], kind="stable")[:n]
+            words = [(vocab[i] if vocab is not None else int(i), float(self.topic_word_[k, i])) for i in ids]
+            out.append({"topic": int(k), "size": float(self.topic_sizes_[k]), "words": words})
+        return out
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
+        check_is_fitted(self, "params_")
+        params = self._saved_params()
+        arrays = {
+            **persist.prefixed("obs_prior.", self.model_.obs_prior),
+            **persist.prefixed("obs.", self.params_.obs),
+            **persist.prefixed("weights.", self.params_.weights),
+            "uids": self.params_.uids,
+            **self.stats_.to_arrays("stats."),
+        }
+        if self.vocabulary_ is not None:
+            arrays["vocabulary"] = np.array(self.vocabulary_, dtype=str)
+        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_}
+        return persist.save_model(path, type(self).__name__, params, arrays, extra)
+
+    @classmethod
+    def _from_saved(cls, meta, arrays):
+        est = cls(**meta["params"])
+        model = est._make_model(0, obs_prior=persist.nested_arrays(arrays, "obs_prior."))
+        params = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs.")["lam"],
+                                   persist.nested_arrays(arrays, "weights."))
+        extra = meta["extra"]
+        est.n_features_in_ = int(extra["n_features_in"])
+        est.vocabulary_ = tuple(arrays["vocabulary"].tolist()) if "vocabulary" in arrays else None
+        est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"])
+        return est
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.non_deterministic = False
+        return tags
+
+
+_COMMON_DOC = """
+    algorithm : {"vb", "stochastic", "memoized"}
+        Full-batch coordinate ascent, stochastic VI (Hoffman et al. 2013) or memoized VI (Hughes 2016, Alg. 5.5).
+    n_batches : int
+        Batches (memoized) or minibatches per lap (stochastic).
+    init : {"random", "documents"}
+        Nearly uniform random topics (scikit-learn's start) or topics from random documents.
+    max_laps, min_laps, tol
+        Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
+    learning_rate_delay, learning_rate_decay, sampling
+        Stochastic VI: step ``(delay + t)^-decay`` (tau, kappa), minibatch sampling.
+    local_max_iter, local_tol, n_restarts, local_start
+        The per-document fixed point: iterations cap, tolerance on ``max_k |Delta N_dk|``, sparse
+        restart proposals per document (Alg. 5.2) and where it starts (``"scratch"``, ``"warm"``
+        or ``"best"``; see :class:`stickbreak.alloc.LocalOptions`; warm and best make batch and
+        memoized VI provably monotone).
+    n_jobs : int
+        Threads for the local step (-1: all cores).
+    total_docs : int, optional
+        ``partial_fit`` only: corpus size the streamed batches stand for.
+    random_state, verbose, callbacks
+        Seed; 1 shows a progress bar; ``callback(lap_record, params)`` after every lap (``params.topic_word``
+        holds the current topics), returning True stops the fit.
+
+    Attributes
+    ----------
+    topic_word_ : (n_topics, V) posterior-mean word probabilities of every topic.
+    components_ : (n_topics, V) Dirichlet parameters ``lam`` (scikit-learn's name).
+    topic_sizes_ : (n_topics,) expected training tokens per topic.
+    n_topics_ : topics actually used (at least one expected token).
+    topic_weights_ : corpus-level topic probabilities (HDP ``E[pi^G]``; LDA uniform).
+    vocabulary_ : the words, when known.
+    lower_bound_, elbo_trace_, trace_, n_iter_, converged_, stop_reason_ : as for :class:`DPMixture`.
+"""
+
+
+@persist.register
+class LDA(_TopicEstimator):
+    __doc__ = """Latent Dirichlet allocation by variational inference (Blei et al. 2003; Hoffman et al. 2013).
+
+    Parameters
+    ----------
+    n_topics : int
+    doc_topic_prior : float, optional
+        Per-topic Dirichlet parameter alpha of the document proportions (default 1 / n_topics).
+    topic_word_prior : float, optional
+        Dirichlet pseudo-count of every word in every topic (default 1 / n_topics).
+    """ + _COMMON_DOC
+
+    _weight_model = "lda"
+
+    def __init__(self, n_topics=10, *, doc_topic_prior=None, topic_word_prior=None, algorithm="vb", n_batches=1,
+                 init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0, learning_rate_decay=0.7,
+                 sampling="without_replacement", local_max_iter=100, local_tol=0.5, n_restarts=0,
+                 local_start="scratch", n_jobs=1, total_docs=None, random_state=None, verbose=0, callbacks=None):
+        self.n_topics, self.doc_topic_prior, self.topic_word_prior = n_topics, doc_topic_prior, topic_word_prior
+        self.algorithm, self.n_batches, self.init = algorithm, n_batches, init
+        self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
+        self.learning_rate_delay, self.learning_rate_decay, self.sampling = learning_rate_delay, learning_rate_decay, sampling
+        self.local_max_iter, self.local_tol, self.n_restarts, self.local_start = local_max_iter, local_tol, n_restarts, local_start
+        self.n_jobs, self.total_docs, self.random_state, self.verbose, self.callbacks = n_jobs, total_docs, random_state, verbose, callbacks
+
+    def _topic_word_prior(self) -> float:
+        return 1.0 / self.n_topics if self.topic_word_prior is None else self.topic_word_prior
+
+    def _weights_prior(self) -> dict:
+        alpha = 1.0 / self.n_topics if self.doc_topic_prior is None else self.doc_topic_prior
+        return TOPIC_WEIGHT_MODELS["lda"].default_prior(alpha)
+
+
+@persist.register
+class HDPTopicModel(_TopicEstimator):
+    __doc__ = """The HDP topic model of Hughes (2016, Ch. 5): the number of topics is learned.
+
+    Direct-assignment truncation on ``q(z)`` only, a full Beta posterior on every top-level stick
+    with the surrogate bound (Eq. 5.18-5.29), the sticks' means optimised by L-BFGS.
+
+    Parameters
+    ----------
+    n_topics : int
+        Truncation level K: an upper bound; topics the data do not need stay (nearly) empty.
+    concentration : float
+        Top-level stick concentration gamma (``u_k ~ Beta(1, gamma)``); larger favours more topics.
+    doc_topic_prior : float
+        Document concentration alpha of ``pi_d ~ Dir(alpha pi^G)``.
+    topic_word_prior : float
+        Dirichlet pseudo-count of every word in every topic (thesis: 0.1).
+    """ + _COMMON_DOC
+
+    _weight_model = "hdp"
+
+    def __init__(self, n_topics=100, *, concentration=10.0, doc_topic_prior=0.5, topic_word_prior=0.1,
+                 algorithm="memoized", n_batches=10, init="random", max_laps=100, min_laps=2, tol=1e-4,
+                 learning_rate_delay=10.0, learning_rate_decay=0.7, sampling="without_replacement",
+                 local_max_iter=100, local_tol=0.5, n_restarts=5, local_start="scratch", n_jobs=1, total_docs=None,
+                 random_state=None, verbose=0, callbacks=None):
+        self.n_topics, self.concentration = n_topics, concentration
+        self.doc_topic_prior, self.topic_word_prior = doc_topic_prior, topic_word_prior
+        self.algorithm, self.n_batches, self.init = algorithm, n_batches, init
+        self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
+        self.learning_rate_delay, self.learning_rate_decay, self.sampling = learning_rate_delay, learning_rate_decay, sampling
+        self.local_max_iter, self.local_tol, self.n_restarts, self.local_start = local_max_iter, local_tol, n_restarts, local_start
+        self.n_jobs, self.total_docs, self.random_state, self.verbose, self.callbacks = n_jobs, total_docs, random_state, verbose, callbacks
+
+    def _weights_prior(self) -> dict:
+        return TOPIC_WEIGHT_MODELS["hdp"].default_prior(self.doc_topic_prior, self.concentration)

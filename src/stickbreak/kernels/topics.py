@@ -1,0 +1,233 @@
+"""The per-document topic fixed point over CSR triplets (Hughes 2016, Alg. 5.1-5.2; Ch. 7 §7.3).
+
+Every topic model (LDA, HDP) shares one local step: given the word likelihoods
+``E[v, k] = exp(E log phi_kv - max_j E log phi_jv)`` and the document prior pseudo-counts ``a_k``
+(LDA: ``alpha``; HDP: ``alpha pi^G_k``), iterate
+
+    p_k = exp psi(N_dk + a_k);   s_u = sum_k E[v_u, k] p_k;   N_dk = p_k sum_u c_u E[v_u, k] / s_u
+
+until ``max_k |Delta N_dk| < tol``. Each iteration is a theta-step followed by an r-step, so it
+never lowers the document's ELBO. Word types, not tokens (§5.3.5); the responsibilities ``r_uk =
+E[v_u,k] p_k / s_u`` are never stored (the SVI trick, Hoffman et al. 2013 §6): the topic-word
+statistics and the entropy are accumulated from ``(p, s)`` once the document has converged.
+
+Sparse restarts (Alg. 5.2): the smallest used topics are tried one by one at zero count, run two
+iterations, and kept when the document objective ``L_d`` (Eq. in §1.5 of the digest) rises.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .special import digamma
+
+#: Smallest ``p_k = exp psi(theta_k)``: keeps every ``s_u`` positive when a prior weight underflows.
+P_FLOOR = 1e-280
+#: A topic counts as used in a document (a restart candidate) above this expected count (bnpy).
+RESTART_MIN_COUNT = 1e-3
+#: Reassociation lets LLVM vectorise the dot products over topics; no NaN/inf assumptions are made.
+FAST = {"reassoc", "contract", "arcp", "nsz"}
+#: Where each document's fixed point starts.
+SCRATCH, WARM, BEST = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _theta_step(doc_topic, prior, p, log_p):
+    for k in range(p.size):
+        value = math.exp(digamma(doc_topic[k] + prior[k]))
+        p[k] = value if value > P_FLOOR else P_FLOOR
+        log_p[k] = math.log(p[k])
+
+
+@njit(cache=True, nogil=True, fastmath=FAST)
+def _r_step(words, counts, exp_loglik, p, s, doc_topic):
+    """``N_k = p_k sum_u c_u E[v_u,k] / s_u``, filling ``s_u = sum_k E[v_u,k] p_k``."""
+    n_topics = p.size
+    doc_topic[:] = 0.0
+    for u in range(words.size):
+        row = exp_loglik[words[u]]
+        norm = 0.0
+        for k in range(n_topics):
+            norm += row[k] * p[k]
+        s[u] = norm
+        weight = counts[u] / norm
+        for k in range(n_topics):
+            doc_topic[k] += row[k] * weight
+    for k in range(n_topics):
+        doc_topic[k] *= p[k]
+
+
+@njit(cache=True, nogil=True)
+def _sum_log_s(counts, s):
+    total = 0.0
+    for u in range(s.size):
+        total += counts[u] * math.log(s[u])
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _objective(counts, s, doc_topic, prior, prior_rest, log_p):
+    """``L_d`` up to a constant: ``sum_u c_u log s_u - sum_k N_k log p_k - c_Dir(N + a)``, where
+    ``(p, s)`` produced ``N`` in the last r-step (digest §1.5)."""
+    value = _sum_log_s(counts, s)
+    total = prior_rest
+    for k in range(doc_topic.size):
+        theta = doc_topic[k] + prior[k]
+        total += theta
+        value += math.lgamma(theta)
+        if doc_topic[k] > 0.0:
+            value -= doc_topic[k] * log_p[k]
+    if prior_rest > 0.0:
+        value += math.lgamma(prior_rest)
+    return value - math.lgamma(total)
+
+
+@njit(cache=True, nogil=True)
+def _iterate(words, counts, exp_loglik, prior, doc_topic, p, log_p, s, scratch, n_iters, tol):
+    """Up to ``n_iters`` theta/r steps from ``doc_topic``; returns the number of iterations."""
+    for it in range(n_iters):
+        _theta_step(doc_topic, prior, p, log_p)
+        _r_step(words, counts, exp_loglik, p, s, scratch)
+        change = 0.0
+        for k in range(p.size):
+            change = max(change, abs(scratch[k] - doc_topic[k]))
+            doc_topic[k] = scratch[k]
+        if change < tol:
+            return it + 1
+    return n_iters
+
+
+@njit(cache=True, nogil=True)
+def _keep_better(words, counts, prior, prior_rest, doc_topic, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best):
+    """Adopt the trial state when its ``L_d`` beats ``best``; returns the new best and whether it did."""
+    value = _objective(counts, trial_s, trial, prior, prior_rest, trial_log_p)
+    if value > best:
+        doc_topic[:] = trial
+        p[:] = trial_p
+        log_p[:] = trial_log_p
+        s[:] = trial_s
+        return value, True
+    return best, False
+
+
+@njit(cache=True, nogil=True)
+def _restarts(words, counts, exp_loglik, prior, prior_rest, doc_topic, p, log_p, s, n_restarts, work):
+    """Try zeroing the ``n_restarts`` smallest used topics (Alg. 5.2); returns the number accepted."""
+    n_topics = p.size
+    trial, trial_p, trial_log_p, trial_s, scratch = work[0], work[1], work[2], work[3][: s.size], work[4]
+    best = _objective(counts, s, doc_topic, prior, prior_rest, log_p)
+    order = np.argsort(doc_topic)
+    accepted, tried = 0, 0
+    for i in range(n_topics):
+        j = order[i]
+        if tried >= n_restarts:
+            break
+        if doc_topic[j] <= RESTART_MIN_COUNT:
+            continue
+        used = 0
+        for k in range(n_topics):
+            used += doc_topic[k] > RESTART_MIN_COUNT
+        if used < 2:
+            break
+        tried += 1
+        trial[:] = doc_topic
+        trial[j] = 0.0
+        _iterate(words, counts, exp_loglik, prior, trial, trial_p, trial_log_p, trial_s, scratch, 2, -1.0)
+        best, better = _keep_better(words, counts, prior, prior_rest, doc_topic, p, log_p, s,
+                                    trial, trial_p, trial_log_p, trial_s, best)
+        accepted += better
+    return accepted
+
+
+@njit(cache=True, nogil=True)
+def _accumulate(words, counts, exp_loglik, centered_loglik, p, log_p, s, word_topic, entropy):
+    """Add ``c_u r_uk`` to ``word_topic[v_u, k]`` and ``-c_u r_uk log r_uk`` to ``entropy[k]``."""
+    for u in range(words.size):
+        v = words[u]
+        row, log_row = exp_loglik[v], centered_loglik[v]
+        weight = counts[u] / s[u]
+        log_s = math.log(s[u])
+        for k in range(p.size):
+            mass = row[k] * p[k] * weight
+            if mass > 0.0:
+                word_topic[v, k] += mass
+                entropy[k] += mass * (log_s - log_p[k] - log_row[k])
+
+
+@njit(cache=True, nogil=True)
+def _solve_doc(words, cnts, exp_loglik, prior, prior_rest, state, start, p, log_p, s, scratch, work,
+               max_iter, tol, n_restarts):
+    """One document: the fixed point from ``start`` (SCRATCH, WARM or BEST of both), then restarts.
+    Returns ``(iterations, accepted restarts)``; ``state``, ``p``, ``log_p`` and ``s`` hold the result."""
+    warm_copy = work[5]
+    if start != SCRATCH:
+        warm_copy[:] = state
+    if start != WARM:  # initialise from the likelihood and the prior weights (Alg. 5.1, line 1)
+        for k in range(prior.size):
+            p[k] = max(prior[k], P_FLOOR)
+        _r_step(words, cnts, exp_loglik, p, s, state)
+    iters = _iterate(words, cnts, exp_loglik, prior, state, p, log_p, s, scratch, max_iter, tol)
+    if start == BEST:  # also from the previous counts; keep the better (never below last lap's)
+        trial, trial_p, trial_log_p, trial_s = work[0], work[1], work[2], work[3][: s.size]
+        trial[:] = warm_copy
+        iters += _iterate(words, cnts, exp_loglik, prior, trial, trial_p, trial_log_p, trial_s, scratch, max_iter, tol)
+        best = _objective(cnts, s, state, prior, prior_rest, log_p)
+        _keep_better(words, cnts, prior, prior_rest, state, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best)
+    accepted = 0
+    if n_restarts > 0:
+        accepted = _restarts(words, cnts, exp_loglik, prior, prior_rest, state, p, log_p, s, n_restarts, work)
+        if accepted > 0:
+            iters += _iterate(words, cnts, exp_loglik, prior, state, p, log_p, s, scratch, max_iter, tol)
+    return iters, accepted
+
+
+@njit(cache=True, nogil=True)
+def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+           max_iter, tol, n_restarts, first, last, word_topic, entropy, n_iters, n_accepted):
+    n_topics = prior.size
+    longest = 1
+    for d in range(first, last):
+        longest = max(longest, indptr[d + 1] - indptr[d])
+    p, log_p, scratch = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
+    s = np.empty(longest)
+    work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest), np.empty(n_topics),
+            np.empty(n_topics))
+    for d in range(first, last):
+        words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
+        s_doc = s[: words.size]
+        n_iters[d], n_accepted[d] = _solve_doc(words, cnts, exp_loglik, prior, prior_rest, doc_topic[d], start,
+                                               p, log_p, s_doc, scratch, work, max_iter, tol, n_restarts)
+        _accumulate(words, cnts, exp_loglik, centered_loglik, p, log_p, s_doc, word_topic, entropy)
+
+
+@njit(cache=True, parallel=True)
+def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+                     max_iter, tol, n_restarts, n_chunks):
+    """Run the fixed point for every document (``prange`` over ``n_chunks`` contiguous chunks).
+
+    ``doc_topic`` (D, K) holds the previous counts unless ``start`` is SCRATCH, and receives the
+    final ones. ``start``: SCRATCH (from the likelihood), WARM (from the previous counts: never
+    lowers a document's ELBO) or BEST (both, keeping the higher ``L_d``: monotone too).
+    Returns ``word_topic`` (V, K) = ``sum_d sum_u c_u r_duk [v_u = v]``, the per-topic entropy
+    ``-sum c r log r`` (K,), the iterations and the accepted restarts per document.
+    """
+    n_docs, n_topics = doc_topic.shape
+    n_words = exp_loglik.shape[0]
+    n_chunks = max(1, min(n_chunks, n_docs))
+    word_topic = np.zeros((n_chunks, n_words, n_topics))
+    entropy = np.zeros((n_chunks, n_topics))
+    n_iters = np.zeros(n_docs, dtype=np.int64)
+    n_accepted = np.zeros(n_docs, dtype=np.int64)
+    for c in prange(n_chunks):
+        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
+        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+               max_iter, tol, n_restarts, first, last, word_topic[c], entropy[c], n_iters, n_accepted)
+    total_word_topic = word_topic[0]
+    total_entropy = entropy[0]
+    for c in range(1, n_chunks):
+        total_word_topic += word_topic[c]
+        total_entropy += entropy[c]
+    return total_word_topic, total_entropy, n_iters, n_accepted

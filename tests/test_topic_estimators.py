@@ -1,0 +1,111 @@
+"""The LDA and HDPTopicModel estimators, the bundled AP corpus and the topic CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import stickbreak
+from stickbreak import LDA, HDPTopicModel, datasets
+from stickbreak.cli import main
+from stickbreak.data import DataError
+from stickbreak.datasets.synthetic import make_lda_corpus
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    counts, _, _ = make_lda_corpus(n_docs=200, n_topics=4, n_words=40, doc_length=60, seed=2)
+    return counts
+
+
+@pytest.mark.parametrize("cls,algorithm", [(LDA, "vb"), (LDA, "stochastic"), (LDA, "memoized"),
+                                           (HDPTopicModel, "memoized"), (HDPTopicModel, "vb"), (HDPTopicModel, "stochastic")])
+def test_fit_transform_score(cls, algorithm, corpus):
+    est = cls(n_topics=6, algorithm=algorithm, n_batches=4 if algorithm != "vb" else 1, max_laps=15, tol=0.0,
+              random_state=0).fit(corpus)
+    theta = est.transform(corpus[:10])
+    assert theta.shape == (10, 6) and np.allclose(theta.sum(axis=1), 1.0)
+    assert est.topic_word_.shape == (6, 40) and np.allclose(est.topic_word_.sum(axis=1), 1.0)
+    assert 1 <= est.n_topics_ <= 6
+    uniform = -np.log(40)
+    assert est.score(corpus[:50]) > uniform + 0.3  # far better than a uniform model of the words
+    assert est.perplexity(corpus[:50]) == pytest.approx(np.exp(-est.score(corpus[:50])))
+
+
+def test_same_seed_same_fit(corpus):
+    a = HDPTopicModel(n_topics=5, max_laps=5, tol=0, random_state=3).fit(corpus)
+    b = HDPTopicModel(n_topics=5, max_laps=5, tol=0, random_state=3).fit(corpus)
+    assert np.array_equal(a.topic_word_, b.topic_word_)
+
+
+def test_partial_fit_streams_and_improves(corpus):
+    est = LDA(n_topics=4, doc_topic_prior=0.2, random_state=0, total_docs=200, learning_rate_delay=1.0)
+    first = None
+    for epoch in range(6):
+        for start in range(0, 200, 50):
+            est.partial_fit(corpus[start:start + 50])
+        if first is None:
+            first = est.score(corpus)
+    assert est.n_iter_ == 24 and est.score(corpus) > first
+
+
+def test_top_words_save_load_roundtrip(corpus, tmp_path):
+    vocab = [f"word{i}" for i in range(40)]
+    est = HDPTopicModel(n_topics=6, max_laps=5, tol=0, random_state=0).fit(corpus, vocabulary=vocab)
+    top = est.top_words(3)
+    assert top[0]["size"] >= top[-1]["size"] and all(w.startswith("word") for w, _ in top[0]["words"])
+    path = est.save(tmp_path / "hdp")
+    loaded = stickbreak.load(path)
+    assert isinstance(loaded, HDPTopicModel) and loaded.vocabulary_ == tuple(vocab)
+    assert np.allclose(loaded.transform(corpus[:5]), est.transform(corpus[:5]))
+    assert loaded.top_words(3) == top
+    with pytest.raises(TypeError, match="not a LDA"):
+        LDA.load(path)
+
+
+def test_gensim_style_corpus_input(corpus):
+    docs = [list(zip(row.indices.tolist(), row.data.astype(int).tolist())) for row in corpus[:60]]
+    est = LDA(n_topics=3, max_laps=3, tol=0, random_state=0).fit(docs)
+    assert est.n_features_in_ == int(corpus[:60].indices.max()) + 1
+
+
+@pytest.mark.parametrize("bad,match", [
+    (lambda X: X.multiply(-1), "negative"),
+    (lambda X: X * 0.5, "non-integer|fractional"),
+    (lambda X: sp.vstack([X[:3], sp.csr_matrix((1, X.shape[1])), X[3:6]]).tocsr(), "empty"),
+])
+def test_bad_input_is_rejected_before_work(corpus, bad, match):
+    with pytest.raises(DataError, match=match):
+        LDA(n_topics=3).fit(bad(corpus[:10].copy()))
+
+
+def test_bad_options_and_vocabulary_mismatch(corpus):
+    with pytest.raises(ValueError, match="n_topics"):
+        LDA(n_topics=0).fit(corpus)
+    with pytest.raises(ValueError, match="local_start|start"):
+        LDA(n_topics=2, local_start="sometimes").fit(corpus)
+    est = LDA(n_topics=2, max_laps=2, tol=0).fit(corpus)
+    with pytest.raises(ValueError, match="features"):
+        est.transform(corpus[:, :30])
+
+
+def test_bundled_ap_corpus():
+    ap = datasets.load("ap")
+    assert ap.X.counts.shape == (2246, 10473) and ap.X.vocabulary[:3] == ("i", "new", "percent")
+
+
+def test_cli_fit_topics_and_eval(tmp_path, capsys, corpus):
+    from stickbreak.data.text_io import as_bag_of_words, write_ldac
+
+    path = tmp_path / "docs.ldac"
+    write_ldac(as_bag_of_words(corpus, [f"w{i}" for i in range(40)]), path, tmp_path / "vocab.txt")
+    out = tmp_path / "run"
+    assert main(["fit", "topics", str(path), "--model", "hdp", "-K", "6", "--max-laps", "5", "--heldout", "0.2",
+                 "--quiet", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "topics used of 6" in text and "per-word log-likelihood" in text and "topic" in text
+    assert (out / "model.npz").exists() and (out / "topics.csv").exists()
+    assert main(["eval", str(out / "model.npz"), str(path), "--mode", "types"]) == 0
+    assert "perplexity" in capsys.readouterr().out
+    assert main(["fit", "topics", str(path), "--model", "lda", "-K", "0", "--quiet"]) == 2
