@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import csv
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from . import datasets
 from .config import ALGORITHMS
@@ -108,7 +110,9 @@ def run_fit_topics(args) -> int:
     print(f"{type(est).__name__}(K={est.n_topics}, {est.algorithm}) on {args.data} "
           f"({train.n_items} documents, {train.n_features} words, {int(train.total_counts.sum())} tokens)")
     start = time.perf_counter()
-    est.fit(train)
+    with warnings.catch_warnings():  # the status line below says whether it converged
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(train)
     seconds = time.perf_counter() - start
     status = "converged" if est.converged_ else "stopped (max laps)"
     print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.lower_bound_:.6g} nats; "
