@@ -32,14 +32,18 @@ START_CODES = {"scratch": SCRATCH, "warm": WARM, "best": BEST}
 
 @dataclass(frozen=True)
 class LocalOptions:
-    """The per-document fixed point: at most ``max_iter`` iterations, stop when
-    ``max_k |Delta N_dk| < tol`` (thesis: 100 and 0.05), ``n_restarts`` sparse restart proposals
-    per document (Alg. 5.2; bnpy's default 5), and where each document starts: ``"scratch"`` from
-    the likelihood and prior weights (Alg. 5.1), ``"warm"`` from the previous lap's counts (bnpy
-    ``initDocTopicCountLP='memo'``), or ``"best"`` of both by the document's ELBO. Warm and best
-    never lower the ELBO, so batch and memoized VI stay monotone; scratch escapes poor early
-    assignments (on Wikipedia, warm alone ends 0.08 nats/word worse held out), best does both.
-    ``n_chunks`` splits the documents for parallel threads."""
+    """The per-document fixed point (Alg. 5.1-5.2).
+
+    At most ``max_iter`` iterations; stop when ``max_k |Delta N_dk| < tol``. The thesis uses 100
+    and 0.05; 0.5 ran 2.5x faster on Wikipedia LDA (K=20, 10 laps) and scored as well held out
+    (-7.843 vs -7.848 nats/word). ``n_restarts`` sparse restart proposals per document (bnpy's
+    default for the HDP is 5). ``start``: ``"scratch"`` from the likelihood and prior weights,
+    ``"warm"`` from the previous lap's counts (bnpy ``initDocTopicCountLP='memo'``), or ``"best"``
+    of both by the document's ELBO. Warm and best never lower the ELBO, so batch and memoized VI
+    are then provably monotone; but warm alone stays near its first-lap assignments (Wikipedia:
+    0.08 nats/word worse held out) and best costs 1.5x scratch, so scratch, bnpy's default, is ours.
+    ``n_chunks`` splits the documents over parallel threads.
+    """
 
     max_iter: int = 100
     tol: float = 0.5
