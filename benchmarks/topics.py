@@ -46,7 +46,6 @@ import tempfile
 import time
 import traceback
 import warnings
-from collections import namedtuple
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -73,7 +72,7 @@ def peers_md_split(X, mode="tokens", heldout_fraction=0.5, seed=1):
     """The split of peers.md section 3.2 exactly: each document's tokens (column order, repeated by
     count) permuted by one ``RandomState(seed)`` drawn over the documents in order, then cut: the first
     ``N - ceil(N f)`` observed, the rest held out (wiki: 145,429 / 145,842; unigram -8.2733 as in peers.md).
-    Used by ``--split peers`` and by the fallback below."""
+    Used by ``--split peers``."""
     if mode != "tokens":
         raise ValueError("peers_md_split supports mode='tokens' only")
     X = sp.csr_matrix(X)
@@ -94,57 +93,9 @@ def peers_md_split(X, mode="tokens", heldout_fraction=0.5, seed=1):
     return out[0], out[1]
 
 
-try:
-    from stickbreak.evaluate.topics import completion_from_split, split_documents
+from stickbreak.evaluate.topics import completion_from_split, split_documents  # noqa: E402
 
-    EVALUATOR = "stickbreak.evaluate.topics (split_documents, completion_from_split)"
-except Exception as exc:  # noqa: BLE001
-    # ---- TEMPORARY FALLBACK: peers.md section 3.2 evaluator, used only while stickbreak.evaluate.topics
-    # ---- cannot be imported. Final benchmark runs must use ours (the markdown states which one ran).
-    EVALUATOR = f"FALLBACK in benchmarks/topics.py (stickbreak.evaluate.topics: {type(exc).__name__}: {exc})"
-    CompletionScore = namedtuple("CompletionScore", "per_word perplexity n_heldout_tokens n_documents mode")
-    split_documents = peers_md_split
-
-    def completion_from_split(topic_word, observed, heldout, max_iter=500, tol=1e-7):
-        """Document completion of peers.md section 3.2 (prior 1/K, uniform start, <= 500 EM iterations,
-        per-document stop at max |delta theta| < 1e-7), in document blocks of bounded memory."""
-        phi = np.asarray(topic_word, dtype=np.float64)
-        phi = phi / phi.sum(axis=1, keepdims=True)
-        n_docs, K = observed.shape[0], phi.shape[0]
-        phi_t = np.ascontiguousarray(phi.T)
-        prior = np.full(K, 1.0 / K)
-        theta = np.empty((n_docs, K))
-        budget = max(1, 2_000_000 // K)  # nonzeros per block
-        start = 0
-        while start < n_docs:
-            stop = start + 1
-            while stop < n_docs and observed.indptr[stop + 1] - observed.indptr[start] <= budget:
-                stop += 1
-            block = observed[start:stop]
-            rows = np.repeat(np.arange(stop - start), np.diff(block.indptr))
-            phi_w, counts = phi_t[block.indices], block.data.astype(np.float64)
-            th = np.full((stop - start, K), 1.0 / K)
-            active = np.ones(stop - start, dtype=bool)
-            for _ in range(max_iter):
-                denom = np.einsum("jk,jk->j", th[rows], phi_w)
-                ok = denom > 0
-                scale = np.where(ok, counts / np.where(ok, denom, 1.0), 0.0)
-                acc = sp.csr_matrix((scale, block.indices, block.indptr), shape=block.shape) @ phi_t
-                n_tok = np.bincount(rows, weights=counts * ok, minlength=stop - start)
-                new = (prior + th * acc) / (prior.sum() + n_tok)[:, None]
-                delta = np.abs(new - th).max(axis=1)
-                th[active] = new[active]
-                active &= ~(delta < tol)
-                if not active.any():
-                    break
-            theta[start:stop] = th
-            start = stop
-        rows = np.repeat(np.arange(n_docs), np.diff(heldout.indptr))
-        with np.errstate(divide="ignore"):
-            ll = heldout.data * np.log(np.einsum("jk,jk->j", theta[rows], phi_t[heldout.indices]))
-        n_tokens = int(round(heldout.data.sum()))
-        per_word = float(ll.sum() / n_tokens)
-        return CompletionScore(per_word, float(np.exp(-per_word)), n_tokens, n_docs, "tokens")
+EVALUATOR = "stickbreak.evaluate.topics (split_documents, completion_from_split)"
 
 
 SPLITS = {"stickbreak": split_documents, "peers": peers_md_split}

@@ -92,7 +92,7 @@ class TopicLocal:
 
 
 def _word_likelihoods(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    log_phi = (digamma(lam) - digamma(lam.sum(axis=1))[:, None]).T
+    log_phi = mult.expected_t({"lam": lam})["lam"].T
     centered = np.ascontiguousarray(log_phi - log_phi.max(axis=1, keepdims=True))
     return np.exp(centered), centered
 

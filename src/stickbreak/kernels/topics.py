@@ -101,7 +101,7 @@ def _iterate(words, counts, exp_loglik, prior, doc_topic, p, log_p, s, scratch, 
 
 
 @njit(cache=True, nogil=True)
-def _keep_better(words, counts, prior, prior_rest, doc_topic, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best):
+def _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best):
     """Adopt the trial state when its ``L_d`` beats ``best``; returns the new best and whether it did."""
     value = _objective(counts, trial_s, trial, prior, prior_rest, trial_log_p)
     if value > best:
@@ -136,7 +136,7 @@ def _restarts(words, counts, exp_loglik, prior, prior_rest, doc_topic, p, log_p,
         trial[:] = doc_topic
         trial[j] = 0.0
         _iterate(words, counts, exp_loglik, prior, trial, trial_p, trial_log_p, trial_s, scratch, 2, -1.0)
-        best, better = _keep_better(words, counts, prior, prior_rest, doc_topic, p, log_p, s,
+        best, better = _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s,
                                     trial, trial_p, trial_log_p, trial_s, best)
         accepted += better
     return accepted
@@ -175,7 +175,7 @@ def _solve_doc(words, cnts, exp_loglik, prior, prior_rest, state, start, p, log_
         trial[:] = warm_copy
         iters += _iterate(words, cnts, exp_loglik, prior, trial, trial_p, trial_log_p, trial_s, scratch, max_iter, tol)
         best = _objective(cnts, s, state, prior, prior_rest, log_p)
-        _keep_better(words, cnts, prior, prior_rest, state, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best)
+        _keep_better(cnts, prior, prior_rest, state, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best)
     accepted = 0
     if n_restarts > 0:
         accepted = _restarts(words, cnts, exp_loglik, prior, prior_rest, state, p, log_p, s, n_restarts, work)
