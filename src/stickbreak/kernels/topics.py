@@ -26,9 +26,11 @@ from .special import digamma
 
 #: Smallest ``p_k = exp psi(theta_k)``: keeps every ``s_u`` positive when a prior weight underflows.
 P_FLOOR = 1e-280
+LOG_P_FLOOR = math.log(P_FLOOR)
 #: A topic counts as used in a document (a restart candidate) above this expected count (bnpy).
 RESTART_MIN_COUNT = 1e-3
-#: Reassociation lets LLVM vectorise the dot products over topics; no NaN/inf assumptions are made.
+#: Reassociation lets LLVM vectorise the sums over word types; no NaN/inf assumptions are made.
+#: (``error_model="numpy"`` too: a Python-style zero-division check would keep the division scalar.)
 FAST = {"reassoc", "contract", "arcp", "nsz"}
 #: Where each document's fixed point starts.
 SCRATCH, WARM, BEST = 0, 1, 2
@@ -37,27 +39,42 @@ SCRATCH, WARM, BEST = 0, 1, 2
 @njit(cache=True, nogil=True)
 def _theta_step(doc_topic, prior, p, log_p):
     for k in range(p.size):
-        value = math.exp(digamma(doc_topic[k] + prior[k]))
-        p[k] = value if value > P_FLOOR else P_FLOOR
-        log_p[k] = math.log(p[k])
+        log_p[k] = max(digamma(doc_topic[k] + prior[k]), LOG_P_FLOOR)
+        p[k] = math.exp(log_p[k])
 
 
-@njit(cache=True, nogil=True, fastmath=FAST)
-def _r_step(words, counts, exp_loglik, p, s, doc_topic):
-    """``N_k = p_k sum_u c_u E[v_u,k] / s_u``, filling ``s_u = sum_k E[v_u,k] p_k``."""
-    n_topics = p.size
-    doc_topic[:] = 0.0
+@njit(cache=True, nogil=True, fastmath=FAST, error_model="numpy")
+def _r_step(local, counts, p, s, weight, doc_topic):
+    """``N_k = p_k sum_u c_u E[v_u,k] / s_u``, filling ``s_u = sum_k E[v_u,k] p_k``.
+
+    ``local[k, u] = E[v_u, k]`` is the document's slice of the likelihood, topic-major, so every
+    inner loop runs over the document's word types and vectorises whatever the number of topics.
+    """
+    s[:] = 0.0
+    for k in range(p.size):
+        p_k, row = p[k], local[k]
+        for u in range(s.size):
+            s[u] += row[u] * p_k
+    for u in range(s.size):
+        weight[u] = counts[u] / s[u]
+    for k in range(p.size):
+        row = local[k]
+        total = 0.0
+        for u in range(s.size):
+            total += row[u] * weight[u]
+        doc_topic[k] = total * p[k]
+
+
+@njit(cache=True, nogil=True)
+def _gather(words, exp_loglik, buffer):
+    """The document's topic-major likelihood slice ``local[k, u] = exp_loglik[words[u], k]``."""
+    n_topics = exp_loglik.shape[1]
+    local = buffer[: n_topics * words.size].reshape((n_topics, words.size))
     for u in range(words.size):
         row = exp_loglik[words[u]]
-        norm = 0.0
         for k in range(n_topics):
-            norm += row[k] * p[k]
-        s[u] = norm
-        weight = counts[u] / norm
-        for k in range(n_topics):
-            doc_topic[k] += row[k] * weight
-    for k in range(n_topics):
-        doc_topic[k] *= p[k]
+            local[k, u] = row[k]
+    return local
 
 
 @njit(cache=True, nogil=True)
@@ -86,11 +103,11 @@ def _objective(counts, s, doc_topic, prior, prior_rest, log_p):
 
 
 @njit(cache=True, nogil=True)
-def _iterate(words, counts, exp_loglik, prior, doc_topic, p, log_p, s, scratch, n_iters, tol):
+def _iterate(local, counts, prior, doc_topic, p, log_p, s, weight, scratch, n_iters, tol):
     """Up to ``n_iters`` theta/r steps from ``doc_topic``; returns the number of iterations."""
     for it in range(n_iters):
         _theta_step(doc_topic, prior, p, log_p)
-        _r_step(words, counts, exp_loglik, p, s, scratch)
+        _r_step(local, counts, p, s, weight, scratch)
         change = 0.0
         for k in range(p.size):
             change = max(change, abs(scratch[k] - doc_topic[k]))
@@ -114,7 +131,7 @@ def _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s, trial, trial
 
 
 @njit(cache=True, nogil=True)
-def _restarts(words, counts, exp_loglik, prior, prior_rest, doc_topic, p, log_p, s, n_restarts, work):
+def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, n_restarts, work):
     """Try zeroing the ``n_restarts`` smallest used topics (Alg. 5.2); returns the number accepted."""
     n_topics = p.size
     trial, trial_p, trial_log_p, trial_s, scratch = work[0], work[1], work[2], work[3][: s.size], work[4]
@@ -135,7 +152,7 @@ def _restarts(words, counts, exp_loglik, prior, prior_rest, doc_topic, p, log_p,
         tried += 1
         trial[:] = doc_topic
         trial[j] = 0.0
-        _iterate(words, counts, exp_loglik, prior, trial, trial_p, trial_log_p, trial_s, scratch, 2, -1.0)
+        _iterate(local, counts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, 2, -1.0)
         best, better = _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s,
                                     trial, trial_p, trial_log_p, trial_s, best)
         accepted += better
@@ -143,22 +160,22 @@ def _restarts(words, counts, exp_loglik, prior, prior_rest, doc_topic, p, log_p,
 
 
 @njit(cache=True, nogil=True)
-def _accumulate(words, counts, exp_loglik, centered_loglik, p, log_p, s, word_topic, entropy):
+def _accumulate(words, counts, local, centered_loglik, p, log_p, s, word_topic, entropy):
     """Add ``c_u r_uk`` to ``word_topic[v_u, k]`` and ``-c_u r_uk log r_uk`` to ``entropy[k]``."""
     for u in range(words.size):
         v = words[u]
-        row, log_row = exp_loglik[v], centered_loglik[v]
+        log_row = centered_loglik[v]
         weight = counts[u] / s[u]
         log_s = math.log(s[u])
         for k in range(p.size):
-            mass = row[k] * p[k] * weight
+            mass = local[k, u] * p[k] * weight
             if mass > 0.0:
                 word_topic[v, k] += mass
                 entropy[k] += mass * (log_s - log_p[k] - log_row[k])
 
 
 @njit(cache=True, nogil=True)
-def _solve_doc(words, cnts, exp_loglik, prior, prior_rest, state, start, p, log_p, s, scratch, work,
+def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight, scratch, work,
                max_iter, tol, n_restarts):
     """One document: the fixed point from ``start`` (SCRATCH, WARM or BEST of both), then restarts.
     Returns ``(iterations, accepted restarts)``; ``state``, ``p``, ``log_p`` and ``s`` hold the result."""
@@ -168,19 +185,19 @@ def _solve_doc(words, cnts, exp_loglik, prior, prior_rest, state, start, p, log_
     if start != WARM:  # initialise from the likelihood and the prior weights (Alg. 5.1, line 1)
         for k in range(prior.size):
             p[k] = max(prior[k], P_FLOOR)
-        _r_step(words, cnts, exp_loglik, p, s, state)
-    iters = _iterate(words, cnts, exp_loglik, prior, state, p, log_p, s, scratch, max_iter, tol)
+        _r_step(local, cnts, p, s, weight, state)
+    iters = _iterate(local, cnts, prior, state, p, log_p, s, weight, scratch, max_iter, tol)
     if start == BEST:  # also from the previous counts; keep the better (never below last lap's)
         trial, trial_p, trial_log_p, trial_s = work[0], work[1], work[2], work[3][: s.size]
         trial[:] = warm_copy
-        iters += _iterate(words, cnts, exp_loglik, prior, trial, trial_p, trial_log_p, trial_s, scratch, max_iter, tol)
+        iters += _iterate(local, cnts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, max_iter, tol)
         best = _objective(cnts, s, state, prior, prior_rest, log_p)
         _keep_better(cnts, prior, prior_rest, state, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best)
     accepted = 0
     if n_restarts > 0:
-        accepted = _restarts(words, cnts, exp_loglik, prior, prior_rest, state, p, log_p, s, n_restarts, work)
+        accepted = _restarts(local, cnts, prior, prior_rest, state, p, log_p, s, weight, n_restarts, work)
         if accepted > 0:
-            iters += _iterate(words, cnts, exp_loglik, prior, state, p, log_p, s, scratch, max_iter, tol)
+            iters += _iterate(local, cnts, prior, state, p, log_p, s, weight, scratch, max_iter, tol)
     return iters, accepted
 
 
@@ -192,15 +209,16 @@ def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_re
     for d in range(first, last):
         longest = max(longest, indptr[d + 1] - indptr[d])
     p, log_p, scratch = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
-    s = np.empty(longest)
+    s, weight, local_buffer = np.empty(longest), np.empty(longest), np.empty(n_topics * longest)
     work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest), np.empty(n_topics),
             np.empty(n_topics))
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
-        s_doc = s[: words.size]
-        n_iters[d], n_accepted[d] = _solve_doc(words, cnts, exp_loglik, prior, prior_rest, doc_topic[d], start,
-                                               p, log_p, s_doc, scratch, work, max_iter, tol, n_restarts)
-        _accumulate(words, cnts, exp_loglik, centered_loglik, p, log_p, s_doc, word_topic, entropy)
+        local = _gather(words, exp_loglik, local_buffer)
+        s_doc, weight_doc = s[: words.size], weight[: words.size]
+        n_iters[d], n_accepted[d] = _solve_doc(local, cnts, prior, prior_rest, doc_topic[d], start, p, log_p,
+                                               s_doc, weight_doc, scratch, work, max_iter, tol, n_restarts)
+        _accumulate(words, cnts, local, centered_loglik, p, log_p, s_doc, word_topic, entropy)
 
 
 @njit(cache=True, parallel=True)
