@@ -45,6 +45,23 @@ def test_full_data_step_of_size_one_equals_batch_step(name, weights):
         np.testing.assert_allclose(stepped.weights[key], batch.weights[key], rtol=1e-12)
 
 
+@pytest.mark.parametrize("weights", ["dp", "finite"])
+def test_lap_elbo_of_one_full_minibatch_of_size_one_equals_batch_lap_elbo(weights):
+    """The lap's ELBO is the final parameters' with the lap's statistics: a batch lap's, here."""
+    from stickbreak import obs
+    from stickbreak.learn import InMemoryMinibatches
+
+    data = obs.get("gauss").check_data(real_data_for("gauss", 300))
+    model = make_mixture_model(MixtureConfig(obs_model="gauss", weights=weights, n_components=4), data)
+    params = initial_params(model, data, 4, "kmeans++", np.random.default_rng(0))
+    svi = StochasticVI(Constant(1.0), np.random.default_rng(0))
+    lap = svi.lap(model, InMemoryMinibatches(data, 1), svi.start(model, None, params))
+    batch = BatchVB().lap(model, [data], BatchVB().start(model, [data], params))
+    assert not lap.exact and lap.elbo_terms.keys() == batch.elbo_terms.keys()
+    for key, value in batch.elbo_terms.items():
+        assert lap.elbo_terms[key] == pytest.approx(value, rel=1e-10, abs=1e-8)
+
+
 @pytest.mark.parametrize("sampling", ["without_replacement", "with_replacement"])
 def test_stochastic_fit_approaches_batch_fit(sampling):
     X = real_data_for("diag_gauss", 600)

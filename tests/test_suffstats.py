@@ -117,7 +117,7 @@ def test_errors_name_the_problem():
         s + s.reorder([13, 12, 11, 10])
     with pytest.raises(KeyError, match="no component with uid 99"):
         s.remove(99)
-    with pytest.raises(KeyError, match="no cached merge entropy"):
+    with pytest.raises(KeyError, match="no cached merge terms"):
         s.merge(10, 11)
     with pytest.raises(ValueError, match="unique"):
         SuffStats(uids=[1, 1], fields={"N": np.zeros(2)})
@@ -125,3 +125,23 @@ def test_errors_name_the_problem():
         SuffStats(uids=[1], fields={"x": np.zeros(1)})
     with pytest.raises(ValueError, match="leading axis"):
         SuffStats(uids=[1, 2], fields={"N": np.zeros(3)})
+
+
+def test_merge_fields_replace_the_sum_and_survive_arithmetic_selection_and_saving():
+    base = _toy_stats(pairs=[(10, 11), (12, 13)])
+    s = base.with_merge_terms(base.merge_pairs, np.array([0.5, 0.25]), {"N": np.array([7.0, 9.0])})
+    merged = s.merge(10, 11)
+    assert merged.fields["N"][0] == 7.0  # the cached merged value, not N_10 + N_11
+    np.testing.assert_allclose(merged.fields["x"][0], s.fields["x"][0] + s.fields["x"][1])
+    assert merged.elbo_terms["entropy"][0] == 0.5
+    assert merged.merge_fields["N"].tolist() == [9.0] and merged.merge_pairs.tolist() == [[12, 13]]
+    doubled = (s + s).scaled(0.5)
+    np.testing.assert_allclose(doubled.merge_fields["N"], [7.0, 9.0])
+    assert s.select([12, 13, 10]).merge_fields["N"].tolist() == [9.0]
+    again = SuffStats.from_arrays(s.to_arrays("p."), "p.")
+    np.testing.assert_array_equal(again.merge_fields["N"], s.merge_fields["N"])
+    assert s.without_merge_terms().merge_fields == {}
+    with pytest.raises(ValueError, match="merge field 'nope' must name a field"):
+        base.with_merge_terms(base.merge_pairs, np.zeros(2), {"nope": np.zeros(2)})
+    with pytest.raises(ValueError, match="different merge pairs"):
+        s + base

@@ -61,13 +61,15 @@ def test_local_step_kernel_matches_numpy_twin(start, restarts, prior_rest):
     prior = rng.uniform(1e-3, 0.5, K)
     previous = rng.gamma(1.0, 2.0, (X.shape[0], K))
     args = (X.indptr, X.indices, X.data, np.exp(centered), centered, prior, prior_rest)
+    pairs = np.array([[0, 1], [2, 5], [4, 3]], dtype=np.int64)
     a, b = previous.copy(), previous.copy()
-    fast = topic_local_step(*args, a, start, 100, 1e-8, restarts, 2)
-    slow = ref.topic_local_step(*args, b, start, 100, 1e-8, restarts, 2)
+    fast = topic_local_step(*args, a, start, 100, 1e-8, restarts, pairs, 2)
+    slow = ref.topic_local_step(*args, b, start, 100, 1e-8, restarts, pairs, 2)
     assert np.allclose(a, b, atol=1e-6)
-    for x, y in zip(fast[:2], slow[:2]):
+    for x, y in zip(fast[:3], slow[:3]):
         assert np.allclose(x, y, atol=1e-6)
-    assert np.array_equal(fast[3], slow[3])
+    assert np.array_equal(fast[4], slow[4])
+    assert np.all(fast[2] <= fast[1][pairs].sum(axis=1) + 1e-9)  # a merge never raises the entropy
     # the statistics are consistent: every token is assigned, topic-word counts sum to the doc counts
     assert np.allclose(a.sum(axis=1), np.asarray(X.sum(axis=1)).ravel())
     assert np.allclose(fast[0].sum(axis=0), a.sum(axis=0))

@@ -150,3 +150,17 @@ class LearnConfig:
         from .learn.schedules import RobbinsMonro
 
         RobbinsMonro(self.learning_rate_delay, self.learning_rate_decay)  # validates kappa and tau
+
+
+def moves_config(moves, move_options, allowed=MOVE_KINDS, owner: str = "this model") -> MovesConfig:
+    """A :class:`MovesConfig` from an estimator's ``moves`` and ``move_options``, with clear errors."""
+    options = dict(move_options or {})
+    valid = set(MovesConfig.__dataclass_fields__) - {"moves"}
+    unknown = sorted(set(options) - valid)
+    if unknown or "moves" in options:
+        raise ValueError(f"unknown move option(s) {unknown or ['moves']}; valid options are {sorted(valid)}")
+    moves = tuple([moves] if isinstance(moves, str) else (moves or ()))
+    unsupported = [m for m in moves if m in MOVE_KINDS and m not in allowed]
+    if unsupported:
+        raise ValueError(f"{owner} does not support the move(s) {unsupported}; choose from {list(allowed)}")
+    return MovesConfig(moves=moves, **options)

@@ -132,6 +132,26 @@ def optimize_rho(prior, rho0, omega, n_docs, log_pi, log_pi_rest) -> np.ndarray:
     return rho0
 
 
+def rho_from_weights(beta: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`stick_weights`: ``rho_k = pi_k / (1 - sum_{l<k} pi_l)``, clipped."""
+    remaining = 1.0 - np.concatenate([[0.0], np.cumsum(beta)[:-1]])
+    return np.clip(beta / np.maximum(remaining, RHO_EPS), RHO_EPS, 1.0 - RHO_EPS)
+
+
+def align(weights, old_uids, new_uids) -> dict[str, np.ndarray]:
+    """The sticks re-indexed to ``new_uids``: kept topics keep their ``E pi^G_k``, dropped ones'
+    mass goes to the rest, new ones get a share of the rest (a start for :func:`global_step`)."""
+    if np.array_equal(old_uids, new_uids):
+        return weights
+    beta, _ = stick_weights(weights["rho"])
+    by_uid = dict(zip(np.asarray(old_uids).tolist(), beta))
+    new = [u for u in np.asarray(new_uids).tolist() if u not in by_uid]
+    rest = 1.0 - sum(by_uid.get(u, 0.0) for u in np.asarray(new_uids).tolist())
+    share = rest / (2.0 * len(new)) if new else 0.0
+    aligned = np.array([by_uid.get(u, share) for u in np.asarray(new_uids).tolist()])
+    return {"rho": rho_from_weights(aligned), "omega": weights["omega"]}
+
+
 def global_step(prior, stats, previous) -> dict[str, np.ndarray]:
     """New ``rho`` from the whole-data statistics ``P_k`` (``log_pi``) and ``P_>K``; ``omega`` by Eq. 5.39."""
     n_docs, n_topics = stats.scalars["n_items"], stats.n_components

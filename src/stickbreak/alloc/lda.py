@@ -28,6 +28,10 @@ def pseudo_counts(prior, weights) -> tuple[np.ndarray, float]:
     return np.full(int(weights["n_topics"]), prior["alpha"]), 0.0
 
 
+def align(weights, old_uids, new_uids):
+    return weights
+
+
 def global_step(prior, stats, previous) -> dict[str, np.ndarray]:
     return {"n_topics": np.asarray(stats.n_components)}
 

@@ -65,8 +65,10 @@ class MixtureModel:
         loglik = self.obs.expected_loglik(params.obs, batch)
         return np.ascontiguousarray(loglik + self.weights.expected_log_weights(params.weights)[None, :])
 
-    def local_step(self, params: MixtureParams, batch, keep_loglik: bool = False, warm=None) -> MixtureLocal:
-        """Responsibilities in closed form; ``warm`` is accepted for the common interface and unused."""
+    def local_step(self, params: MixtureParams, batch, keep_loglik: bool = False, warm=None,
+                   merge_pairs=None) -> MixtureLocal:
+        """Responsibilities in closed form; ``warm`` and ``merge_pairs`` are accepted for the common
+        interface and unused (the pair entropies come from the responsibilities in :meth:`summarize`)."""
         loglik = self.obs.expected_loglik(params.obs, batch)
         logits = np.ascontiguousarray(loglik + self.weights.expected_log_weights(params.weights)[None, :])
         log_norm, entropy = normalize_log_resp(logits, RESP_FLOOR)

@@ -15,7 +15,8 @@ HDP: ``alpha pi^G(rho)``) and ``L_top`` is the LDA normaliser or the HDP surroga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import ModuleType
 
 import numpy as np
@@ -28,6 +29,8 @@ from ..obs.expfam import Natural
 
 
 START_CODES = {"scratch": SCRATCH, "warm": WARM, "best": BEST}
+#: A delete re-solves the documents holding at least this many of the target's tokens (thesis: 0.01).
+DELETE_MIN_COUNT = 0.01
 
 
 @dataclass(frozen=True)
@@ -58,14 +61,31 @@ class LocalOptions:
 
 @dataclass(frozen=True, eq=False)
 class TopicParams:
-    """Global parameters: Dirichlet ``lam`` (K, V) per topic, the document-weight parameters, and
-    the derived word likelihoods ``exp(E log phi_kv - max_j E log phi_jv)`` stored (V, K)."""
+    """Global parameters: Dirichlet ``lam`` (K, V) per topic and the document-weight parameters.
+
+    The derived ``E log phi`` and word likelihoods are computed on first use and cached (an SVI
+    step's target parameters are blended, never used for a local step, so never pay for them).
+    """
 
     uids: np.ndarray
     obs: Natural
     weights: dict
-    exp_loglik: np.ndarray
-    centered_loglik: np.ndarray
+
+    @cached_property
+    def expected_log_phi(self) -> Natural:
+        """``{"lam": E log phi_kv}`` (K, V)."""
+        return mult.expected_t(self.obs)
+
+    @cached_property
+    def centered_loglik(self) -> np.ndarray:
+        """``E log phi_kv - max_j E log phi_jv``, stored (V, K) for the kernels."""
+        log_phi = self.expected_log_phi["lam"].T
+        return np.ascontiguousarray(log_phi - log_phi.max(axis=1, keepdims=True))
+
+    @cached_property
+    def exp_loglik(self) -> np.ndarray:
+        """``exp`` of :attr:`centered_loglik`: the word likelihoods of the local step (V, K)."""
+        return np.exp(self.centered_loglik)
 
     @property
     def n_components(self) -> int:
@@ -89,12 +109,28 @@ class TopicLocal:
     entropy: np.ndarray
     n_iters: np.ndarray
     n_restarts: np.ndarray
+    merge_pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))  # uids
+    pair_entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
-def _word_likelihoods(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    log_phi = mult.expected_t({"lam": lam})["lam"].T
-    centered = np.ascontiguousarray(log_phi - log_phi.max(axis=1, keepdims=True))
-    return np.exp(centered), centered
+def _columns(uids: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Uid pairs as column pairs of ``uids``."""
+    position = {int(u): i for i, u in enumerate(uids)}
+    try:
+        return np.array([[position[int(a)], position[int(b)]] for a, b in pairs], dtype=np.int64).reshape(-1, 2)
+    except KeyError as missing:
+        raise ValueError(f"merge pair uid {missing} is not a topic of these parameters") from None
+
+
+def _pair_terms(local: TopicLocal, theta: np.ndarray, total: np.ndarray, uids: np.ndarray) -> dict:
+    """Merged entropy and document terms of each planned pair: ``theta'_a = theta_a + theta_b``
+    per document, so ``P'_a = sum_d psi(theta'_da) - psi(theta_d.)`` and ``Q'_a`` likewise (Eq. 5.49)."""
+    a, b = _columns(uids, local.merge_pairs).T
+    merged = theta[:, a] + theta[:, b]
+    log_pi = digamma(merged) - digamma(total)[:, None]
+    doc_gamma = gammaln(merged) - (local.prior[a] + local.prior[b])[None, :] * log_pi
+    return {"merge_pairs": local.merge_pairs, "merge_entropy": local.pair_entropy,
+            "merge_fields": {"log_pi": log_pi.sum(axis=0), "doc_gamma": doc_gamma.sum(axis=0)}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,34 +157,38 @@ class TopicModel:
 
     # ---------------------------------------------------------------- parameters
     def make_params(self, uids, lam: np.ndarray, weights: dict) -> TopicParams:
-        exp_loglik, centered = _word_likelihoods(lam)
-        return TopicParams(np.asarray(uids), {"lam": lam}, weights, exp_loglik, centered)
+        return TopicParams(np.asarray(uids), {"lam": lam}, weights)
 
     def initial_params(self, lam: np.ndarray, n_docs: int) -> TopicParams:
         weights = self.weights.initial(self.weights_prior, lam.shape[0], n_docs)
         return self.make_params(np.arange(lam.shape[0]), lam, weights)
 
     # ---------------------------------------------------------------- the four verbs
-    def local_step(self, params: TopicParams, batch, warm: np.ndarray | None = None, **_) -> TopicLocal:
+    def local_step(self, params: TopicParams, batch, warm: np.ndarray | None = None, merge_pairs=None,
+                   **_) -> TopicLocal:
         """The fixed point of every document (:func:`~stickbreak.kernels.topics.topic_local_step`);
-        ``warm`` (D, K) are starting counts, e.g. the previous lap's :meth:`warm_start`."""
+        ``warm`` (D, K) are starting counts, e.g. the previous lap's :meth:`warm_start`;
+        ``merge_pairs`` (M, 2) uid pairs whose merged entropy to gather on the way."""
         prior, prior_rest = self.weights.pseudo_counts(self.weights_prior, params.weights)
         counts = batch.counts
         opts = self.local
         use_warm = warm is not None and warm.shape == (batch.n_items, params.n_components)
         doc_topic = np.array(warm, dtype=np.float64) if use_warm else np.zeros((batch.n_items, params.n_components))
         start = START_CODES[opts.start] if use_warm else SCRATCH
-        word_topic, entropy, n_iters, n_restarts = topic_local_step(
+        pairs = np.zeros((0, 2), dtype=np.int64) if merge_pairs is None else np.asarray(merge_pairs, dtype=np.int64)
+        columns = _columns(params.uids, pairs)
+        word_topic, entropy, pair_entropy, n_iters, n_restarts = topic_local_step(
             counts.indptr, counts.indices, counts.data, params.exp_loglik, params.centered_loglik, prior,
-            float(prior_rest), doc_topic, start, opts.max_iter, opts.tol, opts.n_restarts, opts.n_chunks)
-        return TopicLocal(doc_topic, prior, float(prior_rest), word_topic, entropy, n_iters, n_restarts)
+            float(prior_rest), doc_topic, start, opts.max_iter, opts.tol, opts.n_restarts, columns, opts.n_chunks)
+        return TopicLocal(doc_topic, prior, float(prior_rest), word_topic, entropy, n_iters, n_restarts,
+                          pairs, pair_entropy)
 
     def warm_start(self, local: TopicLocal) -> np.ndarray | None:
         return None if self.local.start == "scratch" else local.doc_topic
 
     def summarize(self, batch, local: TopicLocal, uids=None, merge_pairs=None) -> SuffStats:
-        if merge_pairs is not None and len(merge_pairs):
-            raise NotImplementedError("merge moves are not implemented for topic models yet")
+        """The statistics of the module docstring; with ``merge_pairs`` (planned before the local
+        step) also each pair's merged entropy, ``log_pi`` and ``doc_gamma`` (Hughes 2016, §5.5.1)."""
         n_topics = local.doc_topic.shape[1]
         theta = local.doc_topic + local.prior[None, :]
         total = theta.sum(axis=1) + local.prior_rest
@@ -157,6 +197,11 @@ class TopicModel:
         if local.prior_rest > 0:
             log_rest = digamma(local.prior_rest) - digamma(total)
             rest_terms = float(log_rest.sum()), float(len(total) * gammaln(local.prior_rest) - local.prior_rest * log_rest.sum())
+        merge_terms = {}
+        if merge_pairs is not None and len(merge_pairs):
+            if not np.array_equal(np.asarray(merge_pairs, dtype=np.int64), local.merge_pairs):
+                raise ValueError("summarize's merge_pairs must be the ones the local step gathered entropies for")
+            merge_terms = _pair_terms(local, theta, total, np.arange(n_topics) if uids is None else np.asarray(uids))
         fields = {
             "N": local.doc_topic.sum(axis=0),
             "word_counts": np.ascontiguousarray(local.word_topic.T),
@@ -172,11 +217,14 @@ class TopicModel:
                 "log_pi_rest": rest_terms[0],
                 "doc_gamma_rest": rest_terms[1] - float(gammaln(total).sum()),
             },
+            **merge_terms,
         )
 
     def global_step(self, stats: SuffStats, previous: TopicParams | None = None) -> TopicParams:
+        """Closed-form topics; the weights' own step, started from ``previous`` matched by uid."""
         lam = expfam.posterior(mult, self.obs_prior, stats.fields)["lam"]
-        weights = self.weights.global_step(self.weights_prior, stats, None if previous is None else previous.weights)
+        start = None if previous is None else self.weights.align(previous.weights, previous.uids, stats.uids)
+        weights = self.weights.global_step(self.weights_prior, stats, start)
         return self.make_params(stats.uids, lam, weights)
 
     def blend(self, old: TopicParams, target: TopicParams, step: float) -> TopicParams:
@@ -190,7 +238,8 @@ class TopicModel:
         doc = (float(np.sum(stats.fields["doc_gamma"])) + stats.scalars["doc_gamma_rest"]
                + float(prior @ stats.fields["log_pi"]) + prior_rest * stats.scalars["log_pi_rest"])
         return {
-            "data": expfam.elbo_data(mult, self.obs_prior, params.obs, stats.fields, 0.0),
+            "data": expfam.elbo_data(mult, self.obs_prior, params.obs, stats.fields, 0.0,
+                                     expected=params.expected_log_phi),
             "entropy": float(np.sum(stats.elbo_terms["entropy"])),
             "doc": doc,
             "top": self.weights.top_elbo(self.weights_prior, params.weights, n_docs),
@@ -199,6 +248,53 @@ class TopicModel:
     def score(self, stats: SuffStats, previous: TopicParams | None = None) -> tuple[TopicParams, dict[str, float]]:
         params = self.global_step(stats, previous)
         return params, self.elbo_terms(params, stats)
+
+    # ---------------------------------------------------------------- moves (Hughes 2016, §5.5)
+    def merge_scores(self, params: TopicParams, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Screening score of merging topic ``second[m]`` into ``first[m]`` (indices): the exact
+        ``Delta L_data``. The document terms change too but are only known once the lap has gathered
+        each pair's merged ``P`` and ``Q``; acceptance is on the exact ELBO."""
+        from ..moves.merge import data_gain
+
+        return data_gain(mult, self.obs_prior, params.obs, stats, first, second)
+
+    def without_topic(self, params: TopicParams, target: int) -> TopicParams:
+        """The parameters with topic ``target`` (a uid) removed; its stick mass goes to the rest."""
+        keep = np.flatnonzero(params.uids != target)
+        others = params.uids[keep]
+        return self.make_params(others, params.obs["lam"][keep], self.weights.align(params.weights, params.uids, others))
+
+    def delete_proposal(self, batch, params: TopicParams, target: int, whole: SuffStats, stats_b: SuffStats,
+                        local: TopicLocal, refine_steps: int) -> tuple[SuffStats, np.ndarray | None]:
+        """This batch's statistics with topic ``target`` deleted (Hughes 2016, §5.5.2), exact for a valid ``q``.
+
+        Documents holding at least ``DELETE_MIN_COUNT`` of the target's tokens re-run the fixed
+        point over the other topics, warm from their counts without the target; the others take one
+        iteration from there. Between rounds the other topics are re-estimated from the whole-data
+        statistics with this batch's proposal swapped in (the refinement of Eq. 4.25-4.27).
+        Returns the statistics and the documents' new counts (the batch's next warm start).
+        """
+        column = int(np.flatnonzero(params.uids == target)[0])
+        current = self.without_topic(params, target)
+        rest = whole.select(current.uids) - stats_b.without_merge_terms().select(current.uids)
+        warm = np.ascontiguousarray(np.delete(local.doc_topic, column, axis=1))
+        targeted = local.doc_topic[:, column] >= DELETE_MIN_COUNT
+        groups = [(np.flatnonzero(targeted), self.local.max_iter), (np.flatnonzero(~targeted), 1)]
+        proposal = None
+        for step in range(max(1, refine_steps)):
+            parts = []
+            for index, max_iter in groups:
+                if len(index) == 0:
+                    continue
+                sub = batch.subset(index)
+                model = replace(self, local=replace(self.local, start="warm", max_iter=max_iter))
+                sub_local = model.local_step(current, sub, warm=warm[index])
+                warm[index] = sub_local.doc_topic
+                parts.append(self.summarize(sub, sub_local, current.uids))
+            proposal = sum(parts[1:], parts[0])
+            if step < refine_steps - 1:
+                current = self.global_step((rest + proposal).clipped(), current)
+        return proposal, (warm if self.local.start != "scratch" else None)
 
     # ---------------------------------------------------------------- reporting
     def topic_weights(self, params: TopicParams) -> np.ndarray:

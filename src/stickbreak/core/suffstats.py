@@ -45,6 +45,9 @@ class SuffStats:
         Uid pairs whose merged entropy was gathered during the local step.
     merge_entropy : (n_pairs,) float
         ``-sum_n (r_na + r_nb) log(r_na + r_nb)`` for each pair.
+    merge_fields : mapping name -> (n_pairs,) array
+        The merged value of fields that do not simply add up under a merge (topic models: the
+        document terms ``log_pi`` and ``doc_gamma``, non-linear in the document counts), per pair.
     """
 
     uids: np.ndarray
@@ -53,6 +56,7 @@ class SuffStats:
     scalars: Mapping[str, float] = field(default_factory=dict)
     merge_pairs: np.ndarray = field(default_factory=lambda: _NO_PAIRS)
     merge_entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    merge_fields: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self):
         uids = _as_uids(self.uids)
@@ -70,6 +74,11 @@ class SuffStats:
         object.__setattr__(self, "merge_entropy", np.asarray(self.merge_entropy, dtype=float).reshape(-1))
         if len(pairs) != len(self.merge_entropy):
             raise ValueError("merge_pairs and merge_entropy must have the same length")
+        merge_fields = {k: np.asarray(v, dtype=float).reshape(-1) for k, v in self.merge_fields.items()}
+        object.__setattr__(self, "merge_fields", merge_fields)
+        for name, value in merge_fields.items():
+            if name not in self.fields or len(value) != len(pairs):
+                raise ValueError(f"merge field {name!r} must name a field and have one value per merge pair")
 
     # ------------------------------------------------------------------ basic views
     @property
@@ -95,6 +104,7 @@ class SuffStats:
             scalars=self.scalars,
             merge_pairs=self.merge_pairs,
             merge_entropy=self.merge_entropy,
+            merge_fields=self.merge_fields,
         )
         values.update(changes)
         return SuffStats(**values)
@@ -117,7 +127,7 @@ class SuffStats:
             raise ValueError("cannot combine statistics with different named fields")
         if self.scalars.keys() != other.scalars.keys():
             raise ValueError("cannot combine statistics with different scalars")
-        if not np.array_equal(self.merge_pairs, other.merge_pairs):
+        if not np.array_equal(self.merge_pairs, other.merge_pairs) or self.merge_fields.keys() != other.merge_fields.keys():
             raise ValueError("cannot combine statistics gathered for different merge pairs")
 
     def _combine(self, other: "SuffStats", sign: float) -> "SuffStats":
@@ -127,6 +137,7 @@ class SuffStats:
             elbo_terms={k: v + sign * other.elbo_terms[k] for k, v in self.elbo_terms.items()},
             scalars={k: v + sign * other.scalars[k] for k, v in self.scalars.items()},
             merge_entropy=self.merge_entropy + sign * other.merge_entropy,
+            merge_fields={k: v + sign * other.merge_fields[k] for k, v in self.merge_fields.items()},
         )
 
     def __add__(self, other: "SuffStats") -> "SuffStats":
@@ -147,6 +158,7 @@ class SuffStats:
             lambda v: v * factor,
             scalars={k: v * factor for k, v in self.scalars.items()},
             merge_entropy=self.merge_entropy * factor,
+            merge_fields={k: v * factor for k, v in self.merge_fields.items()},
         )
 
     # ------------------------------------------------------------------ component surgery
@@ -166,7 +178,8 @@ class SuffStats:
         order = np.array([self.index_of(u) for u in uids], dtype=np.int64)
         keep = np.isin(self.merge_pairs, uids).all(axis=1)
         return self._map_components(
-            lambda v: v[order], uids=uids, merge_pairs=self.merge_pairs[keep], merge_entropy=self.merge_entropy[keep]
+            lambda v: v[order], uids=uids, merge_pairs=self.merge_pairs[keep], merge_entropy=self.merge_entropy[keep],
+            merge_fields={k: v[keep] for k, v in self.merge_fields.items()},
         )
 
     def remove(self, uid: int) -> "SuffStats":
@@ -182,35 +195,41 @@ class SuffStats:
     def merge(self, uid_a: int, uid_b: int) -> "SuffStats":
         """Merge component ``uid_b`` into ``uid_a`` (Hughes 2016, Eq. 4.1-4.4).
 
-        Fields add up. The entropy of the merged component is the cached merge term of the pair,
-        which must have been gathered during the local step; every other pair that involves
-        ``uid_a`` or ``uid_b`` is dropped because its cached entropy is now stale.
+        Fields add up, except those in ``merge_fields``, which take the pair's cached value. The
+        entropy of the merged component is the cached merge term of the pair, which must have been
+        gathered during the local step; every other pair that involves ``uid_a`` or ``uid_b`` is
+        dropped because its cached terms are now stale.
         """
         a, b = self.index_of(uid_a), self.index_of(uid_b)
+        pair = self._pair_index(uid_a, uid_b) if (self.merge_fields or "entropy" in self.elbo_terms) else None
         fields = {}
         for name, value in self.fields.items():
             value = value.copy()
-            value[a] = value[a] + value[b]
+            value[a] = self.merge_fields[name][pair] if name in self.merge_fields else value[a] + value[b]
             fields[name] = value
         elbo_terms = {name: value.copy() for name, value in self.elbo_terms.items()}
         if "entropy" in elbo_terms:
-            elbo_terms["entropy"][a] = self.pair_entropy(uid_a, uid_b)
+            elbo_terms["entropy"][a] = self.merge_entropy[pair]
         touched = np.isin(self.merge_pairs, [uid_a, uid_b]).any(axis=1)
         merged = self._replace(
             fields=fields,
             elbo_terms=elbo_terms,
             merge_pairs=self.merge_pairs[~touched],
             merge_entropy=self.merge_entropy[~touched],
+            merge_fields={k: v[~touched] for k, v in self.merge_fields.items()},
         )
         return merged.remove(uid_b)
 
-    def pair_entropy(self, uid_a: int, uid_b: int) -> float:
+    def _pair_index(self, uid_a: int, uid_b: int) -> int:
         hit = ((self.merge_pairs[:, 0] == uid_a) & (self.merge_pairs[:, 1] == uid_b)) | (
             (self.merge_pairs[:, 0] == uid_b) & (self.merge_pairs[:, 1] == uid_a)
         )
         if not hit.any():
-            raise KeyError(f"no cached merge entropy for the pair ({uid_a}, {uid_b}); plan the pair before the lap")
-        return float(self.merge_entropy[np.flatnonzero(hit)[0]])
+            raise KeyError(f"no cached merge terms for the pair ({uid_a}, {uid_b}); plan the pair before the lap")
+        return int(np.flatnonzero(hit)[0])
+
+    def pair_entropy(self, uid_a: int, uid_b: int) -> float:
+        return float(self.merge_entropy[self._pair_index(uid_a, uid_b)])
 
     def zero_components(self, uids) -> "SuffStats":
         """The same components, with every statistic of ``uids`` set to zero."""
@@ -254,8 +273,8 @@ class SuffStats:
             elbo_terms={k: write(v, other.elbo_terms[k]) for k, v in self.elbo_terms.items()},
         )
 
-    def with_merge_terms(self, pairs, entropy) -> "SuffStats":
-        return self._replace(merge_pairs=pairs, merge_entropy=entropy)
+    def with_merge_terms(self, pairs, entropy, fields=None) -> "SuffStats":
+        return self._replace(merge_pairs=pairs, merge_entropy=entropy, merge_fields=dict(fields or {}))
 
     def clipped(self, relative_tolerance: float = 1e-6) -> "SuffStats":
         """Counts and entropies clipped at zero after subtract-old/add-new round-off (Hughes 2016, §8).
@@ -276,13 +295,14 @@ class SuffStats:
         return self._replace(fields=fields, elbo_terms=terms)
 
     def without_merge_terms(self) -> "SuffStats":
-        return self._replace(merge_pairs=_NO_PAIRS, merge_entropy=np.zeros(0))
+        return self._replace(merge_pairs=_NO_PAIRS, merge_entropy=np.zeros(0), merge_fields={})
 
     def to_arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
         """Flat name -> array mapping, for saving (inverse: :meth:`from_arrays`)."""
         out = {f"{prefix}uids": self.uids, f"{prefix}merge_pairs": self.merge_pairs,
                f"{prefix}merge_entropy": self.merge_entropy}
         out.update({f"{prefix}field.{k}": v for k, v in self.fields.items()})
+        out.update({f"{prefix}mergefield.{k}": v for k, v in self.merge_fields.items()})
         out.update({f"{prefix}elbo.{k}": v for k, v in self.elbo_terms.items()})
         out.update({f"{prefix}scalar.{k}": np.asarray(v) for k, v in self.scalars.items()})
         return out
@@ -300,4 +320,5 @@ class SuffStats:
             scalars={k: float(v) for k, v in group("scalar").items()},
             merge_pairs=arrays[f"{prefix}merge_pairs"],
             merge_entropy=arrays[f"{prefix}merge_entropy"],
+            merge_fields=group("mergefield"),
         )

@@ -43,3 +43,36 @@ def make_lda_corpus(n_docs: int = 300, n_topics: int = 4, n_words: int = 40, doc
     word_probs = doc_topic @ topic_word
     counts = np.stack([rng.multinomial(doc_length, p / p.sum()) for p in word_probs])
     return sp.csr_matrix(counts.astype(float)), topic_word, doc_topic
+
+
+def bar_topics(side: int = 30, n_bars: int = 10, noise: float = 0.02) -> np.ndarray:
+    """``n_bars`` bar topics on a ``side x side`` word grid (Hughes 2016, §5.6 toy bars): half are
+    horizontal bands of ``2 side / n_bars`` rows, half vertical bands of as many columns; every
+    topic keeps ``noise`` of its mass spread over all words. Returns (n_bars, side * side)."""
+    half = n_bars // 2
+    if n_bars != 2 * half or side % half:
+        raise ValueError(f"n_bars must be even and n_bars / 2 must divide side, got n_bars={n_bars}, side={side}")
+    width = side // half
+    topics = np.zeros((n_bars, side, side))
+    for j in range(half):
+        topics[j, j * width:(j + 1) * width, :] = 1.0
+        topics[half + j, :, j * width:(j + 1) * width] = 1.0
+    topics = topics.reshape(n_bars, -1)
+    topics /= topics.sum(axis=1, keepdims=True)
+    return (1.0 - noise) * topics + noise / topics.shape[1]
+
+
+def make_bars_corpus(n_docs: int = 1000, doc_length: int = 200, side: int = 30, n_bars: int = 10,
+                     max_topics_per_doc: int = 3, noise: float = 0.02, seed: int = 0):
+    """Toy bars documents (Hughes 2016, §5.6): each uses 1 to ``max_topics_per_doc`` random bars with
+    uniform-Dirichlet proportions and draws ``doc_length`` tokens. Returns (counts CSR, topics)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    topics = bar_topics(side, n_bars, noise)
+    rows = np.zeros((n_docs, topics.shape[1]))
+    for d in range(n_docs):
+        chosen = rng.choice(n_bars, size=rng.integers(1, max_topics_per_doc + 1), replace=False)
+        weights = rng.dirichlet(np.ones(len(chosen)))
+        rows[d] = rng.multinomial(doc_length, weights @ topics[chosen])
+    return sp.csr_matrix(rows), topics

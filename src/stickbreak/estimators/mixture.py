@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from .. import driver, obs, persist
 from ..alloc import MixtureParams, make_mixture_model
-from ..config import InitConfig, LearnConfig, MixtureConfig, MovesConfig
+from ..config import InitConfig, LearnConfig, MixtureConfig, MovesConfig, moves_config
 from ..core.suffstats import SuffStats
 from ..core.model import total_elbo
 from ..learn import make_learner
@@ -67,13 +67,7 @@ class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator)
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
                             n_batches=self.n_batches, n_jobs=self.n_jobs, learning_rate_delay=self.learning_rate_delay,
                             learning_rate_decay=self.learning_rate_decay, sampling=self.sampling)
-        options = dict(self.move_options or {})
-        unknown = sorted(set(options) - set(MovesConfig.__dataclass_fields__) - {"moves"})
-        if unknown or "moves" in options:
-            raise ValueError(f"unknown move option(s) {unknown or ['moves']}; valid options are "
-                             f"{sorted(set(MovesConfig.__dataclass_fields__) - {'moves'})}")
-        moves = MovesConfig(moves=tuple(self.moves or ()), **options)
-        return mixture, init, learn, moves
+        return mixture, init, learn, moves_config(self.moves, self.move_options)
 
     def _validated(self, X):
         """Prediction input, checked against the fitted model."""

@@ -107,11 +107,12 @@ def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restar
 
 
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-                     max_iter, tol, n_restarts, n_chunks):
+                     max_iter, tol, n_restarts, pairs, n_chunks):
     """Twin of :func:`stickbreak.kernels.topics.topic_local_step`, one document at a time."""
     n_docs, n_topics = doc_topic.shape
     word_topic = np.zeros((exp_loglik.shape[0], n_topics))
     entropy = np.zeros(n_topics)
+    pair_entropy = np.zeros(len(pairs))
     n_iters, n_accepted = np.zeros(n_docs, dtype=np.int64), np.zeros(n_docs, dtype=np.int64)
     for d in range(n_docs):
         words, c = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
@@ -123,4 +124,8 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
         np.add.at(word_topic, words, mass)
         logs = np.log(s)[:, None] - np.log(p)[None, :] - centered_loglik[words]
         entropy += np.sum(np.where(mass > 0, mass * logs, 0.0), axis=0)
-    return word_topic, entropy, n_iters, n_accepted
+        for m, (a, b) in enumerate(pairs):
+            merged = mass[:, a] + mass[:, b]
+            resp = merged / c
+            pair_entropy[m] -= np.sum(np.where(merged > 0, merged * np.log(np.where(resp > 0, resp, 1.0)), 0.0))
+    return word_topic, entropy, pair_entropy, n_iters, n_accepted

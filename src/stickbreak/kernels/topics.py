@@ -32,6 +32,8 @@ RESTART_MIN_COUNT = 1e-3
 #: Reassociation lets LLVM vectorise the sums over word types; no NaN/inf assumptions are made.
 #: (``error_model="numpy"`` too: a Python-style zero-division check would keep the division scalar.)
 FAST = {"reassoc", "contract", "arcp", "nsz"}
+#: A merge pair's entropy is gathered token by token only where both topics hold this many tokens.
+PAIR_MIN_COUNT = 1e-10
 #: Where each document's fixed point starts.
 SCRATCH, WARM, BEST = 0, 1, 2
 
@@ -160,8 +162,14 @@ def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, 
 
 
 @njit(cache=True, nogil=True)
-def _accumulate(words, counts, local, centered_loglik, p, log_p, s, word_topic, entropy):
-    """Add ``c_u r_uk`` to ``word_topic[v_u, k]`` and ``-c_u r_uk log r_uk`` to ``entropy[k]``."""
+def _accumulate(words, counts, local, centered_loglik, doc_topic, p, log_p, s, word_topic, entropy, doc_entropy,
+                pairs, pair_entropy):
+    """Add ``c_u r_uk`` to ``word_topic[v_u, k]``, ``-c_u r_uk log r_uk`` to ``entropy[k]`` and, for
+    each planned merge pair ``(a, b)``, ``-c_u (r_ua + r_ub) log(r_ua + r_ub)`` to ``pair_entropy``.
+
+    A pair with a topic below ``PAIR_MIN_COUNT`` tokens in the document adds the two topics'
+    entropies instead (the difference is below ``PAIR_MIN_COUNT (1 + |log r|)``)."""
+    doc_entropy[:] = 0.0
     for u in range(words.size):
         v = words[u]
         log_row = centered_loglik[v]
@@ -171,7 +179,22 @@ def _accumulate(words, counts, local, centered_loglik, p, log_p, s, word_topic, 
             mass = local[k, u] * p[k] * weight
             if mass > 0.0:
                 word_topic[v, k] += mass
-                entropy[k] += mass * (log_s - log_p[k] - log_row[k])
+                doc_entropy[k] += mass * (log_s - log_p[k] - log_row[k])
+    for k in range(p.size):
+        entropy[k] += doc_entropy[k]
+    for m in range(pairs.shape[0]):
+        a, b = pairs[m, 0], pairs[m, 1]
+        if doc_topic[a] < PAIR_MIN_COUNT or doc_topic[b] < PAIR_MIN_COUNT:
+            pair_entropy[m] += doc_entropy[a] + doc_entropy[b]
+            continue
+        for u in range(words.size):
+            log_a = centered_loglik[words[u], a] + log_p[a]
+            log_b = centered_loglik[words[u], b] + log_p[b]
+            high, low = max(log_a, log_b), min(log_a, log_b)
+            log_mass = high + math.log1p(math.exp(low - high))  # log(E_a p_a + E_b p_b)
+            mass = counts[u] * math.exp(log_mass) / s[u]
+            if mass > 0.0:
+                pair_entropy[m] += mass * (math.log(s[u]) - log_mass)
 
 
 @njit(cache=True, nogil=True)
@@ -203,12 +226,12 @@ def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight
 
 @njit(cache=True, nogil=True)
 def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-           max_iter, tol, n_restarts, first, last, word_topic, entropy, n_iters, n_accepted):
+           max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted):
     n_topics = prior.size
     longest = 1
     for d in range(first, last):
         longest = max(longest, indptr[d + 1] - indptr[d])
-    p, log_p, scratch = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
+    p, log_p, scratch, doc_entropy = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
     s, weight, local_buffer = np.empty(longest), np.empty(longest), np.empty(n_topics * longest)
     work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest), np.empty(n_topics),
             np.empty(n_topics))
@@ -218,34 +241,41 @@ def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_re
         s_doc, weight_doc = s[: words.size], weight[: words.size]
         n_iters[d], n_accepted[d] = _solve_doc(local, cnts, prior, prior_rest, doc_topic[d], start, p, log_p,
                                                s_doc, weight_doc, scratch, work, max_iter, tol, n_restarts)
-        _accumulate(words, cnts, local, centered_loglik, p, log_p, s_doc, word_topic, entropy)
+        _accumulate(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, word_topic, entropy,
+                    doc_entropy, pairs, pair_entropy)
 
 
 @njit(cache=True, parallel=True)
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-                     max_iter, tol, n_restarts, n_chunks):
+                     max_iter, tol, n_restarts, pairs, n_chunks):
     """Run the fixed point for every document (``prange`` over ``n_chunks`` contiguous chunks).
 
     ``doc_topic`` (D, K) holds the previous counts unless ``start`` is SCRATCH, and receives the
     final ones. ``start``: SCRATCH (from the likelihood), WARM (from the previous counts: never
     lowers a document's ELBO) or BEST (both, keeping the higher ``L_d``: monotone too).
+    ``pairs`` (M, 2): topic columns whose merged entropy to gather (Hughes 2016, §5.5.1).
     Returns ``word_topic`` (V, K) = ``sum_d sum_u c_u r_duk [v_u = v]``, the per-topic entropy
-    ``-sum c r log r`` (K,), the iterations and the accepted restarts per document.
+    ``-sum c r log r`` (K,), the per-pair merged entropy (M,), the iterations and the accepted
+    restarts per document.
     """
     n_docs, n_topics = doc_topic.shape
     n_words = exp_loglik.shape[0]
     n_chunks = max(1, min(n_chunks, n_docs))
     word_topic = np.zeros((n_chunks, n_words, n_topics))
     entropy = np.zeros((n_chunks, n_topics))
+    pair_entropy = np.zeros((n_chunks, pairs.shape[0]))
     n_iters = np.zeros(n_docs, dtype=np.int64)
     n_accepted = np.zeros(n_docs, dtype=np.int64)
     for c in prange(n_chunks):
         first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
         _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-               max_iter, tol, n_restarts, first, last, word_topic[c], entropy[c], n_iters, n_accepted)
+               max_iter, tol, n_restarts, pairs, first, last, word_topic[c], entropy[c], pair_entropy[c], n_iters,
+               n_accepted)
     total_word_topic = word_topic[0]
     total_entropy = entropy[0]
+    total_pair_entropy = pair_entropy[0]
     for c in range(1, n_chunks):
         total_word_topic += word_topic[c]
         total_entropy += entropy[c]
-    return total_word_topic, total_entropy, n_iters, n_accepted
+        total_pair_entropy += pair_entropy[c]
+    return total_word_topic, total_entropy, total_pair_entropy, n_iters, n_accepted

@@ -24,7 +24,8 @@ from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
-from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward
+from ..moves.records import (BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward,
+                             fast_forward_warm)
 from .base import ELBODecreaseWarning, LapResult
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
@@ -47,7 +48,7 @@ class MemoState:
     births: tuple = ()                    # birth proposals still being tracked through the batches
     delete_lap: int = -1                  # the last lap that tried a delete
     quiet_laps: int = 0                   # consecutive laps without an accepted move
-    warm: tuple = ()                      # per batch: the model's warm start for the next visit (or None)
+    warm: tuple = ()                      # per batch: (uids, the model's warm start) for the next visit, or None
 
 
 def _empty_counts(config) -> dict:
@@ -111,7 +112,9 @@ class _Lap:
         self.terms: dict[str, float] = {}
         self.plan = self._plan(state)
         self.pair_entropy = np.zeros(len(self.plan.merge_pairs))
+        self.pair_fields: dict = {}  # non-additive merged fields per pair (topic models), summed over batches
         self.delete_proposals: list = [None] * len(batches)
+        self.delete_warm: list = [None] * len(batches)
 
     # ---------------------------------------------------------------- planning
     def _plan(self, state: MemoState) -> LapPlan:
@@ -149,13 +152,23 @@ class _Lap:
         batch = self.batches[b]
         params_before = self.params
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
-        local = self.model.local_step(params_before, batch, keep_loglik=want_births, warm=self.warm[b])
-        self.warm[b] = self.model.warm_start(local)
+        warm = fast_forward_warm(self.warm[b], self.log[self.seen[b]:], b)
+        aligned = warm is not None and np.array_equal(warm[0], params_before.uids)
+        local = self.model.local_step(params_before, batch, keep_loglik=want_births, warm=warm[1] if aligned else None,
+                                      merge_pairs=self.plan.merge_pairs)
+        counts = self.model.warm_start(local)
+        self.warm[b] = None if counts is None else (params_before.uids, counts)
         fresh = self.model.summarize(batch, local, params_before.uids, merge_pairs=self.plan.merge_pairs)
         self._swap_in(b, fresh)
         if self.plan.delete_target is not None:
-            self.delete_proposals[b] = delete.batch_proposal(
-                self.model, batch, self.params, self.plan.delete_target, self.stats, fresh, self.cfg.delete_refine_steps)
+            propose = getattr(self.model, "delete_proposal", None)  # a model's own proposal, if it has one
+            if propose is not None:  # (statistics, per-item counts)
+                self.delete_proposals[b], self.delete_warm[b] = propose(
+                    batch, self.params, self.plan.delete_target, self.stats, fresh, local, self.cfg.delete_refine_steps)
+            else:
+                self.delete_proposals[b] = delete.batch_proposal(
+                    self.model, batch, self.params, self.plan.delete_target, self.stats, fresh,
+                    self.cfg.delete_refine_steps)
         accepted_before = self.births
         self._extend_births(b, batch, local, params_before)
         # after an accepted birth this batch's responsibilities are stale: start no proposal from them
@@ -172,6 +185,8 @@ class _Lap:
             self.stats = self.stats - old + new
         self.stats = self.stats.clipped()
         self.pair_entropy = self.pair_entropy + fresh.merge_entropy
+        for name, value in fresh.merge_fields.items():
+            self.pair_fields[name] = self.pair_fields.get(name, 0.0) + value
         self.memo[b], self.seen[b] = fresh, len(self.log)
         if not self.deferred:
             self._rescore(self.stats)
@@ -274,7 +289,7 @@ class _Lap:
         proposals = self.delete_proposals
         candidate = sum(proposals[1:], proposals[0]).clipped()
         if self._accept_if_better(candidate):
-            self._record(DeleteRecord(self.number, target, tuple(proposals)))
+            self._record(DeleteRecord(self.number, target, tuple(proposals), tuple(self.delete_warm)))
             self.counts["delete"]["accepted"] += 1
             return True
         size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(target, 0.0)
@@ -283,7 +298,7 @@ class _Lap:
 
     def _finish_merges(self) -> None:
         outcome = merge.try_merges(self.model, self.stats, self.params, self.terms, self.plan.merge_pairs,
-                                   self.pair_entropy)
+                                   self.pair_entropy, self.pair_fields)
         self.counts["merge"]["tried"] += outcome.tried
         self.counts["merge"]["accepted"] += len(outcome.accepted)
         accepted = set(outcome.accepted)

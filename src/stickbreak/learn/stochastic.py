@@ -83,26 +83,29 @@ class StochasticVI:
     def start(self, model, minibatches, params) -> StochasticState:
         return StochasticState(params, None, 0)
 
-    def step(self, model, params, batch, n_items: int, step: int):
-        """One SVI step on ``batch``: returns ``(new_params, amplified_stats, elbo_estimate_terms)``."""
+    def step(self, model, params, batch, n_items: int, step: int, estimate: bool = True):
+        """One SVI step on ``batch``: returns ``(new_params, amplified_stats, elbo_estimate_terms)``;
+        the estimate (unbiased for the ELBO at ``params``) is ``None`` unless ``estimate``."""
         local = model.local_step(params, batch)
         stats = model.summarize(batch, local, params.uids).scaled(n_items / model.n_items(batch))
-        estimate = model.elbo_terms(params, stats)  # unbiased for the ELBO at ``params``
+        terms = model.elbo_terms(params, stats) if estimate else None
         target = model.global_step(stats, params)
-        return model.blend(params, target, self.schedule(step)), stats, estimate
+        return model.blend(params, target, self.schedule(step)), stats, terms
 
     def lap(self, model, minibatches, state: StochasticState, executor=None) -> LapResult:
+        """``n_batches`` steps. The lap's ELBO is that of the final global parameters with the
+        minibatches' local parameters: the mean amplified statistics are the whole-data statistics
+        when a lap visits every item once in equal minibatches (an estimate otherwise), and the
+        topic and mixture ELBOs are exact for any statistics. One evaluation per lap, not per step."""
         params, step = state.params, state.step
-        stats_sum, terms_sum, count = None, None, 0
+        stats_sum, count = None, 0
         for batch in minibatches.lap(self.rng):
             step += 1
-            params, stats, terms = self.step(model, params, batch, minibatches.n_items, step)
+            params, stats, _ = self.step(model, params, batch, minibatches.n_items, step, estimate=False)
             stats_sum = stats if stats_sum is None else stats_sum + stats
-            terms_sum = terms if terms_sum is None else {k: terms_sum[k] + v for k, v in terms.items()}
             count += 1
         mean_stats = stats_sum.scaled(1.0 / count)
-        mean_terms = {k: v / count for k, v in terms_sum.items()}
-        return LapResult(StochasticState(params, mean_stats, step), mean_terms, exact=False)
+        return LapResult(StochasticState(params, mean_stats, step), model.elbo_terms(params, mean_stats), exact=False)
 
 
 def exact_elbo(model, params, batches, executor=None) -> float:

@@ -29,14 +29,21 @@ class MergeOutcome:
     tried: int
 
 
-def _merged_log_normalizers(model, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def _merged_log_normalizers(family, obs_prior, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """``c(eta_bar + inc(S_a + S_b))`` for each pair, in chunks to bound memory."""
     out = np.empty(len(first))
     for start in range(0, len(first), 256):
         a, b = first[start:start + 256], second[start:start + 256]
         merged = {k: v[a] + v[b] for k, v in stats.fields.items()}
-        out[start:start + 256] = model.obs.log_normalizer(expfam.posterior(model.obs, model.obs_prior, merged))
+        out[start:start + 256] = family.log_normalizer(expfam.posterior(family, obs_prior, merged))
     return out
+
+
+def data_gain(family, obs_prior, post, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``Delta L_data`` of merging each pair after the global step: ``c(a) + c(b) - c(prior) - c(a+b)``."""
+    post_c = family.log_normalizer(post)
+    prior_c = family.log_normalizer(expfam.stack_prior(obs_prior))[0]
+    return post_c[first] + post_c[second] - prior_c - _merged_log_normalizers(family, obs_prior, stats, first, second)
 
 
 def _weights_elbo(model, counts: np.ndarray) -> float:
@@ -46,9 +53,7 @@ def _weights_elbo(model, counts: np.ndarray) -> float:
 
 def pair_scores(model, params, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """m-score of merging component ``second[m]`` into ``first[m]`` (indices, ``first < second``)."""
-    post_c = model.obs.log_normalizer(params.obs)
-    prior_c = model.obs.log_normalizer(expfam.stack_prior(model.obs_prior))[0]
-    data_gain = post_c[first] + post_c[second] - prior_c - _merged_log_normalizers(model, stats, first, second)
+    gain = data_gain(model.obs, model.obs_prior, params.obs, stats, first, second)
     counts = stats.counts
     base = _weights_elbo(model, counts)
     weight_gain = np.empty(len(first))
@@ -56,7 +61,7 @@ def pair_scores(model, params, stats, first: np.ndarray, second: np.ndarray) -> 
         merged = counts.copy()
         merged[a] += merged[b]
         weight_gain[m] = _weights_elbo(model, np.delete(merged, b)) - base
-    return data_gain + weight_gain
+    return gain + weight_gain
 
 
 def plan_pairs(model, params, stats, max_pairs: int, per_component: int, exclude=()) -> np.ndarray:
@@ -68,7 +73,8 @@ def plan_pairs(model, params, stats, max_pairs: int, per_component: int, exclude
         return np.zeros((0, 2), dtype=np.int64)
     first, second = np.triu_indices(len(allowed), k=1)
     first, second = allowed[first], allowed[second]
-    scores = pair_scores(model, params, stats, first, second)
+    scorer = getattr(model, "merge_scores", None)  # a model's own screening score, if it has one
+    scores = scorer(params, stats, first, second) if scorer else pair_scores(model, params, stats, first, second)
     chosen, uses = [], {}
     for m in np.argsort(-scores):
         if scores[m] <= 0 or len(chosen) >= max_pairs:
@@ -82,9 +88,11 @@ def plan_pairs(model, params, stats, max_pairs: int, per_component: int, exclude
     return np.array(chosen, dtype=np.int64).reshape(-1, 2)
 
 
-def try_merges(model, stats, params, terms: dict, pairs: np.ndarray, pair_entropy: np.ndarray) -> MergeOutcome:
-    """Greedy exact acceptance of the planned pairs (in plan order) with their gathered entropies."""
-    stats = stats.with_merge_terms(pairs, pair_entropy)
+def try_merges(model, stats, params, terms: dict, pairs: np.ndarray, pair_entropy: np.ndarray,
+               pair_fields=None) -> MergeOutcome:
+    """Greedy exact acceptance of the planned pairs (in plan order) with their gathered entropies
+    (and merged values of non-additive fields)."""
+    stats = stats.with_merge_terms(pairs, pair_entropy, pair_fields)
     elbo = total_elbo(terms)
     touched: set[int] = set()
     accepted = []
@@ -95,7 +103,7 @@ def try_merges(model, stats, params, terms: dict, pairs: np.ndarray, pair_entrop
             continue
         tried += 1
         candidate = stats.merge(kept, removed)
-        cand_params, cand_terms = model.score(candidate)
+        cand_params, cand_terms = model.score(candidate, params)
         cand_elbo = total_elbo(cand_terms)
         if cand_elbo > elbo:
             stats, params, terms, elbo = candidate, cand_params, cand_terms, cand_elbo

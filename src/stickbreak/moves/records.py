@@ -33,6 +33,9 @@ class BirthRecord:
             return stats.with_components(self.expansions[batch])
         return stats.insert_empty(list(self.new_uids))
 
+    def replay_warm(self, warm, batch: int):
+        return None  # the re-split of per-item counts is not kept: the next visit starts from scratch
+
 
 @dataclass(frozen=True, eq=False)
 class MergeRecord:
@@ -45,6 +48,13 @@ class MergeRecord:
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
         return stats.merge(self.kept, self.removed)
 
+    def replay_warm(self, warm, batch: int):
+        uids, counts = warm
+        kept, removed = int(np.flatnonzero(uids == self.kept)[0]), int(np.flatnonzero(uids == self.removed)[0])
+        counts = counts.copy()
+        counts[:, kept] += counts[:, removed]
+        return np.delete(uids, removed), np.delete(counts, removed, axis=1)
+
 
 @dataclass(frozen=True, eq=False)
 class DeleteRecord:
@@ -53,9 +63,15 @@ class DeleteRecord:
     lap: int
     target: int
     proposals: tuple  # per batch, SuffStats over the remaining components
+    warm: tuple = ()  # per batch, the proposal's per-item counts (topic models), or empty
 
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
         return self.proposals[batch]
+
+    def replay_warm(self, warm, batch: int):
+        if not self.warm or self.warm[batch] is None:
+            return None
+        return self.proposals[batch].uids, self.warm[batch]
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,12 +84,28 @@ class ReorderRecord:
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
         return stats.reorder(np.array(self.order))
 
+    def replay_warm(self, warm, batch: int):
+        uids, counts = warm
+        position = {int(u): i for i, u in enumerate(uids)}
+        columns = [position[u] for u in self.order]
+        return np.asarray(self.order, dtype=np.int64), counts[:, columns]
+
 
 def fast_forward(stats: SuffStats, records: Sequence, batch: int) -> SuffStats:
     """``stats`` of ``batch`` with every record in ``records`` replayed, in order."""
     for record in records:
         stats = record.replay(stats, batch)
     return stats
+
+
+def fast_forward_warm(warm, records: Sequence, batch: int):
+    """A batch's warm start ``(uids, per-item counts)`` with every record replayed (None once lost),
+    so that a warm-started local step reproduces the statistics the records left in the cache."""
+    for record in records:
+        if warm is None:
+            return None
+        warm = record.replay_warm(warm, batch)
+    return warm
 
 
 def describe(record) -> dict:

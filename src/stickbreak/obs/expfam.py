@@ -81,14 +81,15 @@ def kl_to_prior(family: ObsFamily, prior: Natural, post: Natural, expected: Natu
 
 
 def elbo_data(family: ObsFamily, prior: Natural, post: Natural, stats: Mapping[str, np.ndarray],
-              log_base: float) -> float:
+              log_base: float, expected: Natural | None = None) -> float:
     """Observation part of the ELBO for any ``q(phi)``, slack terms included (Eq. 2.95, corrected).
 
     Equals ``E_q[log p(x|z,phi)] - KL(q(phi)||p(phi))`` summed over components; after the global
-    step the slack vanishes and this equals :func:`elbo_data_optimal`.
+    step the slack vanishes and this equals :func:`elbo_data_optimal`. ``expected``: ``E t`` under
+    ``post`` when the caller already has it.
     """
     inc = family.stats_to_natural(stats)
-    expected = family.expected_t(post)
+    expected = family.expected_t(post) if expected is None else expected
     expected_loglik = sum(float(np.sum(inc[k] * expected[k])) for k in family.natural_keys)
     return log_base + expected_loglik - float(np.sum(kl_to_prior(family, prior, post, expected)))
 

@@ -1,0 +1,141 @@
+"""HDP topic-model moves (Hughes 2016, §5.5): exact merge statistics, deletes over several batches,
+monotone memoized ELBO with moves, and the toy-bars recovery."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import digamma
+
+from stickbreak import HDPTopicModel, LDA
+from stickbreak.alloc import LocalOptions, TopicModel, hdp_topics
+from stickbreak.alloc.topics import TopicLocal
+from stickbreak.config import LearnConfig, MovesConfig
+from stickbreak.core.model import total_elbo
+from stickbreak.data import BagOfWords
+from stickbreak.datasets.synthetic import bar_topics, make_bars_corpus
+from stickbreak.driver import fit, split_batches
+from stickbreak.learn import MemoizedVI
+from stickbreak.learn.init_topics import initial_topics
+from stickbreak.moves.records import fast_forward
+
+
+@pytest.fixture(scope="module")
+def bars():
+    counts, topics = make_bars_corpus(n_docs=240, doc_length=60, side=10, n_bars=10, seed=2)
+    return BagOfWords.from_counts(counts), topics
+
+
+def hdp_model(n_words, **local):
+    return TopicModel({"lam": np.full(n_words, 0.1)}, hdp_topics, hdp_topics.default_prior(0.5, 5.0),
+                      LocalOptions(**local))
+
+
+def start_params(model, data, n_topics, seed=0):
+    lam = initial_topics(data, model.obs_prior["lam"], n_topics, "random", np.random.default_rng(seed))
+    return model.initial_params(lam, data.n_items)
+
+
+def _responsibilities(params, data, local):
+    """Per-token responsibilities rebuilt from converged document counts (brute force)."""
+    theta = local.doc_topic + local.prior[None, :]
+    p = np.exp(digamma(theta))
+    c = data.counts
+    rows = np.repeat(np.arange(data.n_items), np.diff(c.indptr))
+    joint = params.exp_loglik[c.indices] * p[rows]
+    return joint / joint.sum(axis=1, keepdims=True), c.data
+
+
+def test_merge_statistics_and_elbo_equal_a_recomputation_from_merged_local_parameters(bars):
+    data, _ = bars
+    model = hdp_model(data.n_features, tol=1e-11, max_iter=5000)
+    params = start_params(model, data, 6)
+    pairs = np.array([[0, 3], [1, 2], [4, 5]])
+    local = model.local_step(params, data, merge_pairs=pairs)
+    stats = model.summarize(data, local, params.uids, merge_pairs=pairs)
+    resp, counts = _responsibilities(params, data, local)
+    entropy = -(counts[:, None] * resp * np.log(resp)).sum(axis=0)
+    np.testing.assert_allclose(stats.elbo_terms["entropy"], entropy, rtol=1e-7)
+
+    merged = stats.merge(0, 3)
+    keep = [0, 1, 2, 4, 5]
+    resp_m = resp.copy()
+    resp_m[:, 0] += resp_m[:, 3]
+    resp_m = resp_m[:, keep]
+    counts_m = local.doc_topic.copy()
+    counts_m[:, 0] += counts_m[:, 3]
+    prior_m = local.prior.copy()
+    prior_m[0] += prior_m[3]
+    c = data.counts
+    word_topic = np.zeros((data.n_features, 5))
+    np.add.at(word_topic, c.indices, counts[:, None] * resp_m)
+    brute_local = TopicLocal(counts_m[:, keep], prior_m[keep], local.prior_rest, word_topic,
+                             -(counts[:, None] * resp_m * np.log(resp_m)).sum(axis=0), local.n_iters, local.n_restarts)
+    brute = model.summarize(data, brute_local, merged.uids)
+    for name in brute.fields:
+        np.testing.assert_allclose(merged.fields[name], brute.fields[name], rtol=1e-7, atol=1e-7, err_msg=name)
+    np.testing.assert_allclose(merged.elbo_terms["entropy"], brute.elbo_terms["entropy"], rtol=1e-7)
+    for name, value in brute.scalars.items():
+        assert merged.scalars[name] == pytest.approx(value, rel=1e-10)
+    # the move's ELBO (sticks re-optimised) is the brute-force one
+    assert total_elbo(model.score(merged, params)[1]) == pytest.approx(total_elbo(model.score(brute, params)[1]),
+                                                                      rel=1e-9)
+
+
+def test_moves_over_several_batches_keep_the_cache_consistent_and_the_elbo_monotone(bars):
+    data, _ = bars
+    model = hdp_model(data.n_features, start="best")
+    batches = split_batches(data, 3, seed=0).data
+    learner = MemoizedVI(MovesConfig(moves=("merge", "delete")), np.random.default_rng(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # ELBODecreaseWarning is a RuntimeWarning
+        result = fit(model, batches, start_params(model, data, 20), learner,
+                     LearnConfig(algorithm="memoized", max_laps=10, tol=0.0))
+    elbo = np.array([r.elbo for r in result.trace])
+    assert np.all(np.diff(elbo) >= -1e-9 * np.abs(elbo[1:]))
+    accepted = {kind: sum(r.moves[kind]["accepted"] for r in result.trace) for kind in ("merge", "delete")}
+    assert accepted["merge"] > 0 and accepted["delete"] > 0
+    assert result.params.n_components < 20
+    state = result.state
+    cached = sum(fast_forward(m, state.log[s:], b).without_merge_terms()
+                 for b, (m, s) in enumerate(zip(state.memo, state.seen)))
+    assert np.array_equal(cached.uids, state.stats.uids)
+    for name, value in state.stats.fields.items():
+        np.testing.assert_allclose(cached.fields[name], value, rtol=1e-8, atol=1e-6, err_msg=name)
+    np.testing.assert_allclose(cached.elbo_terms["entropy"], state.stats.elbo_terms["entropy"], rtol=1e-8, atol=1e-6)
+    # the exact ELBO from the cache equals the learner's
+    assert total_elbo(model.score(cached, result.params)[1]) == pytest.approx(elbo[-1], rel=1e-9)
+
+
+def test_toy_bars_merge_and_delete_shrink_k_and_recover_the_bars(bars):
+    data, topics = bars
+    kwargs = dict(n_topics=30, concentration=5.0, algorithm="memoized", n_batches=2, max_laps=25, tol=0.0,
+                  random_state=0)
+    moved = HDPTopicModel(moves=("merge", "delete"), **kwargs).fit(data)
+    fixed = HDPTopicModel(**kwargs).fit(data)
+    assert moved.n_topics_ < fixed.n_topics_ and moved.n_topics_ <= 15
+    assert moved.lower_bound_ > fixed.lower_bound_
+    used = moved.topic_word_[moved.topic_sizes_ >= 1]
+    cosine = (topics @ used.T) / np.linalg.norm(topics, axis=1)[:, None] / np.linalg.norm(used, axis=1)[None, :]
+    assert cosine.max(axis=1).min() > 0.95  # every bar is found
+
+
+def test_bar_topics_shape_and_errors():
+    topics = bar_topics(30, 10, noise=0.0)
+    assert topics.shape == (10, 900) and np.allclose(topics.sum(axis=1), 1.0)
+    assert ((topics > 0).sum(axis=1) == 180).all()
+    with pytest.raises(ValueError, match="n_bars must be even"):
+        bar_topics(30, 7)
+
+
+def test_unsupported_moves_are_refused_before_fitting(bars):
+    data, _ = bars
+    assert "moves" not in LDA().get_params()  # LDA's K is fixed: no moves to configure
+    with pytest.raises(ValueError, match=r"HDPTopicModel does not support the move\(s\) \['birth'\]"):
+        HDPTopicModel(n_topics=4, algorithm="memoized", moves=("birth",)).fit(data)
+    with pytest.raises(ValueError, match="need algorithm='memoized'"):
+        HDPTopicModel(n_topics=4, algorithm="vb", moves=("merge",)).fit(data)
+    with pytest.raises(ValueError, match="unknown move option"):
+        HDPTopicModel(n_topics=4, algorithm="memoized", moves=("merge",), move_options={"bogus": 1}).fit(data)
