@@ -109,3 +109,16 @@ def test_cli_fit_topics_and_eval(tmp_path, capsys, corpus):
     assert main(["eval", str(out / "model.npz"), str(path), "--mode", "types"]) == 0
     assert "perplexity" in capsys.readouterr().out
     assert main(["fit", "topics", str(path), "--model", "lda", "-K", "0", "--quiet"]) == 2
+
+
+def test_cli_fit_topics_with_moves(tmp_path, capsys, corpus):
+    from stickbreak.data.text_io import as_bag_of_words, write_ldac
+
+    path = tmp_path / "docs.ldac"
+    write_ldac(as_bag_of_words(corpus, [f"w{i}" for i in range(40)]), path, tmp_path / "vocab.txt")
+    assert main(["fit", "topics", str(path), "--model", "hdp", "-K", "12", "--algorithm", "memoized", "--n-batches",
+                 "2", "--moves", "merge,delete", "--max-laps", "6", "--tol", "0", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "moves accepted/tried: merge" in text and ", delete " in text
+    assert main(["fit", "topics", str(path), "--model", "lda", "--moves", "merge", "--quiet"]) == 2
+    assert "--moves needs --model hdp" in capsys.readouterr().err

@@ -16,6 +16,7 @@ from .data.io import read_data
 from .data.shards import ShardStore
 from .cli_topics import _write_csv, add_eval, add_fit_topics
 from .evaluate import cluster_label_table, majority_vote_accuracy
+from .moves import move_summary
 
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
@@ -121,9 +122,7 @@ def _run_fit_mixture(args) -> int:
     print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "
           f"({est.lower_bound_ / len(est.labels_):.4f} per item); {est.n_active_components_} clusters used of {est.n_components_}")
     if moves:
-        totals = {kind: [sum(r["moves"].get(kind, {}).get(k, 0) for r in est.trace_) for k in ("accepted", "tried")]
-                  for kind in moves}
-        print("moves accepted/tried: " + ", ".join(f"{kind} {a}/{t}" for kind, (a, t) in totals.items()))
+        print(move_summary(est.trace_, moves))
     table = _print_clusters(est, X, labels)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)

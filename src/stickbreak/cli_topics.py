@@ -15,6 +15,7 @@ from .config import ALGORITHMS
 from .data import BagOfWords, DataError
 from .data.io import read_data
 from .data.text_io import as_bag_of_words
+from .moves import move_summary
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
 TOPICS_SHOWN = 12
@@ -33,6 +34,7 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--eta", type=float, default=None, help="topic_word_prior (LDA default 1/K, HDP 0.1)")
     p.add_argument("--gamma", type=float, default=10.0, help="HDP top-level concentration")
     p.add_argument("--n-batches", type=int, default=None, help="memoized batches / SVI minibatches per lap")
+    p.add_argument("--moves", default="", help="HDP with memoized VI: comma-separated moves, e.g. merge,delete")
     p.add_argument("--max-laps", type=int, default=100)
     p.add_argument("--tol", type=float, default=1e-4, help="relative ELBO change at convergence")
     p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step (-1: all cores)")
@@ -73,14 +75,21 @@ def _estimator(args):
         common["n_batches"] = args.n_batches
     if args.algorithm is not None:
         common["algorithm"] = args.algorithm
+    moves = _moves(args)
     if args.model == "lda":
+        if moves:
+            raise ValueError("--moves needs --model hdp: LDA keeps a fixed number of topics")
         return LDA(n_topics=20 if args.n_topics is None else args.n_topics, doc_topic_prior=args.alpha, topic_word_prior=args.eta, **common)
-    hdp = dict(concentration=args.gamma, **common)
+    hdp = dict(concentration=args.gamma, moves=moves or None, **common)
     if args.alpha is not None:
         hdp["doc_topic_prior"] = args.alpha
     if args.eta is not None:
         hdp["topic_word_prior"] = args.eta
     return HDPTopicModel(n_topics=100 if args.n_topics is None else args.n_topics, **hdp)
+
+
+def _moves(args) -> tuple:
+    return tuple(m.strip() for m in args.moves.split(",") if m.strip())
 
 
 def _split_heldout(bow: BagOfWords, fraction: float, seed: int):
@@ -117,6 +126,8 @@ def run_fit_topics(args) -> int:
     status = "converged" if est.converged_ else "stopped (max laps)"
     print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.lower_bound_:.6g} nats; "
           f"{est.n_topics_} topics used of {est.n_topics}")
+    if _moves(args):
+        print(move_summary(est.trace_, _moves(args)))
     rows = print_topics(est, args.top_words)
     if test is not None:
         score = est.score(test)

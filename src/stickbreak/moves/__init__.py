@@ -6,3 +6,10 @@ replays them on each batch's cached statistics before they are next subtracted.
 """
 
 MOVE_KINDS = ("birth", "merge", "delete")
+
+
+def move_summary(trace, moves) -> str:
+    """``"moves accepted/tried: merge 12/15, delete 3/6"`` from an estimator's ``trace_``."""
+    totals = {kind: [sum((r.get("moves") or {}).get(kind, {}).get(k, 0) for r in trace) for k in ("accepted", "tried")]
+              for kind in moves}
+    return "moves accepted/tried: " + ", ".join(f"{kind} {a}/{t}" for kind, (a, t) in totals.items())
