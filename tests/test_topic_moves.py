@@ -139,3 +139,13 @@ def test_unsupported_moves_are_refused_before_fitting(bars):
         HDPTopicModel(n_topics=4, algorithm="vb", moves=("merge",)).fit(data)
     with pytest.raises(ValueError, match="unknown move option"):
         HDPTopicModel(n_topics=4, algorithm="memoized", moves=("merge",), move_options={"bogus": 1}).fit(data)
+
+
+def test_stick_alignment_keeps_each_topic_weight_by_uid():
+    weights = {"rho": np.array([0.3, 0.2, 0.5, 0.1]), "omega": np.ones(4)}
+    beta, _ = hdp_topics.stick_weights(weights["rho"])
+    aligned = hdp_topics.align(weights, np.array([5, 6, 7, 8]), np.array([7, 5, 9]))
+    new_beta, rest = hdp_topics.stick_weights(aligned["rho"])
+    np.testing.assert_allclose(new_beta[:2], beta[[2, 0]])  # kept topics keep E pi^G, in the new order
+    assert new_beta[2] == pytest.approx(rest)  # a newborn takes half of what is left
+    assert hdp_topics.align(weights, np.arange(4), np.arange(4)) is weights

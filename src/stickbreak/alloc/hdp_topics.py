@@ -145,10 +145,10 @@ def align(weights, old_uids, new_uids) -> dict[str, np.ndarray]:
         return weights
     beta, _ = stick_weights(weights["rho"])
     by_uid = dict(zip(np.asarray(old_uids).tolist(), beta))
-    new = [u for u in np.asarray(new_uids).tolist() if u not in by_uid]
-    rest = 1.0 - sum(by_uid.get(u, 0.0) for u in np.asarray(new_uids).tolist())
-    share = rest / (2.0 * len(new)) if new else 0.0
-    aligned = np.array([by_uid.get(u, share) for u in np.asarray(new_uids).tolist()])
+    aligned = np.array([by_uid.get(u, np.nan) for u in np.asarray(new_uids).tolist()])
+    newborn = np.isnan(aligned)
+    if newborn.any():  # newborns share half of what is left
+        aligned[newborn] = (1.0 - np.sum(aligned[~newborn])) / (2.0 * np.count_nonzero(newborn))
     return {"rho": rho_from_weights(aligned), "omega": weights["omega"]}
 
 
