@@ -84,20 +84,49 @@ def test_merge_statistics_and_elbo_equal_a_recomputation_from_merged_local_param
                                                                       rel=1e-9)
 
 
-def test_moves_over_several_batches_keep_the_cache_consistent_and_the_elbo_monotone(bars):
+def test_group_delete_proposal_is_the_summary_of_a_local_step_without_the_targets(bars):
+    """With one iteration and no refinement the proposal is exactly a warm local step over the
+    remaining topics, merge terms of the planned pairs included."""
+    data, _ = bars
+    model = hdp_model(data.n_features, max_iter=1, start="warm")
+    params = start_params(model, data, 6)
+    local = model.local_step(params, data)
+    stats = model.summarize(data, local, params.uids)
+    pairs = np.array([[1, 2], [4, 5]])
+    proposal, warm = model.delete_proposal(data, params, (0, 3), stats, stats, local, 1, pairs)
+    current = model.without_topic(params, (0, 3))
+    assert list(current.uids) == [1, 2, 4, 5] and list(proposal.uids) == [1, 2, 4, 5]
+    brute_local = model.local_step(current, data, warm=local.doc_topic[:, [1, 2, 4, 5]], merge_pairs=pairs)
+    brute = model.summarize(data, brute_local, current.uids, merge_pairs=pairs)
+    for name in brute.fields:
+        np.testing.assert_allclose(proposal.fields[name], brute.fields[name], rtol=1e-10, atol=1e-10, err_msg=name)
+    np.testing.assert_allclose(proposal.merge_entropy, brute.merge_entropy, rtol=1e-10)
+    for name in brute.merge_fields:
+        np.testing.assert_allclose(proposal.merge_fields[name], brute.merge_fields[name], rtol=1e-10)
+    np.testing.assert_allclose(warm, brute_local.doc_topic)
+    assert total_elbo(model.score(proposal, params)[1]) == pytest.approx(total_elbo(model.score(brute, params)[1]),
+                                                                        rel=1e-12)
+
+
+@pytest.mark.parametrize("max_targets, n_topics", [(1, 20), (8, 30)])
+def test_moves_over_several_batches_keep_the_cache_consistent_and_the_elbo_monotone(bars, max_targets, n_topics):
     data, _ = bars
     model = hdp_model(data.n_features, start="best")
     batches = split_batches(data, 3, seed=0).data
-    learner = MemoizedVI(MovesConfig(moves=("merge", "delete")), np.random.default_rng(0))
+    learner = MemoizedVI(MovesConfig(moves=("merge", "delete"), delete_max_targets=max_targets),
+                         np.random.default_rng(0))
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # ELBODecreaseWarning is a RuntimeWarning
-        result = fit(model, batches, start_params(model, data, 20), learner,
+        result = fit(model, batches, start_params(model, data, n_topics), learner,
                      LearnConfig(algorithm="memoized", max_laps=10, tol=0.0))
     elbo = np.array([r.elbo for r in result.trace])
     assert np.all(np.diff(elbo) >= -1e-9 * np.abs(elbo[1:]))
     accepted = {kind: sum(r.moves[kind]["accepted"] for r in result.trace) for kind in ("merge", "delete")}
     assert accepted["merge"] > 0 and accepted["delete"] > 0
-    assert result.params.n_components < 20
+    assert result.params.n_components < n_topics
+    if max_targets > 1:  # groups of deletes, and merges accepted right after a delete in the same lap
+        assert max(r.moves["delete"]["accepted"] for r in result.trace) > 1
+        assert any(r.moves["delete"]["accepted"] and r.moves["merge"]["accepted"] for r in result.trace)
     state = result.state
     cached = sum(fast_forward(m, state.log[s:], b).without_merge_terms()
                  for b, (m, s) in enumerate(zip(state.memo, state.seen)))

@@ -79,8 +79,10 @@ class MovesConfig:
     ``moves`` names the moves to run. Births split a component's items in one batch into up to
     ``birth_max_new`` components (bnpy ``b_Kfresh``); ``max_components`` caps K (bnpy ``Kmax``).
     Merges try up to ``merge_max_pairs`` pairs a lap, each component in at most
-    ``merge_pairs_per_component``. Deletes absorb one component of at most ``delete_max_fraction``
-    of the data into all others, refining ``delete_refine_steps`` times per batch. ``reorder`` sorts
+    ``merge_pairs_per_component``. Deletes absorb the smallest components, together at most
+    ``delete_max_fraction`` of the data, into all others, refining ``delete_refine_steps`` times per
+    batch; one component at first, the group doubling after each accepted delete and halving after
+    each rejected one, up to ``delete_max_targets``. ``reorder`` sorts
     components by size at each lap's end when that raises the ELBO (bnpy's shuffle).
     """
 
@@ -102,6 +104,7 @@ class MovesConfig:
     delete_start_lap: int = 2
     delete_refine_steps: int = 5
     delete_max_fraction: float = 0.5
+    delete_max_targets: int = 1
     reorder: bool = True
 
     def __post_init__(self):
@@ -112,7 +115,8 @@ class MovesConfig:
         for name in ("birth_start_lap", "merge_start_lap", "delete_start_lap", "birth_kmeans_iters"):
             check_int(name, getattr(self, name), 0)
         for name in ("birth_max_new", "birth_min_items", "birth_max_items", "birth_refine_steps", "births_per_batch", "birth_max_active",
-                     "max_components", "merge_max_pairs", "merge_pairs_per_component", "delete_refine_steps"):
+                     "max_components", "merge_max_pairs", "merge_pairs_per_component", "delete_refine_steps",
+                     "delete_max_targets"):
             check_int(name, getattr(self, name), 1)
         if self.birth_max_new < 2:
             raise ValueError("birth_max_new must be >= 2: a birth splits a component in at least two")
@@ -152,8 +156,9 @@ class LearnConfig:
         RobbinsMonro(self.learning_rate_delay, self.learning_rate_decay)  # validates kappa and tau
 
 
-def moves_config(moves, move_options, allowed=MOVE_KINDS, owner: str = "this model") -> MovesConfig:
-    """A :class:`MovesConfig` from an estimator's ``moves`` and ``move_options``, with clear errors."""
+def moves_config(moves, move_options, allowed=MOVE_KINDS, owner: str = "this model", defaults=None) -> MovesConfig:
+    """A :class:`MovesConfig` from an estimator's ``moves`` and ``move_options`` (over the
+    estimator's own ``defaults``), with clear errors."""
     options = dict(move_options or {})
     valid = set(MovesConfig.__dataclass_fields__) - {"moves"}
     unknown = sorted(set(options) - valid)
@@ -163,4 +168,4 @@ def moves_config(moves, move_options, allowed=MOVE_KINDS, owner: str = "this mod
     unsupported = [m for m in moves if m in MOVE_KINDS and m not in allowed]
     if unsupported:
         raise ValueError(f"{owner} does not support the move(s) {unsupported}; choose from {list(allowed)}")
-    return MovesConfig(moves=moves, **options)
+    return MovesConfig(moves=moves, **{**(defaults or {}), **options})

@@ -258,27 +258,28 @@ class TopicModel:
 
         return data_gain(mult, self.obs_prior, params.obs, stats, first, second)
 
-    def without_topic(self, params: TopicParams, target: int) -> TopicParams:
-        """The parameters with topic ``target`` (a uid) removed; its stick mass goes to the rest."""
-        keep = np.flatnonzero(params.uids != target)
+    def without_topic(self, params: TopicParams, targets) -> TopicParams:
+        """The parameters with topics ``targets`` (uids) removed; their stick mass goes to the rest."""
+        keep = np.flatnonzero(~np.isin(params.uids, np.atleast_1d(targets)))
         others = params.uids[keep]
         return self.make_params(others, params.obs["lam"][keep], self.weights.align(params.weights, params.uids, others))
 
-    def delete_proposal(self, batch, params: TopicParams, target: int, whole: SuffStats, stats_b: SuffStats,
-                        local: TopicLocal, refine_steps: int) -> tuple[SuffStats, np.ndarray | None]:
-        """This batch's statistics with topic ``target`` deleted (Hughes 2016, §5.5.2), exact for a valid ``q``.
+    def delete_proposal(self, batch, params: TopicParams, targets, whole: SuffStats, stats_b: SuffStats,
+                        local: TopicLocal, refine_steps: int, merge_pairs=None) -> tuple[SuffStats, np.ndarray | None]:
+        """This batch's statistics with topics ``targets`` deleted (Hughes 2016, §5.5.2), exact for a valid ``q``.
 
-        Documents holding at least ``DELETE_MIN_COUNT`` of the target's tokens re-run the fixed
-        point over the other topics, warm from their counts without the target; the others take one
+        Documents holding at least ``DELETE_MIN_COUNT`` of the targets' tokens re-run the fixed
+        point over the other topics, warm from their counts without the targets; the others take one
         iteration from there. Between rounds the other topics are re-estimated from the whole-data
-        statistics with this batch's proposal swapped in (the refinement of Eq. 4.25-4.27).
+        statistics with this batch's proposal swapped in (the refinement of Eq. 4.25-4.27). The
+        last round also gathers the merged terms of ``merge_pairs``, so merges can follow the delete.
         Returns the statistics and the documents' new counts (the batch's next warm start).
         """
-        column = int(np.flatnonzero(params.uids == target)[0])
-        current = self.without_topic(params, target)
+        removed = np.isin(params.uids, np.atleast_1d(targets))
+        current = self.without_topic(params, targets)
         rest = whole.select(current.uids) - stats_b.without_merge_terms().select(current.uids)
-        warm = np.ascontiguousarray(np.delete(local.doc_topic, column, axis=1))
-        targeted = local.doc_topic[:, column] >= DELETE_MIN_COUNT
+        warm = np.ascontiguousarray(local.doc_topic[:, ~removed])
+        targeted = local.doc_topic[:, removed].sum(axis=1) >= DELETE_MIN_COUNT
         groups = [(np.flatnonzero(targeted), self.local.max_iter), (np.flatnonzero(~targeted), 1)]
         proposal = None
         for step in range(max(1, refine_steps)):
@@ -288,9 +289,10 @@ class TopicModel:
                     continue
                 sub = batch.subset(index)
                 model = replace(self, local=replace(self.local, start="warm", max_iter=max_iter))
-                sub_local = model.local_step(current, sub, warm=warm[index])
+                pairs = merge_pairs if step == max(1, refine_steps) - 1 else None
+                sub_local = model.local_step(current, sub, warm=warm[index], merge_pairs=pairs)
                 warm[index] = sub_local.doc_topic
-                parts.append(self.summarize(sub, sub_local, current.uids))
+                parts.append(self.summarize(sub, sub_local, current.uids, merge_pairs=pairs))
             proposal = sum(parts[1:], parts[0])
             if step < refine_steps - 1:
                 current = self.global_step((rest + proposal).clipped(), current)

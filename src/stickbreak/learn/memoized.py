@@ -7,9 +7,11 @@ global step. After the first lap the whole-data statistics cover every item, so 
 and never decreases, batch after batch and across accepted moves. With one batch and no moves this
 is batch VB.
 
-Lap schedule (§6.4): plan merges (pairs) and a delete (target) from the whole-data statistics at
-the start of the lap; try births at each batch; at the lap's end try the delete, then merges, then
-reordering by size. Every move is accepted only if the exact whole-data ELBO rises.
+Lap schedule (§6.4): plan merges (pairs) and a delete (a group of targets) from the whole-data
+statistics at the start of the lap; try births at each batch; at the lap's end try the delete, then
+merges, then reordering by size. Every move is accepted only if the exact whole-data ELBO rises.
+Merges follow an accepted delete only when the delete's proposals carry the pairs' merged terms
+(topic models); otherwise the pairs' cached terms are stale and merges wait for the next lap.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class MemoState:
     delete_lap: int = -1                  # the last lap that tried a delete
     quiet_laps: int = 0                   # consecutive laps without an accepted move
     warm: tuple = ()                      # per batch: (uids, the model's warm start) for the next visit, or None
+    delete_group: int = 1                 # how many components the next delete targets together
 
 
 def _empty_counts(config) -> dict:
@@ -105,6 +108,7 @@ class _Lap:
         self.accepted = list(state.accepted)
         self.active = list(state.births)
         self.delete_lap = state.delete_lap
+        self.delete_group = state.delete_group
         self.quiet_laps = state.quiet_laps
         self.counts = _empty_counts(self.cfg)
         self.births = 0
@@ -121,26 +125,28 @@ class _Lap:
         """Births first (a shortlist of targets, left out of merges), then a delete, then merge pairs.
 
         A delete is planned only once growth has stopped (no births accepted last lap, none in
-        flight) and at most every other lap, so deletes never starve births.
+        flight) and, with births on, at most every other lap, so deletes never starve births.
         """
         cfg, lap = self.cfg, self.number
-        pairs, target, shortlist = np.zeros((0, 2), dtype=np.int64), None, frozenset()
+        pairs, targets, shortlist = np.zeros((0, 2), dtype=np.int64), (), frozenset()
         births = cfg.enabled("birth") and lap >= cfg.birth_start_lap and not (lap == 1 and self.deferred)
         if self.stats is None:
-            return LapPlan(pairs, None, births)
+            return LapPlan(pairs, (), births)
         in_flight = {p.target for p in state.births}
         if births:
             shortlist = birth_shortlist(self.stats, self.history, lap, cfg, in_flight)
         growing = state.births_last_lap > 0 or bool(state.births)
-        if cfg.enabled("delete") and lap >= cfg.delete_start_lap and not growing and lap - state.delete_lap >= 2:
-            target = delete.choose_target(self.stats, self.history, lap, cfg.delete_max_fraction)
-            births = births and target is None  # one kind of move per component per lap
+        cadence = 2 if cfg.enabled("birth") else 1
+        if cfg.enabled("delete") and lap >= cfg.delete_start_lap and not growing and lap - state.delete_lap >= cadence:
+            targets = delete.choose_targets(self.stats, self.history, lap, cfg.delete_max_fraction,
+                                            min(self.delete_group, cfg.delete_max_targets))
+            births = births and not targets  # one kind of move per component per lap
         if cfg.enabled("merge") and lap >= cfg.merge_start_lap:
-            exclude = in_flight | set(shortlist) | ({target} if target is not None else set())
+            exclude = in_flight | set(shortlist) | set(targets)
             pairs = merge.plan_pairs(self.model, self.params, self.stats, cfg.merge_max_pairs,
                                      cfg.merge_pairs_per_component, exclude)
             pairs = self._unblocked(pairs)
-        return LapPlan(pairs, target, births)
+        return LapPlan(pairs, targets, births)
 
     def _unblocked(self, pairs: np.ndarray) -> np.ndarray:
         counts = dict(zip(self.stats.uids.tolist(), self.stats.counts))
@@ -160,14 +166,15 @@ class _Lap:
         self.warm[b] = None if counts is None else (params_before.uids, counts)
         fresh = self.model.summarize(batch, local, params_before.uids, merge_pairs=self.plan.merge_pairs)
         self._swap_in(b, fresh)
-        if self.plan.delete_target is not None:
+        if self.plan.delete_targets:
             propose = getattr(self.model, "delete_proposal", None)  # a model's own proposal, if it has one
-            if propose is not None:  # (statistics, per-item counts)
+            if propose is not None:  # (statistics with the pairs' merged terms, per-item counts)
                 self.delete_proposals[b], self.delete_warm[b] = propose(
-                    batch, self.params, self.plan.delete_target, self.stats, fresh, local, self.cfg.delete_refine_steps)
+                    batch, self.params, self.plan.delete_targets, self.stats, fresh, local, self.cfg.delete_refine_steps,
+                    self.plan.merge_pairs)
             else:
                 self.delete_proposals[b] = delete.batch_proposal(
-                    self.model, batch, self.params, self.plan.delete_target, self.stats, fresh,
+                    self.model, batch, self.params, self.plan.delete_targets, self.stats, fresh,
                     self.cfg.delete_refine_steps)
         accepted_before = self.births
         self._extend_births(b, batch, local, params_before)
@@ -274,26 +281,37 @@ class _Lap:
     def finish(self) -> None:
         if self.deferred:  # the one global step of a full first lap
             self._rescore(self.stats)
+        pairs = self.plan.merge_pairs
         deleted = self._finish_delete()
-        if len(self.plan.merge_pairs) and not deleted:
+        if deleted and len(pairs) and np.array_equal(self.delete_proposals[0].merge_pairs, pairs):
+            self.pair_entropy = sum(p.merge_entropy for p in self.delete_proposals)
+            self.pair_fields = {name: sum(p.merge_fields[name] for p in self.delete_proposals)
+                                for name in self.delete_proposals[0].merge_fields}
+            deleted = False
+        if len(pairs) and not deleted:
             self._finish_merges()
         if self.cfg.moves and self.cfg.reorder:
             self._finish_reorder()
 
     def _finish_delete(self) -> bool:
-        target = self.plan.delete_target
-        if target is None:
+        """Accept the group delete on the exact ELBO; the next group doubles after a success and
+        halves after a failure, and only a single target's failure enters the history."""
+        targets = self.plan.delete_targets
+        if not targets:
             return False
         self.delete_lap = self.number
-        self.counts["delete"]["tried"] += 1
+        self.counts["delete"]["tried"] += len(targets)
         proposals = self.delete_proposals
-        candidate = sum(proposals[1:], proposals[0]).clipped()
+        candidate = sum(proposals[1:], proposals[0]).without_merge_terms().clipped()
         if self._accept_if_better(candidate):
-            self._record(DeleteRecord(self.number, target, tuple(proposals), tuple(self.delete_warm)))
-            self.counts["delete"]["accepted"] += 1
+            self._record(DeleteRecord(self.number, tuple(targets), tuple(proposals), tuple(self.delete_warm)))
+            self.counts["delete"]["accepted"] += len(targets)
+            self.delete_group = 2 * len(targets)
             return True
-        size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(target, 0.0)
-        self.history.delete[target] = (self.number, float(size))
+        self.delete_group = max(1, len(targets) // 2)
+        if len(targets) == 1:
+            size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(targets[0], 0.0)
+            self.history.delete[targets[0]] = (self.number, float(size))
         return False
 
     def _finish_merges(self) -> None:
@@ -325,4 +343,4 @@ class _Lap:
         quiet = not any(c["accepted"] for c in self.counts.values())
         return MemoState(self.params, self.stats, tuple(self.memo), seen, tuple(self.log[done:]), self.number,
                          self.next_uid, self.history, self.births, self.elbo, tuple(self.accepted), tuple(self.active),
-                         self.delete_lap, self.quiet_laps + 1 if quiet else 0, tuple(self.warm))
+                         self.delete_lap, self.quiet_laps + 1 if quiet else 0, tuple(self.warm), self.delete_group)

@@ -1,7 +1,7 @@
 """Which components each move targets, and the record of failed attempts (Hughes 2016, §4.2.4, §4.3.4).
 
 Rules: at most one kind of move per component per lap (a planned delete suspends births for that
-lap; births get a shortlist of targets first, which merge planning leaves out); a target that
+lap; merges leave the delete's targets out; births get a shortlist of targets first, which merge planning leaves out); a target that
 failed is retried only once it has changed (its size moved by more than ``RETRY_CHANGE``) or
 ``RETRY_LAPS`` laps have passed.
 """
@@ -48,21 +48,18 @@ class MoveHistory:
 @dataclass(frozen=True)
 class LapPlan:
     merge_pairs: np.ndarray          # (M, 2) uids
-    delete_target: int | None
+    delete_targets: tuple            # uids deleted together (empty: no delete this lap)
     births: bool
     claimed: frozenset = frozenset()  # further components already claimed (targets of tracked births)
 
     @property
     def busy(self) -> set:
         """Components already claimed by a merge, a delete or a tracked birth."""
-        out = set(int(u) for u in self.merge_pairs.ravel()) | set(self.claimed)
-        if self.delete_target is not None:
-            out.add(self.delete_target)
-        return out
+        return set(int(u) for u in self.merge_pairs.ravel()) | set(self.claimed) | set(self.delete_targets)
 
 
 def replace_busy(plan: LapPlan, claimed) -> LapPlan:
-    return LapPlan(plan.merge_pairs, plan.delete_target, plan.births, frozenset(claimed))
+    return LapPlan(plan.merge_pairs, plan.delete_targets, plan.births, frozenset(claimed))
 
 
 def birth_shortlist(stats, history: MoveHistory, lap: int, config, exclude=()) -> frozenset:

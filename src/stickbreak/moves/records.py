@@ -58,10 +58,10 @@ class MergeRecord:
 
 @dataclass(frozen=True, eq=False)
 class DeleteRecord:
-    """Component ``target`` deleted; each batch's statistics replaced by its proposal of that lap."""
+    """Components ``targets`` deleted; each batch's statistics replaced by its proposal of that lap."""
 
     lap: int
-    target: int
+    targets: tuple[int, ...]
     proposals: tuple  # per batch, SuffStats over the remaining components
     warm: tuple = ()  # per batch, the proposal's per-item counts (topic models), or empty
 
@@ -117,5 +117,5 @@ def describe(record) -> dict:
     elif kind == "merge":
         out.update(kept=record.kept, removed=record.removed)
     elif kind == "delete":
-        out.update(target=record.target)
+        out.update(targets=list(record.targets))
     return out
