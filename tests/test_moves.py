@@ -79,15 +79,15 @@ def test_birth_delta_equals_brute_force(name):
     target = int(params.uids[np.argmax(whole.counts)])
     cfg = MovesConfig(moves=("birth",), birth_min_items=5)
     rng = np.random.default_rng(0)
-    proposal = birth.start(model, 0, batches.data[0], locals_[0].resp, params, target, list(range(10, 20)), 2,
+    proposal = birth.start(model, 0, batches.data[0], locals_[0], params, target, list(range(10, 20)), 2,
                            cfg, rng)
-    proposal = birth.extend(model, proposal, 1, batches.data[1], locals_[1].resp, params, cfg, rng)  # pool complete
+    proposal = birth.extend(model, proposal, 1, batches.data[1], locals_[1], params, cfg, rng)  # pool complete
     assert proposal is not None and proposal.created and not proposal.complete and len(proposal.born) >= 2
     used = {1: (proposal.centers, proposal.log_weights)}
     used[1] = None  # batch 1 was expanded right at creation; re-expand both below with known parameters
     for b in (0, 1):  # batch 0 expanded for the first time, batch 1 again (a revisit)
         used[b] = (proposal.centers, proposal.log_weights)
-        proposal = birth.extend(model, proposal, b, batches.data[b], locals_[b].resp, params, cfg, rng)
+        proposal = birth.extend(model, proposal, b, batches.data[b], locals_[b], params, cfg, rng)
     assert proposal.complete
     fast = birth.candidate(whole, proposal)
     column = int(np.flatnonzero(params.uids == target)[0])

@@ -226,7 +226,7 @@ class _Lap:
         statistics just cached for it."""
         still_active = []
         for proposal in self.active:
-            advanced = birth.extend(self.model, proposal, b, batch, local.resp, params_before, self.cfg, self.rng)
+            advanced = birth.extend(self.model, proposal, b, batch, local, params_before, self.cfg, self.rng)
             if advanced is None:
                 self._birth_failed(proposal.target)
             elif advanced.complete:
@@ -245,15 +245,15 @@ class _Lap:
         counts = np.array([whole.get(int(u), 0.0) for u in params_before.uids])
         tracked = {p.target for p in self.active}
         planned = replace_busy(self.plan, tracked)
-        for target in birth_targets(params_before, local.resp, local.loglik, planned, self.history, self.number,
-                                    cfg, counts):
+        owned, score = self._birth_ownership(local)
+        for target in birth_targets(params_before, owned, score, planned, self.history, self.number, cfg, counts):
             pending = sum(len(p.new_uids) for p in self.active)
             room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components - pending)
             if len(self.active) >= cfg.birth_max_active or room < 2:
                 break
             new_uids = list(range(self.next_uid, self.next_uid + room))
             self.next_uid += room  # reserved whether or not the birth is accepted: uids are never reused
-            proposal = birth.start(self.model, b, batch, local.resp, params_before, target, new_uids,
+            proposal = birth.start(self.model, b, batch, local, params_before, target, new_uids,
                                    len(self.batches), cfg, self.rng)
             if proposal is None:
                 self._birth_failed(target)
@@ -261,6 +261,14 @@ class _Lap:
                 self._evaluate_birth(proposal)
             else:
                 self.active.append(proposal)
+
+    def _birth_ownership(self, local):
+        """Each item's share of each component and the components' b-scores (None: by size)."""
+        hook = getattr(self.model, "birth_ownership", None)
+        if hook is not None:
+            return hook(local), None
+        mass = local.resp.sum(axis=0)
+        return local.resp, (local.resp * local.loglik).sum(axis=0) / np.maximum(mass, 1e-300)
 
     def _evaluate_birth(self, proposal) -> None:
         """Accept a fully tracked birth iff the exact whole-data ELBO rises (trying size order too)."""

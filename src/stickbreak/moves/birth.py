@@ -19,6 +19,13 @@ all expansions so far. By default j gives up all its mass (Eq. 4.11, ``log pi_j 
 ``birth_keep_target`` it competes for its items too. Once every batch has been expanded, the
 whole-data candidate is the current statistics with j's row replaced by its kept part and the
 newborns appended (Eq. 4.22), accepted only if the exact ELBO rises.
+
+Mixtures are the default. A model whose items are not its data points (topic models: tokens within
+documents) provides hooks: ``birth_owned(local, column)`` (each item's share of the target),
+``birth_pool_items(batch, local, params, column, members)`` (the items pooled for clustering),
+``birth_item_model`` (the observation model the pool is clustered with) and
+``birth_expansion(batch, local, params, column, centers, log_weights, uids)`` (a batch's statistics
+over [target, newborns]).
 """
 
 from __future__ import annotations
@@ -64,6 +71,23 @@ class TrackedBirth:
         return np.concatenate([[self.target], self.born]).astype(np.int64)
 
 
+def _item_model(model):
+    return getattr(model, "birth_item_model", model)
+
+
+def _owned(model, local, column: int) -> np.ndarray:
+    hook = getattr(model, "birth_owned", None)
+    return local.resp[:, column] if hook is None else hook(local, column)
+
+
+def _expansion(model, batch, local, params, column: int, proposal) -> SuffStats:
+    hook = getattr(model, "birth_expansion", None)
+    if hook is not None:
+        return hook(batch, local, params, column, proposal.centers, proposal.log_weights, proposal.uids)
+    split = split_target(model, batch, local.resp[:, column], proposal.centers, proposal.log_weights)
+    return model.summarize_resp(batch, split, proposal.uids)
+
+
 def _posterior_of(model, batch, resp: np.ndarray):
     stats = {"N": resp.sum(axis=0), **model.obs.suff_stats(batch, resp, model.obs_prior)}
     return expfam.posterior(model.obs, model.obs_prior, stats)
@@ -84,18 +108,21 @@ def _column(params, uid: int) -> int:
     return int(np.flatnonzero(params.uids == uid)[0])
 
 
-def start(model, b: int, batch, resp: np.ndarray, params, target: int, new_uids, n_batches: int, config, rng):
+def start(model, b: int, batch, local, params, target: int, new_uids, n_batches: int, config, rng):
     """A new proposal for ``target`` that starts collecting at batch ``b`` (see :func:`extend`)."""
     proposal = TrackedBirth(target, tuple(int(u) for u in new_uids), n_batches)
-    return extend(model, proposal, b, batch, resp, params, config, rng)
+    return extend(model, proposal, b, batch, local, params, config, rng)
 
 
-def _collect(proposal: TrackedBirth, b: int, batch, owned: np.ndarray, config, rng) -> TrackedBirth:
+def _collect(model, proposal: TrackedBirth, b: int, batch, local, params, owned: np.ndarray, config, rng) -> TrackedBirth:
     members = np.flatnonzero(owned > config.birth_resp_threshold)
     room = config.birth_max_items - proposal.pool_size
     if len(members) > room:
         members = np.sort(rng.choice(members, room, replace=False))
-    pool = proposal.pool + ((batch.subset(members),) if len(members) else ())
+    pool_items = getattr(model, "birth_pool_items", None)
+    items = (batch.subset(members) if pool_items is None
+             else pool_items(batch, local, params, _column(params, proposal.target), members))
+    pool = proposal.pool + ((items,) if len(members) else ())
     return replace(proposal, pool=pool, pool_size=proposal.pool_size + len(members),
                    collected_from=proposal.collected_from | {b})
 
@@ -106,6 +133,7 @@ def _create(model, proposal: TrackedBirth, params, config, rng) -> TrackedBirth 
     if n_new < 2:
         return None
     pool = concat_items(list(proposal.pool))
+    model = _item_model(model)
     labels = bregman_kmeans(model, pool, kmeans_plus_plus(model, pool, n_new, rng), config.birth_kmeans_iters)
     used = np.unique(labels)
     if len(used) < 2:
@@ -128,27 +156,28 @@ def _create(model, proposal: TrackedBirth, params, config, rng) -> TrackedBirth 
                    remaining=frozenset(range(proposal.n_batches)))
 
 
-def extend(model, proposal: TrackedBirth, b: int, batch, resp: np.ndarray, params, config, rng):
-    """Visit batch ``b`` (responsibilities ``resp`` under ``params``): collect items or create the
+def extend(model, proposal: TrackedBirth, b: int, batch, local, params, config, rng):
+    """Visit batch ``b`` (local parameters ``local`` under ``params``): collect items or create the
     newborns, then expand the batch and re-estimate the proposal. ``None`` if no split was found.
 
     When the target gives up all its mass its log-weight is -inf, so its column of the split is
     exactly zero, its posterior the prior and its weight stays zero.
     """
-    owned = resp[:, _column(params, proposal.target)]
+    column = _column(params, proposal.target)
+    owned = _owned(model, local, column)
     if not proposal.created:
-        proposal = _collect(proposal, b, batch, owned, config, rng)
+        proposal = _collect(model, proposal, b, batch, local, params, owned, config, rng)
         full_cycle = len(proposal.collected_from) >= proposal.n_batches
         if proposal.pool_size < config.birth_max_items and not full_cycle:
             return proposal
         proposal = _create(model, proposal, params, config, rng)
         if proposal is None:
             return None
-    split = split_target(model, batch, owned, proposal.centers, proposal.log_weights)
     expansions = dict(proposal.expansions)
-    expansions[b] = model.summarize_resp(batch, split, proposal.uids)
+    expansions[b] = _expansion(model, batch, local, params, column, proposal)
     total = sum(list(expansions.values())[1:], next(iter(expansions.values())))
-    centers = expfam.posterior(model.obs, model.obs_prior, total.fields)
+    item_model = _item_model(model)
+    centers = expfam.posterior(item_model.obs, item_model.obs_prior, total.fields)
     return replace(proposal, centers=centers, log_weights=_log_proportions(total.counts),
                    expansions=expansions, remaining=proposal.remaining - {b})
 

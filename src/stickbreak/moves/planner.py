@@ -76,13 +76,14 @@ def birth_shortlist(stats, history: MoveHistory, lap: int, config, exclude=()) -
     return frozenset(chosen)
 
 
-def birth_targets(params, resp: np.ndarray, loglik: np.ndarray, plan: LapPlan, history: MoveHistory,
+def birth_targets(params, owned: np.ndarray, score, plan: LapPlan, history: MoveHistory,
                   lap: int, config, whole_counts) -> list[int]:
-    """Components to split at this batch: enough owned items here, not busy, never-failed first,
-    then the worst average log-likelihood of their items (the thesis's b-score)."""
-    owned = (resp > config.birth_resp_threshold).sum(axis=0)
-    mass = resp.sum(axis=0)
-    score = (resp * loglik).sum(axis=0) / np.maximum(mass, 1e-300)
+    """Components to split at this batch: enough owned items here (``owned``: each item's share of
+    each component), not busy, never-failed first, then the lowest ``score`` (mixtures: the
+    thesis's b-score, the average log-likelihood of a component's items; without one, the largest
+    components first)."""
+    score = -np.asarray(whole_counts, dtype=float) if score is None else score
+    owned = (owned > config.birth_resp_threshold).sum(axis=0)
     candidates = []
     for k, uid in enumerate(params.uids):
         uid = int(uid)
