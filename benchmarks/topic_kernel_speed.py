@@ -10,5 +10,5 @@ C=np.log(rng.dirichlet(np.ones(V)*0.1,size=K)).T; Cc=np.ascontiguousarray(C-C.ma
 prior=np.full(K,0.1)
 for it in [1,1,21,41,81,81]:
     N=np.zeros((X.shape[0],K))
-    t=time.process_time(); topic_local_step(X.indptr,X.indices,X.data,E,Cc,prior,0.0,N,0,it,-1.0,0,np.zeros((0,2),dtype=np.int64),1); print(it, time.process_time()-t)
+    t=time.process_time(); topic_local_step(X.indptr,X.indices,X.data,E,Cc,prior,0.0,N,0,it,-1.0,0,np.zeros((0,2),dtype=np.int64),1,np.zeros((0,K))); print(it, time.process_time()-t)
 print("nnz",X.nnz)

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.special import digamma
+from scipy.special import digamma, gammaln
 
 from stickbreak import HDPTopicModel, LDA
 from stickbreak.alloc import LocalOptions, TopicModel, hdp_topics
@@ -162,8 +162,8 @@ def test_bar_topics_shape_and_errors():
 def test_unsupported_moves_are_refused_before_fitting(bars):
     data, _ = bars
     assert "moves" not in LDA().get_params()  # LDA's K is fixed: no moves to configure
-    with pytest.raises(ValueError, match=r"HDPTopicModel does not support the move\(s\) \['birth'\]"):
-        HDPTopicModel(n_topics=4, algorithm="memoized", moves=("birth",)).fit(data)
+    with pytest.raises(ValueError, match=r"move='split' is not valid; choose one of \['birth', 'merge', 'delete'\]"):
+        HDPTopicModel(n_topics=4, algorithm="memoized", moves=("split",)).fit(data)
     with pytest.raises(ValueError, match="need algorithm='memoized'"):
         HDPTopicModel(n_topics=4, algorithm="vb", moves=("merge",)).fit(data)
     with pytest.raises(ValueError, match="unknown move option"):
@@ -178,3 +178,78 @@ def test_stick_alignment_keeps_each_topic_weight_by_uid():
     np.testing.assert_allclose(new_beta[:2], beta[[2, 0]])  # kept topics keep E pi^G, in the new order
     assert new_beta[2] == pytest.approx(rest)  # a newborn takes half of what is left
     assert hdp_topics.align(weights, np.arange(4), np.arange(4)) is weights
+
+
+def test_birth_expansion_equals_a_brute_force_summary_of_the_split_responsibilities(bars):
+    """Target tokens re-split over [target, newborns] by the restricted fixed point (NumPy twin),
+    every other responsibility kept: the statistics of that explicit q equal the expansion written
+    into the batch's statistics, so the birth's ELBO is exact."""
+    from stickbreak.kernels import _reference as ref
+
+    data, _ = bars
+    model = hdp_model(data.n_features, tol=1e-12, max_iter=2000)
+    params = start_params(model, data, 5)
+    local = model.local_step(params, data, keep_loglik=True)
+    stats = model.summarize(data, local, params.uids)
+    column, n_new = 1, 3
+    centers = {"lam": np.random.default_rng(0).gamma(1.0, 1.0, (n_new, data.n_features)) + 0.1}
+    log_weights = np.log(np.array([1e-300, 0.3, 0.7]))
+    uids = np.array([1, 7, 8])
+    expansion = model.birth_expansion(data, local, params, column, centers, log_weights, uids)
+    candidate = stats.with_components(expansion)
+
+    c = data.counts
+    rows_of = np.repeat(np.arange(data.n_items), np.diff(c.indptr))
+    joint = params.exp_loglik[c.indices] * local.doc_weight[rows_of]
+    resp = joint / joint.sum(axis=1, keepdims=True)  # (tokens, K), exact
+    weights = np.array([0.0, 0.3, 0.7])
+    prior_new = local.prior[column] * (0.1 * np.eye(3)[0] + 0.9 * weights)
+    targeted = local.doc_topic[:, column] >= 0.5
+    token_in = targeted[rows_of]
+    sub = data.subset(np.flatnonzero(targeted)).counts
+    log_phi = np.log(np.exp(digamma(centers["lam"]) - digamma(centers["lam"].sum(axis=1, keepdims=True)))).T
+    centered = log_phi - log_phi.max(axis=1, keepdims=True)
+    split_counts, split_weight = np.zeros((sub.shape[0], 3)), np.zeros((sub.shape[0], 3))
+    ref.topic_local_step(sub.indptr, sub.indices, sub.data * resp[token_in, column], np.exp(centered), centered,
+                         prior_new, 0.0, split_counts, 0, 2000, 1e-12, 0, np.zeros((0, 2), dtype=np.int64), 1,
+                         split_weight)
+    sub_rows = np.repeat(np.arange(sub.shape[0]), np.diff(sub.indptr))
+    sub_joint = np.exp(centered)[sub.indices] * split_weight[sub_rows]
+    sub_resp = sub_joint / sub_joint.sum(axis=1, keepdims=True)
+    new_resp = np.zeros((c.nnz, 3))
+    new_resp[:, 0] = resp[:, column]
+    new_resp[token_in] = resp[token_in, column][:, None] * sub_resp
+    full = np.concatenate([resp, new_resp[:, 1:]], axis=1)
+    full[:, column] = new_resp[:, 0]
+    mass = c.data[:, None] * full
+    counts_dk = np.zeros((data.n_items, full.shape[1]))
+    np.add.at(counts_dk, rows_of, mass)
+    word_counts = np.zeros((full.shape[1], data.n_features))
+    np.add.at(word_counts.T, c.indices, mass)
+    entropy = -(mass * np.log(np.where(full > 0, full, 1.0))).sum(axis=0)
+    prior_full = np.concatenate([local.prior, prior_new[1:]])
+    prior_full[column] = prior_new[0]
+    theta = counts_dk + prior_full
+    total = theta.sum(axis=1) + local.prior_rest
+    log_pi = digamma(theta) - digamma(total)[:, None]
+    brute = {"N": counts_dk.sum(axis=0), "word_counts": word_counts, "log_pi": log_pi.sum(axis=0),
+             "doc_gamma": (gammaln(theta) - prior_full * log_pi).sum(axis=0)}
+    assert list(candidate.uids) == [0, 1, 2, 3, 4, 7, 8]
+    for name, value in brute.items():
+        np.testing.assert_allclose(candidate.fields[name], value, rtol=1e-6, atol=1e-6, err_msg=name)
+    assert candidate.elbo_terms["entropy"].sum() == pytest.approx(entropy.sum(), rel=1e-8)
+    for name, value in stats.scalars.items():
+        assert candidate.scalars[name] == value  # the documents' totals and rest terms are unchanged
+
+
+def test_births_grow_k_from_one_topic_and_keep_the_memoized_elbo_monotone(bars):
+    data, topics = bars
+    kwargs = dict(n_topics=1, concentration=5.0, algorithm="memoized", n_batches=2, max_laps=12, tol=0.0,
+                  local_start="best", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        grown = HDPTopicModel(moves=("birth", "merge", "delete"), **kwargs).fit(data)
+    births = sum(r["moves"]["birth"]["accepted"] for r in grown.trace_)
+    assert births > 0 and grown.n_topics_ > 3
+    assert np.all(np.diff(grown.elbo_trace_) >= -1e-9 * np.abs(grown.elbo_trace_[1:]))
+    assert grown.lower_bound_ > HDPTopicModel(**kwargs).fit(data).lower_bound_

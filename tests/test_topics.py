@@ -63,9 +63,17 @@ def test_local_step_kernel_matches_numpy_twin(start, restarts, prior_rest):
     args = (X.indptr, X.indices, X.data, np.exp(centered), centered, prior, prior_rest)
     pairs = np.array([[0, 1], [2, 5], [4, 3]], dtype=np.int64)
     a, b = previous.copy(), previous.copy()
-    fast = topic_local_step(*args, a, start, 100, 1e-8, restarts, pairs, 2)
-    slow = ref.topic_local_step(*args, b, start, 100, 1e-8, restarts, pairs, 2)
+    weight_a, weight_b = np.zeros((X.shape[0], K)), np.zeros((X.shape[0], K))
+    fast = topic_local_step(*args, a, start, 100, 1e-8, restarts, pairs, 2, weight_a)
+    slow = ref.topic_local_step(*args, b, start, 100, 1e-8, restarts, pairs, 2, weight_b)
     assert np.allclose(a, b, atol=1e-6)
+    # the stored weights rebuild every token's responsibilities exactly: they sum to the counts
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    joint = np.exp(centered)[X.indices] * weight_a[rows]
+    resp = X.data[:, None] * joint / joint.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(np.add.reduceat(resp, X.indptr[:-1], axis=0), a, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(weight_a / weight_a.sum(axis=1, keepdims=True),
+                               weight_b / weight_b.sum(axis=1, keepdims=True), atol=1e-6)
     for x, y in zip(fast[:3], slow[:3]):
         assert np.allclose(x, y, atol=1e-6)
     assert np.array_equal(fast[4], slow[4])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 from scipy.special import digamma, gammaln
@@ -31,6 +31,12 @@ from ..obs.expfam import Natural
 START_CODES = {"scratch": SCRATCH, "warm": WARM, "best": BEST}
 #: A delete re-solves the documents holding at least this many of the target's tokens (thesis: 0.01).
 DELETE_MIN_COUNT = 0.01
+#: A birth re-splits the target's tokens in documents holding at least this many of them; elsewhere
+#: the target keeps its tokens.
+BIRTH_MIN_COUNT = 0.5
+#: Share of the target's document prior mass ``alpha pi^G_t`` the target keeps in a birth (the
+#: thesis's example keeps 10 %: 0.2 -> 0.02 + 0.09 + 0.09); the newborns share the rest.
+BIRTH_KEEP = 0.1
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,7 @@ class TopicLocal:
     n_restarts: np.ndarray
     merge_pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))  # uids
     pair_entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    doc_weight: np.ndarray | None = None  # (D, K) final weights p_dk, kept for births (see the kernel)
 
 
 def _columns(uids: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -165,10 +172,11 @@ class TopicModel:
 
     # ---------------------------------------------------------------- the four verbs
     def local_step(self, params: TopicParams, batch, warm: np.ndarray | None = None, merge_pairs=None,
-                   **_) -> TopicLocal:
+                   keep_loglik: bool = False, **_) -> TopicLocal:
         """The fixed point of every document (:func:`~stickbreak.kernels.topics.topic_local_step`);
         ``warm`` (D, K) are starting counts, e.g. the previous lap's :meth:`warm_start`;
-        ``merge_pairs`` (M, 2) uid pairs whose merged entropy to gather on the way."""
+        ``merge_pairs`` (M, 2) uid pairs whose merged entropy to gather on the way; with
+        ``keep_loglik`` the documents' final weights are kept (births rebuild responsibilities from them)."""
         prior, prior_rest = self.weights.pseudo_counts(self.weights_prior, params.weights)
         counts = batch.counts
         opts = self.local
@@ -177,11 +185,13 @@ class TopicModel:
         start = START_CODES[opts.start] if use_warm else SCRATCH
         pairs = np.zeros((0, 2), dtype=np.int64) if merge_pairs is None else np.asarray(merge_pairs, dtype=np.int64)
         columns = _columns(params.uids, pairs)
+        doc_weight = np.zeros((batch.n_items if keep_loglik else 0, params.n_components))
         word_topic, entropy, pair_entropy, n_iters, n_restarts = topic_local_step(
             counts.indptr, counts.indices, counts.data, params.exp_loglik, params.centered_loglik, prior,
-            float(prior_rest), doc_topic, start, opts.max_iter, opts.tol, opts.n_restarts, columns, opts.n_chunks)
+            float(prior_rest), doc_topic, start, opts.max_iter, opts.tol, opts.n_restarts, columns, opts.n_chunks,
+            doc_weight)
         return TopicLocal(doc_topic, prior, float(prior_rest), word_topic, entropy, n_iters, n_restarts,
-                          pairs, pair_entropy)
+                          pairs, pair_entropy, doc_weight if keep_loglik else None)
 
     def warm_start(self, local: TopicLocal) -> np.ndarray | None:
         return None if self.local.start == "scratch" else local.doc_topic
@@ -297,6 +307,94 @@ class TopicModel:
             if step < refine_steps - 1:
                 current = self.global_step((rest + proposal).clipped(), current)
         return proposal, (warm if self.local.start != "scratch" else None)
+
+    # ---------------------------------------------------------------- births (Hughes 2016, §5.5.3)
+    @property
+    def birth_item_model(self):
+        """Newborn topics are clustered from documents' target parts as multinomial items."""
+        return SimpleNamespace(obs=mult, obs_prior=self.obs_prior)
+
+    def birth_ownership(self, local: TopicLocal) -> np.ndarray:
+        """Each document's share of each topic, ``N_dk / N_d`` (D, K)."""
+        return local.doc_topic / np.maximum(local.doc_topic.sum(axis=1, keepdims=True), 1e-300)
+
+    def birth_owned(self, local: TopicLocal, column: int) -> np.ndarray:
+        return self.birth_ownership(local)[:, column]
+
+    def _target_share(self, batch, local: TopicLocal, params: TopicParams, column: int, rows: np.ndarray):
+        """Documents ``rows`` and each of their tokens' responsibility for topic ``column``,
+        rebuilt exactly from the local step's final weights (``r_uk = E_vk p_dk / s_u``)."""
+        if local.doc_weight is None:
+            raise ValueError("a birth needs the local step's document weights: call local_step(keep_loglik=True)")
+        sub = batch.subset(rows)
+        c = sub.counts
+        doc_of = np.repeat(np.arange(len(rows)), np.diff(c.indptr))
+        weight = local.doc_weight[rows]
+        norm = np.empty(c.nnz)
+        for start in range(0, c.nnz, 20000):  # chunks of tokens bound the (tokens x K) temporary
+            part = slice(start, start + 20000)
+            norm[part] = np.einsum("uk,uk->u", params.exp_loglik[c.indices[part]], weight[doc_of[part]])
+        share = params.exp_loglik[c.indices, column] * weight[doc_of, column] / norm
+        return sub, share
+
+    def birth_pool_items(self, batch, local: TopicLocal, params: TopicParams, column: int, members) -> "BagOfWords":
+        """The target's part of each member document: word counts weighted by the target's share."""
+        from ..data import BagOfWords
+
+        sub, share = self._target_share(batch, local, params, column, np.asarray(members))
+        part = sub.counts.copy()
+        part.data = part.data * share
+        return BagOfWords(part, sub.vocabulary)
+
+    def birth_expansion(self, batch, local: TopicLocal, params: TopicParams, column: int, centers,
+                        log_weights: np.ndarray, uids) -> SuffStats:
+        """This batch's statistics over [target, newborns] after the restricted local step (§5.5.3).
+
+        The target's document prior mass ``a_t`` is split as ``a' = a_t (BIRTH_KEEP e_0 + (1 -
+        BIRTH_KEEP) w)`` with ``w`` the proposal's weights. In documents holding at least
+        ``BIRTH_MIN_COUNT`` of the target's tokens, those tokens (each weighted by its exact
+        responsibility for the target) are re-assigned over [target, newborns] by the fixed point of
+        Alg. 5.1 under ``a'``; elsewhere the target keeps them. Every other topic's counts, the
+        documents' totals and so ``P``, ``Q`` of the others are unchanged, so the expansion replaces
+        only these rows. Entropy: the target's old entropy plus the restricted step's (their sum
+        over the rows is exact).
+        """
+        weights = np.exp(log_weights - np.max(log_weights))
+        weights = weights / weights.sum()
+        prior_new = local.prior[column] * (BIRTH_KEEP * np.eye(len(weights))[0] + (1.0 - BIRTH_KEEP) * weights)
+        n_docs, n_new = local.doc_topic.shape[0], len(weights)
+        counts_new = np.zeros((n_docs, n_new))
+        counts_new[:, 0] = local.doc_topic[:, column]
+        word_counts = np.zeros((n_new, batch.n_features))
+        word_counts[0] = local.word_topic[:, column]
+        entropy = np.zeros(n_new)
+        entropy[0] = local.entropy[column]
+        rows = np.flatnonzero(local.doc_topic[:, column] >= BIRTH_MIN_COUNT)
+        if len(rows):
+            sub, share = self._target_share(batch, local, params, column, rows)
+            c = sub.counts
+            weighted = c.data * share
+            log_phi = mult.expected_t(centers)["lam"].T
+            centered = np.ascontiguousarray(log_phi - log_phi.max(axis=1, keepdims=True))
+            split = np.zeros((len(rows), n_new))
+            sub_words, sub_entropy, *_ = topic_local_step(
+                c.indptr, c.indices, weighted, np.exp(centered), centered, prior_new, 0.0, split, START_CODES["scratch"],
+                self.local.max_iter, self.local.tol, 0, np.zeros((0, 2), dtype=np.int64), self.local.n_chunks,
+                np.zeros((0, n_new)))
+            counts_new[rows] = split
+            word_counts[0] -= np.bincount(c.indices, weights=weighted, minlength=batch.n_features)
+            word_counts += sub_words.T
+            entropy += sub_entropy
+        theta = counts_new + prior_new[None, :]
+        total = local.doc_topic.sum(axis=1) + local.prior.sum() + local.prior_rest
+        log_pi = digamma(theta) - digamma(total)[:, None]
+        return SuffStats(
+            uids=np.asarray(uids),
+            fields={"N": counts_new.sum(axis=0), "word_counts": np.maximum(word_counts, 0.0),
+                    "log_pi": log_pi.sum(axis=0), "doc_gamma": (gammaln(theta) - prior_new[None, :] * log_pi).sum(axis=0)},
+            elbo_terms={"entropy": entropy},
+            scalars={"n_items": float(n_docs), "log_pi_rest": 0.0, "doc_gamma_rest": 0.0},
+        )
 
     # ---------------------------------------------------------------- reporting
     def topic_weights(self, params: TopicParams) -> np.ndarray:

@@ -344,9 +344,10 @@ class HDPTopicModel(_TopicEstimator):
         Document concentration alpha of ``pi_d ~ Dir(alpha pi^G)``.
     topic_word_prior : float
         Dirichlet pseudo-count of every word in every topic (thesis: 0.1).
-    moves : sequence of {"merge", "delete"}, optional
-        Memoized VI only: merge pairs of topics and delete small ones, each accepted only when
-        the exact whole-data ELBO rises (Hughes 2016, §5.5.1-5.5.2), so K shrinks to what the data need.
+    moves : sequence of {"birth", "merge", "delete"}, optional
+        Memoized VI only: split topics into new ones (births, from the documents that use them),
+        merge pairs of topics and delete small ones, each accepted only when the exact whole-data
+        ELBO rises (Hughes 2016, §5.5.1-5.5.3), so K adapts to what the data need.
     move_options : dict, optional
         Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{"merge_max_pairs": 50}``.
     """ + _COMMON_DOC
@@ -367,7 +368,7 @@ class HDPTopicModel(_TopicEstimator):
         self.local_max_iter, self.local_tol, self.n_restarts, self.local_start = local_max_iter, local_tol, n_restarts, local_start
         self.n_jobs, self.total_docs, self.random_state, self.verbose, self.callbacks = n_jobs, total_docs, random_state, verbose, callbacks
 
-    _move_kinds = ("merge", "delete")
+    _move_kinds = ("birth", "merge", "delete")
     #: A run from K=100 holds dozens of near-empty topics; deleting them together (the group
     #: doubling while deletes succeed) clears them in a few laps instead of one per lap.
     _move_defaults = {"delete_max_targets": 64}

@@ -107,7 +107,7 @@ def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restar
 
 
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-                     max_iter, tol, n_restarts, pairs, n_chunks):
+                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
     """Twin of :func:`stickbreak.kernels.topics.topic_local_step`, one document at a time."""
     n_docs, n_topics = doc_topic.shape
     word_topic = np.zeros((exp_loglik.shape[0], n_topics))
@@ -120,6 +120,8 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
         N, p, s, n_iters[d], n_accepted[d] = _doc_solve(E, c, prior, prior_rest, doc_topic[d], start, max_iter, tol,
                                                         n_restarts)
         doc_topic[d] = N
+        if len(doc_weight):
+            doc_weight[d] = p
         mass = c[:, None] * E * p[None, :] / s[:, None]
         np.add.at(word_topic, words, mass)
         logs = np.log(s)[:, None] - np.log(p)[None, :] - centered_loglik[words]

@@ -226,7 +226,8 @@ def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight
 
 @njit(cache=True, nogil=True)
 def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-           max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted):
+           max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted,
+           doc_weight):
     n_topics = prior.size
     longest = 1
     for d in range(first, last):
@@ -243,17 +244,22 @@ def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_re
                                                s_doc, weight_doc, scratch, work, max_iter, tol, n_restarts)
         _accumulate(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, word_topic, entropy,
                     doc_entropy, pairs, pair_entropy)
+        if doc_weight.shape[0] > 0:
+            doc_weight[d] = p
 
 
 @njit(cache=True, parallel=True)
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-                     max_iter, tol, n_restarts, pairs, n_chunks):
+                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
     """Run the fixed point for every document (``prange`` over ``n_chunks`` contiguous chunks).
 
     ``doc_topic`` (D, K) holds the previous counts unless ``start`` is SCRATCH, and receives the
     final ones. ``start``: SCRATCH (from the likelihood), WARM (from the previous counts: never
     lowers a document's ELBO) or BEST (both, keeping the higher ``L_d``: monotone too).
     ``pairs`` (M, 2): topic columns whose merged entropy to gather (Hughes 2016, §5.5.1).
+    ``doc_weight`` (D, K), or (0, K) to skip: receives each document's final topic weights ``p``
+    (``exp E log pi_dk`` up to a per-document factor), so that a token's responsibilities
+    ``r_uk = E_vk p_k / sum_j E_vj p_j`` can be rebuilt exactly (the birth move needs them).
     Returns ``word_topic`` (V, K) = ``sum_d sum_u c_u r_duk [v_u = v]``, the per-topic entropy
     ``-sum c r log r`` (K,), the per-pair merged entropy (M,), the iterations and the accepted
     restarts per document.
@@ -270,7 +276,7 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
         first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
         _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
                max_iter, tol, n_restarts, pairs, first, last, word_topic[c], entropy[c], pair_entropy[c], n_iters,
-               n_accepted)
+               n_accepted, doc_weight)
     total_word_topic = word_topic[0]
     total_entropy = entropy[0]
     total_pair_entropy = pair_entropy[0]

@@ -160,7 +160,8 @@ class _Lap:
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
         warm = fast_forward_warm(self.warm[b], self.log[self.seen[b]:], b)
         aligned = warm is not None and np.array_equal(warm[0], params_before.uids)
-        local = self.model.local_step(params_before, batch, keep_loglik=want_births, warm=warm[1] if aligned else None,
+        local = self.model.local_step(params_before, batch, keep_loglik=want_births or bool(self.active),
+                                      warm=warm[1] if aligned else None,
                                       merge_pairs=self.plan.merge_pairs)
         counts = self.model.warm_start(local)
         self.warm[b] = None if counts is None else (params_before.uids, counts)
