@@ -41,38 +41,17 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("MPLBACKEND", "Agg")  # bnpy imports matplotlib at import time
 
 import argparse
-import builtins
-import inspect
 import json
 import shutil
 import sys
 import tempfile
 import time
-import warnings
 
 import numpy as np
 from importlib.metadata import version as _dist_version
 
+from _bnpy_common import import_bnpy  # the sibling module (this script's folder is on sys.path)
 
-def apply_py311_shim():
-    """Runtime shim for bnpy 0.1.7 on Python 3.11 (no bnpy file is edited).
-
-    inspect.getargspec was removed in Python 3.11; bnpy.run(DataObj, ..., 'memoVB') calls it in
-    Runner.getKwArgsForLoadData. The numpy aliases are no-ops on numpy 1.23.5 (they still exist
-    there, with a DeprecationWarning) and only matter if someone runs this on numpy >= 1.24.
-    """
-    if not hasattr(inspect, "getargspec"):
-        inspect.getargspec = lambda f: inspect.getfullargspec(f)[:4]
-    if not hasattr(builtins, "xrange"):
-        builtins.xrange = range
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, val in (("float", float), ("int", int), ("bool8", np.bool_),
-                          ("unicode_", np.str_)):
-            try:
-                getattr(np, name)
-            except AttributeError:
-                setattr(np, name, val)
 
 
 def parse_args(argv=None):
@@ -114,12 +93,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    apply_py311_shim()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # np.float / SafeConfigParser / distutils deprecations
-        import bnpy
-        from bnpy.Runner import createUniqueRandomSeed
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    bnpy, createUniqueRandomSeed = import_bnpy()
 
     X = np.ascontiguousarray(np.load(args.data), dtype=np.float64)
     if X.ndim != 2:

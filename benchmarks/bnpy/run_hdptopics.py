@@ -125,9 +125,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("MPLBACKEND", "Agg")  # bnpy imports matplotlib at import time
 
 import argparse
-import builtins
 import glob
-import inspect
 import json
 import re
 import shutil
@@ -135,10 +133,11 @@ import sys
 import tempfile
 import time
 import traceback
-import warnings
 
 import numpy as np
 from importlib.metadata import version as _dist_version
+
+from _bnpy_common import import_bnpy  # the sibling module (this script's folder is on sys.path)
 
 MOVE_KINDS = ("birth", "merge", "delete", "shuffle", "prune")
 _CB_MODNAME = "bnpy_hdptopics_hook"  # name under which bnpy imports this module as its hook
@@ -171,26 +170,6 @@ def onAlgorithmComplete(args=None, MoveLog=None, learnAlg=None, **kwargs):
     """bnpy hook, once at the end of fit()."""
     onBatchComplete(learnAlg=learnAlg, MoveLog=MoveLog)
 
-
-def apply_py311_shim():
-    """Runtime shim for bnpy 0.1.7 on Python 3.11 (no bnpy file is edited).
-
-    inspect.getargspec was removed in Python 3.11; bnpy.run(DataObj, ..., 'memoVB') calls it in
-    Runner.getKwArgsForLoadData. The numpy aliases are no-ops on numpy 1.23.5 (they still exist
-    there, with a DeprecationWarning) and only matter if someone runs this on numpy >= 1.24.
-    """
-    if not hasattr(inspect, "getargspec"):
-        inspect.getargspec = lambda f: inspect.getfullargspec(f)[:4]
-    if not hasattr(builtins, "xrange"):
-        builtins.xrange = range
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, val in (("float", float), ("int", int), ("bool8", np.bool_),
-                          ("unicode_", np.str_)):
-            try:
-                getattr(np, name)
-            except AttributeError:
-                setattr(np, name, val)
 
 
 def quiet_delete_logger():
@@ -349,12 +328,7 @@ def main(argv=None):
               % args.nBatch, file=sys.stderr)
         return 2
 
-    apply_py311_shim()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # np.float / SafeConfigParser / distutils deprecations
-        import bnpy
-        from bnpy.Runner import createUniqueRandomSeed
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    bnpy, createUniqueRandomSeed = import_bnpy()
     if not args.verbose:
         quiet_delete_logger()
 

@@ -23,6 +23,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from ..core.suffstats import SuffStats
+from ..data import BagOfWords
 from ..kernels.topics import BEST, SCRATCH, WARM, topic_local_step
 from ..obs import expfam, mult
 from ..obs.expfam import Natural
@@ -318,9 +319,6 @@ class TopicModel:
         """Each document's share of each topic, ``N_dk / N_d`` (D, K)."""
         return local.doc_topic / np.maximum(local.doc_topic.sum(axis=1, keepdims=True), 1e-300)
 
-    def birth_owned(self, local: TopicLocal, column: int) -> np.ndarray:
-        return self.birth_ownership(local)[:, column]
-
     def _target_share(self, batch, local: TopicLocal, params: TopicParams, column: int, rows: np.ndarray):
         """Documents ``rows`` and each of their tokens' responsibility for topic ``column``,
         rebuilt exactly from the local step's final weights (``r_uk = E_vk p_dk / s_u``)."""
@@ -337,10 +335,8 @@ class TopicModel:
         share = params.exp_loglik[c.indices, column] * weight[doc_of, column] / norm
         return sub, share
 
-    def birth_pool_items(self, batch, local: TopicLocal, params: TopicParams, column: int, members) -> "BagOfWords":
+    def birth_pool_items(self, batch, local: TopicLocal, params: TopicParams, column: int, members) -> BagOfWords:
         """The target's part of each member document: word counts weighted by the target's share."""
-        from ..data import BagOfWords
-
         sub, share = self._target_share(batch, local, params, column, np.asarray(members))
         part = sub.counts.copy()
         part.data = part.data * share
@@ -360,9 +356,10 @@ class TopicModel:
         over the rows is exact).
         """
         weights = np.exp(log_weights - np.max(log_weights))
-        weights = weights / weights.sum()
-        prior_new = local.prior[column] * (BIRTH_KEEP * np.eye(len(weights))[0] + (1.0 - BIRTH_KEEP) * weights)
-        n_docs, n_new = local.doc_topic.shape[0], len(weights)
+        shares = (1.0 - BIRTH_KEEP) * weights / weights.sum()
+        shares[0] += BIRTH_KEEP
+        prior_new = local.prior[column] * shares
+        n_docs, n_new = local.doc_topic.shape[0], len(shares)
         counts_new = np.zeros((n_docs, n_new))
         counts_new[:, 0] = local.doc_topic[:, column]
         word_counts = np.zeros((n_new, batch.n_features))

@@ -290,14 +290,8 @@ class _Lap:
     def finish(self) -> None:
         if self.deferred:  # the one global step of a full first lap
             self._rescore(self.stats)
-        pairs = self.plan.merge_pairs
         deleted = self._finish_delete()
-        if deleted and len(pairs) and np.array_equal(self.delete_proposals[0].merge_pairs, pairs):
-            self.pair_entropy = sum(p.merge_entropy for p in self.delete_proposals)
-            self.pair_fields = {name: sum(p.merge_fields[name] for p in self.delete_proposals)
-                                for name in self.delete_proposals[0].merge_fields}
-            deleted = False
-        if len(pairs) and not deleted:
+        if len(self.plan.merge_pairs) and (not deleted or self._pair_terms_from_delete()):
             self._finish_merges()
         if self.cfg.moves and self.cfg.reorder:
             self._finish_reorder()
@@ -322,6 +316,16 @@ class _Lap:
             size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(targets[0], 0.0)
             self.history.delete[targets[0]] = (self.number, float(size))
         return False
+
+    def _pair_terms_from_delete(self) -> bool:
+        """After an accepted delete the pairs' terms gathered during the lap are stale; take them
+        from the delete's proposals if they carry them (topic models). False if they do not."""
+        proposals = self.delete_proposals
+        if not np.array_equal(proposals[0].merge_pairs, self.plan.merge_pairs):
+            return False
+        self.pair_entropy = sum(p.merge_entropy for p in proposals)
+        self.pair_fields = {name: sum(p.merge_fields[name] for p in proposals) for name in proposals[0].merge_fields}
+        return True
 
     def _finish_merges(self) -> None:
         outcome = merge.try_merges(self.model, self.stats, self.params, self.terms, self.plan.merge_pairs,

@@ -21,7 +21,7 @@ whole-data candidate is the current statistics with j's row replaced by its kept
 newborns appended (Eq. 4.22), accepted only if the exact ELBO rises.
 
 Mixtures are the default. A model whose items are not its data points (topic models: tokens within
-documents) provides hooks: ``birth_owned(local, column)`` (each item's share of the target),
+documents) provides hooks: ``birth_ownership(local)`` (each item's share of each component),
 ``birth_pool_items(batch, local, params, column, members)`` (the items pooled for clustering),
 ``birth_item_model`` (the observation model the pool is clustered with) and
 ``birth_expansion(batch, local, params, column, centers, log_weights, uids)`` (a batch's statistics
@@ -76,8 +76,8 @@ def _item_model(model):
 
 
 def _owned(model, local, column: int) -> np.ndarray:
-    hook = getattr(model, "birth_owned", None)
-    return local.resp[:, column] if hook is None else hook(local, column)
+    hook = getattr(model, "birth_ownership", None)
+    return local.resp[:, column] if hook is None else hook(local)[:, column]
 
 
 def _expansion(model, batch, local, params, column: int, proposal) -> SuffStats:
