@@ -29,7 +29,12 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--model", default="hdp", choices=("lda", "hdp"), help="hdp (default; learns the number of topics) or lda")
     p.add_argument("-K", "--n-topics", type=int, default=None, help="topics (LDA) or truncation level (HDP; default 100)")
     p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
-                   help="vb, stochastic or memoized (default: vb for LDA, memoized for HDP)")
+                   help="vb, svi (= stochastic), memoized or truncation_free (HDP only; starts from no topics) "
+                        "(default: vb for LDA, memoized for HDP)")
+    p.add_argument("--family", default="direct", choices=("direct", "two_level"),
+                   help="HDP variational family: direct assignment (Hughes) or two-level sticks (Hoffman et al.)")
+    p.add_argument("--doc-truncation", type=int, default=20, help="two-level HDP: atoms per document (T)")
+    p.add_argument("--batch-size", type=int, default=None, help="SVI: documents per minibatch (overrides --n-batches)")
     p.add_argument("--alpha", type=float, default=None, help="doc_topic_prior (LDA default 1/K, HDP 0.5)")
     p.add_argument("--eta", type=float, default=None, help="topic_word_prior (LDA default 1/K, HDP 0.1)")
     p.add_argument("--gamma", type=float, default=10.0, help="HDP top-level concentration")
@@ -73,6 +78,8 @@ def _estimator(args):
                   verbose=0 if args.quiet else 1)
     if args.n_batches is not None:
         common["n_batches"] = args.n_batches
+    if args.batch_size is not None:
+        common["batch_size"] = args.batch_size
     if args.algorithm is not None:
         common["algorithm"] = args.algorithm
     moves = _moves(args)
@@ -80,7 +87,8 @@ def _estimator(args):
         if moves:
             raise ValueError("--moves needs --model hdp: LDA keeps a fixed number of topics")
         return LDA(n_topics=20 if args.n_topics is None else args.n_topics, doc_topic_prior=args.alpha, topic_word_prior=args.eta, **common)
-    hdp = dict(concentration=args.gamma, moves=moves or None, **common)
+    hdp = dict(concentration=args.gamma, moves=moves or None, variational_family=args.family,
+               doc_truncation=args.doc_truncation, **common)
     if args.alpha is not None:
         hdp["doc_topic_prior"] = args.alpha
     if args.eta is not None:
@@ -116,7 +124,8 @@ def run_fit_topics(args) -> int:
     bow = _corpus(args.data)
     train, test = _split_heldout(bow, args.heldout, args.seed)
     est = _estimator(args)
-    print(f"{type(est).__name__}(K={est.n_topics}, {est.algorithm}) on {args.data} "
+    truncation = "no truncation" if est.algorithm == "truncation_free" else f"K={est.n_topics}"
+    print(f"{type(est).__name__}({truncation}, {est.algorithm}) on {args.data} "
           f"({train.n_items} documents, {train.n_features} words, {int(train.total_counts.sum())} tokens)")
     start = time.perf_counter()
     with warnings.catch_warnings():  # the status line below says whether it converged
@@ -124,8 +133,9 @@ def run_fit_topics(args) -> int:
         est.fit(train)
     seconds = time.perf_counter() - start
     status = "converged" if est.converged_ else "stopped (max laps)"
-    print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.lower_bound_:.6g} nats; "
-          f"{est.n_topics_} topics used of {est.n_topics}")
+    objective = "progressive log-lik. per document" if est.algorithm == "truncation_free" else "ELBO"
+    print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; {objective} {est.lower_bound_:.6g} nats; "
+          f"{est.n_topics_} topics used of {len(est.topic_sizes_)}")
     if _moves(args):
         print(move_summary(est.trace_, _moves(args)))
     rows = print_topics(est, args.top_words)

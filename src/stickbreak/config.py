@@ -12,7 +12,11 @@ from typing import Any, Mapping
 from . import obs
 
 WEIGHT_MODELS = ("dp", "finite")
-ALGORITHMS = ("vb", "stochastic", "memoized")
+ALGORITHMS = ("vb", "stochastic", "svi", "memoized", "truncation_free")
+#: Other names accepted for an algorithm.
+ALGORITHM_ALIASES = {"svi": "stochastic"}
+#: Algorithms that draw fresh minibatches every lap.
+MINIBATCH_ALGORITHMS = ("stochastic", "truncation_free")
 INIT_METHODS = ("kmeans++", "random")
 MOVE_KINDS = ("birth", "merge", "delete")
 SAMPLING = ("without_replacement", "with_replacement")
@@ -145,6 +149,7 @@ class LearnConfig:
 
     def __post_init__(self):
         check_choice("algorithm", self.algorithm, ALGORITHMS)
+        object.__setattr__(self, "algorithm", ALGORITHM_ALIASES.get(self.algorithm, self.algorithm))
         check_choice("sampling", self.sampling, SAMPLING)
         check_int("max_laps", self.max_laps, 1)
         check_int("min_laps", self.min_laps, 1)

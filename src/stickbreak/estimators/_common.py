@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import driver
+from ..config import MINIBATCH_ALGORITHMS
 from ..data import DataError
 from ..data.shards import ShardStore
 from ..learn import InMemoryMinibatches, StoredMinibatches
@@ -60,7 +61,7 @@ def prepare_data(X, family, learn_cfg, rng: np.random.Generator) -> DataPlan:
         if wants_counts != (X.kind == "bow"):
             raise DataError(f"the shards hold {X.kind} data, which observation model {family.name!r} cannot use")
         batches = _store_batches(X)
-        source = StoredMinibatches(X, learn_cfg.sampling) if learn_cfg.algorithm == "stochastic" else X
+        source = StoredMinibatches(X, learn_cfg.sampling) if learn_cfg.algorithm in MINIBATCH_ALGORITHMS else X
         return DataPlan(X.sample(INIT_SAMPLE, rng), batches, source, X.n_features)
     data = family.check_data(X, "X")
     # batch VB sums over all data, so there batches only split the work across n_jobs workers;
@@ -68,7 +69,7 @@ def prepare_data(X, family, learn_cfg, rng: np.random.Generator) -> DataPlan:
     n_split = max(learn_cfg.n_batches, learn_cfg.n_jobs) if learn_cfg.algorithm == "vb" else learn_cfg.n_batches
     batches = driver.split_batches(data, n_split, int(rng.integers(2**31)))
     source = (InMemoryMinibatches(data, learn_cfg.n_batches, learn_cfg.sampling)
-              if learn_cfg.algorithm == "stochastic" else batches.data)
+              if learn_cfg.algorithm in MINIBATCH_ALGORITHMS else batches.data)
     return DataPlan(data, batches, source, data.n_features)
 
 

@@ -19,7 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
 from ..alloc import TOPIC_WEIGHT_MODELS, LocalOptions, TopicModel, TopicParams
-from ..config import LearnConfig, MovesConfig, check_int, check_positive, moves_config
+from ..alloc.hdp_sticks import TwoLevelHDP
+from ..config import ALGORITHM_ALIASES, LearnConfig, MovesConfig, check_choice, check_int, check_positive, moves_config
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, ShardStore
@@ -31,9 +32,14 @@ from ..learn.schedules import RobbinsMonro
 from ..obs import mult
 from ..parallel import summarize_batches
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
+from ..learn.truncation_free import TruncationFreeHDP
+from ._topic_variants import PRESETS, TruncationFreeTopics, fit_truncation_free
 
 #: Default ``local_tol`` on ``max_k |Delta N_dk|`` (see ``_TopicEstimator._local_tol``).
 BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
+#: Default ``local_tol`` of the two-level family: relative change of the document's ELBO (onlinehdp's).
+TWO_LEVEL_LOCAL_TOL = 1e-4
+VARIATIONAL_FAMILIES = ("direct", "two_level")
 
 
 @contextmanager
@@ -55,10 +61,37 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
     _weight_model = "lda"
 
     # ------------------------------------------------------------------ configuration
-    def _learn_config(self) -> LearnConfig:
+    def _learn_config(self, n_docs: int | None = None) -> LearnConfig:
+        """The loop's settings; with ``batch_size`` the minibatches per lap are ``ceil(n_docs / batch_size)``."""
+        n_batches = self.n_batches
+        if getattr(self, "batch_size", None) is not None:
+            check_int("batch_size", self.batch_size, 1)
+            n_batches = max(1, -(-int(n_docs or 1) // int(self.batch_size)))
         return LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
-                           n_batches=self.n_batches, n_jobs=1, learning_rate_delay=self.learning_rate_delay,
+                           n_batches=n_batches, n_jobs=1, learning_rate_delay=self.learning_rate_delay,
                            learning_rate_decay=self.learning_rate_decay, sampling=self.sampling)
+
+    @classmethod
+    def paper_preset(cls, name: str, **overrides):
+        """An estimator with a seed paper's settings: ``"hoffman2013"`` (SVI; LDA and the two-level HDP)
+        or ``"wang_blei2012"`` (truncation-free SVI, HDP); ``overrides`` are constructor arguments."""
+        presets = {key[1]: value for key, value in PRESETS.items() if key[0] == cls.__name__}
+        if name not in presets:
+            raise ValueError(f"{cls.__name__} has no preset {name!r}; choose one of {sorted(presets)}")
+        settings = dict(presets[name])
+        if cls.__name__ == "LDA":
+            settings["doc_topic_prior"] = 1.0 / overrides.get("n_topics", cls().n_topics)
+        return cls(**{**settings, **overrides})
+
+    @property
+    def _algorithm(self) -> str:
+        return ALGORITHM_ALIASES.get(self.algorithm, self.algorithm)
+
+    @property
+    def _two_level(self) -> bool:
+        family = getattr(self, "variational_family", "direct")
+        check_choice("variational_family", family, VARIATIONAL_FAMILIES)
+        return family == "two_level"
 
     #: Moves this estimator supports (Hughes 2016, §5.5); births for topics are not implemented.
     _move_kinds: tuple = ()
@@ -75,6 +108,8 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         three topics empty (-7.867 nats/word held out) where 0.05 kept all 20 (-7.856)."""
         if self.local_tol is not None:
             return self.local_tol
+        if self._two_level:
+            return TWO_LEVEL_LOCAL_TOL
         return STOCHASTIC_LOCAL_TOL if stochastic else BATCH_LOCAL_TOL
 
     def _make_model(self, n_words: int, obs_prior=None, stochastic: bool = False) -> TopicModel:
@@ -83,14 +118,22 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         if not (self.n_jobs == -1 or (isinstance(self.n_jobs, (int, np.integer)) and self.n_jobs >= 1)):
             raise ValueError(f"n_jobs must be a positive integer or -1, got {self.n_jobs!r}")
         check_int("local_max_iter", self.local_max_iter, 1)
-        local_tol = self._local_tol(stochastic or self.algorithm == "stochastic")
+        local_tol = self._local_tol(stochastic or self._algorithm == "stochastic")
         check_positive("local_tol", local_tol)
         check_int("n_restarts", self.n_restarts, 0)
         weights = TOPIC_WEIGHT_MODELS[self._weight_model]
         chunks = numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
-        local = LocalOptions(self.local_max_iter, float(local_tol), self.n_restarts, self.local_start, chunks)
         if obs_prior is None:
             obs_prior = {"lam": np.full(n_words, float(self._topic_word_prior()))}
+        if self._algorithm == "truncation_free":
+            check_int("n_sweeps", self.n_sweeps, 0)
+            sampler = TruncationFreeHDP(self._topic_word_prior(), self.concentration, self.doc_topic_prior, self.n_sweeps)
+            return TruncationFreeTopics(sampler, obs_prior)
+        if self._two_level:
+            check_int("doc_truncation", self.doc_truncation, 1)
+            return TwoLevelHDP(obs_prior, self.concentration, self.doc_topic_prior, self.doc_truncation,
+                               self.local_max_iter, float(local_tol), chunks)
+        local = LocalOptions(self.local_max_iter, float(local_tol), self.n_restarts, self.local_start, chunks)
         return TopicModel(obs_prior, weights, self._weights_prior(), local)
 
     def _topic_word_prior(self) -> float:
@@ -109,11 +152,13 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         ``vocabulary`` (a list of words, a fitted ``CountVectorizer`` or a gensim ``Dictionary``)
         names the columns for :meth:`top_words`; a BagOfWords may carry its own.
         """
-        learn_cfg = self._learn_config()
         data = self._as_bow(X, vocabulary)
+        learn_cfg = self._learn_config(data.n_items)
         rng = as_generator(self.random_state)
         model = self._make_model(data.n_features)
         plan = prepare_data(data, mult, learn_cfg, rng)
+        if learn_cfg.algorithm == "truncation_free":
+            return self._fit_truncation_free(data, plan, learn_cfg, rng)
         lam = initial_topics(plan.sample, model.obs_prior["lam"], self.n_topics, self.init, rng)
         params = model.initial_params(lam, plan.batches.n_items)
         learner = make_learner(learn_cfg, self._moves_config(), rng)
@@ -134,6 +179,18 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
             self.lower_bound_ = total_elbo(model.elbo_terms(result.params, stats))
         return self
 
+    def _fit_truncation_free(self, data, plan, learn_cfg, rng):
+        if self._weight_model != "hdp" or self._two_level:
+            raise ValueError("algorithm='truncation_free' is for HDPTopicModel with variational_family='direct' "
+                             "(it keeps no truncation at all)")
+        check_int("prune_every", self.prune_every, 1)
+        with numba_threads(self.n_jobs):
+            view, params, stats, result = fit_truncation_free(self, plan, learn_cfg, rng, self.callbacks or ())
+        self.n_features_in_ = plan.n_features
+        self.vocabulary_ = getattr(data, "vocabulary", None)
+        self._set_fitted(view, params, stats, [r.as_dict() for r in result.trace], result.stop_reason)
+        return self
+
     def partial_fit(self, X, y=None, vocabulary=None):
         """One stochastic step on the documents ``X`` (streaming; Hoffman et al. 2013, Alg. 2).
 
@@ -142,6 +199,9 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         when ``total_docs`` is None. The first call fixes the vocabulary size.
         """
         data = self._as_bow(X, vocabulary)
+        if self._algorithm == "truncation_free":
+            raise ValueError("partial_fit runs stochastic VI steps; for truncation-free SVI call fit (with total_docs "
+                             "for a stream's assumed size)")
         if not hasattr(self, "params_"):
             learn_cfg = self._learn_config()
             rng = as_generator(self.random_state)
@@ -189,6 +249,11 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         """Normalised document-topic proportions ``E[pi_d]`` over the K topics, shape (D, K)."""
         data = self._validated(X)
         with numba_threads(self.n_jobs):
+            if isinstance(self.model_, TruncationFreeTopics):
+                return self.model_.doc_topic(self.params_, data)
+            if isinstance(self.model_, TwoLevelHDP):  # E theta_d = sum_i E sigma_i(pi_d) zeta_di (Hoffman et al. §4)
+                theta = self.model_.expected_doc_topic(self.params_, data)
+                return theta / np.maximum(theta.sum(axis=1, keepdims=True), 1e-300)
             local = self.model_.local_step(self.params_, data)
         theta = local.doc_topic + local.prior[None, :]
         return theta / theta.sum(axis=1, keepdims=True)
@@ -257,12 +322,16 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
 
 
 _COMMON_DOC = """
-    algorithm : {"vb", "stochastic", "memoized"}
-        Full-batch coordinate ascent, stochastic VI (Hoffman et al. 2013) or memoized VI (Hughes 2016, Alg. 5.5).
-    n_batches : int
-        Batches (memoized) or minibatches per lap (stochastic).
-    init : {"random", "documents"}
-        Nearly uniform random topics (scikit-learn's start) or topics from random documents.
+    algorithm : {"vb", "svi" (alias "stochastic"), "memoized", "truncation_free"}
+        Full-batch coordinate ascent, stochastic VI (Hoffman et al. 2013), memoized VI (Hughes 2016,
+        Alg. 5.5) or, for the HDP only, truncation-free SVI (Wang & Blei 2012: starts from no topics,
+        creates them in a sampled, locally collapsed local step; ``n_topics`` is then unused).
+    n_batches, batch_size : int
+        Batches (memoized) or minibatches per lap (stochastic); ``batch_size`` (documents per
+        minibatch, S) overrides ``n_batches`` with ``ceil(n_docs / batch_size)``.
+    init : {"random", "documents", "exponential"}
+        Nearly uniform random topics (scikit-learn's start), topics from random documents, or the SVI
+        paper's ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6).
     max_laps, min_laps, tol
         Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
     learning_rate_delay, learning_rate_decay, sampling
@@ -309,11 +378,12 @@ class LDA(_TopicEstimator):
     _weight_model = "lda"
 
     def __init__(self, n_topics=10, *, doc_topic_prior=None, topic_word_prior=None, algorithm="vb", n_batches=1,
-                 init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0, learning_rate_decay=0.7,
-                 sampling="without_replacement", local_max_iter=100, local_tol=None, n_restarts=0,
-                 local_start="scratch", n_jobs=1, total_docs=None, random_state=None, verbose=0, callbacks=None):
+                 batch_size=None, init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0,
+                 learning_rate_decay=0.7, sampling="without_replacement", local_max_iter=100, local_tol=None,
+                 n_restarts=0, local_start="scratch", n_jobs=1, total_docs=None, random_state=None, verbose=0,
+                 callbacks=None):
         self.n_topics, self.doc_topic_prior, self.topic_word_prior = n_topics, doc_topic_prior, topic_word_prior
-        self.algorithm, self.n_batches, self.init = algorithm, n_batches, init
+        self.algorithm, self.n_batches, self.batch_size, self.init = algorithm, n_batches, batch_size, init
         self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
         self.learning_rate_delay, self.learning_rate_decay, self.sampling = learning_rate_delay, learning_rate_decay, sampling
         self.local_max_iter, self.local_tol, self.n_restarts, self.local_start = local_max_iter, local_tol, n_restarts, local_start
@@ -350,16 +420,31 @@ class HDPTopicModel(_TopicEstimator):
         ELBO rises (Hughes 2016, §5.5.1-5.5.3), so K adapts to what the data need.
     move_options : dict, optional
         Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{"merge_max_pairs": 50}``.
+    variational_family : {"direct", "two_level"}
+        ``"direct"``: Hughes's direct assignment above. ``"two_level"``: the two-level stick-breaking
+        family of Hoffman et al. (2013, §3.3; Wang et al. 2011) with ``doc_truncation`` atoms per
+        document pointing to the ``n_topics`` corpus topics (``concentration`` = omega,
+        ``doc_topic_prior`` = alpha); algorithms "vb" and "svi"; ``local_tol`` is then the relative
+        change of the document's ELBO (default 1e-4).
+    n_sweeps, prune_every : int
+        Truncation-free SVI: Gibbs sweeps of the local sampler per minibatch, and documents between
+        prunes of topics holding less than one word (Wang & Blei 2012: 20,000).
+
+    ``HDPTopicModel.paper_preset("hoffman2013")`` and ``paper_preset("wang_blei2012")`` give the
+    papers' settings (``LDA.paper_preset("hoffman2013", n_topics=100)`` likewise).
     """ + _COMMON_DOC
 
     _weight_model = "hdp"
 
     def __init__(self, n_topics=100, *, concentration=10.0, doc_topic_prior=0.5, topic_word_prior=0.1,
-                 algorithm="memoized", n_batches=10, init="random", max_laps=100, min_laps=2, tol=1e-4,
-                 learning_rate_delay=10.0, learning_rate_decay=0.7, sampling="without_replacement",
-                 local_max_iter=100, local_tol=None, n_restarts=5, local_start="scratch", moves=None, move_options=None,
-                 n_jobs=1, total_docs=None, random_state=None, verbose=0, callbacks=None):
+                 algorithm="memoized", variational_family="direct", doc_truncation=20, n_batches=10, batch_size=None,
+                 init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0, learning_rate_decay=0.7,
+                 sampling="without_replacement", local_max_iter=100, local_tol=None, n_restarts=5,
+                 local_start="scratch", moves=None, move_options=None, n_sweeps=5, prune_every=20_000, n_jobs=1,
+                 total_docs=None, random_state=None, verbose=0, callbacks=None):
         self.n_topics, self.concentration = n_topics, concentration
+        self.variational_family, self.doc_truncation, self.batch_size = variational_family, doc_truncation, batch_size
+        self.n_sweeps, self.prune_every = n_sweeps, prune_every
         self.moves, self.move_options = moves, move_options
         self.doc_topic_prior, self.topic_word_prior = doc_topic_prior, topic_word_prior
         self.algorithm, self.n_batches, self.init = algorithm, n_batches, init

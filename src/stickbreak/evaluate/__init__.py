@@ -2,6 +2,7 @@
 
 from .clustering import cluster_label_table, majority_vote_accuracy
 from .density import heldout_log_density, plugin_gaussian_log_density
+from .likelihood import HeldoutScore, dp_heldout_loglik, hdp_importance_loglik
 from .topics import (
     CompletionScore,
     completion_from_split,
@@ -16,9 +17,12 @@ from .topics import (
 
 __all__ = [
     "CompletionScore",
+    "HeldoutScore",
     "cluster_label_table",
     "completion_from_split",
     "document_completion",
+    "dp_heldout_loglik",
+    "hdp_importance_loglik",
     "heldout_log_density",
     "heldout_loglik",
     "infer_doc_topics",

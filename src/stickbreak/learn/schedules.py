@@ -10,20 +10,24 @@ class RobbinsMonro:
     """``rho_t = (t + delay)^(-decay)`` (Hoffman et al. 2013, Eq. 26; Hughes 2016, Alg. 3.2).
 
     ``decay`` (kappa) in (0.5, 1] and ``delay`` (tau) >= 0 satisfy the Robbins-Monro conditions
-    ``sum rho = inf``, ``sum rho^2 < inf``; ``t`` counts steps from 1.
+    ``sum rho = inf``, ``sum rho^2 < inf``; ``t`` counts steps from 1. ``floor`` bounds the step
+    below (Wang & Blei 2012, §3, floor both methods at ``S / n``: minibatch size over corpus size).
     """
 
     delay: float = 10.0
     decay: float = 0.7
+    floor: float = 0.0
 
     def __post_init__(self):
         if not 0.5 < self.decay <= 1.0:
             raise ValueError(f"learning_rate_decay (kappa) must be in (0.5, 1], got {self.decay}")
         if not self.delay >= 0:
             raise ValueError(f"learning_rate_delay (tau) must be >= 0, got {self.delay}")
+        if not 0.0 <= self.floor <= 1.0:
+            raise ValueError(f"the step-size floor must be in [0, 1], got {self.floor}")
 
     def __call__(self, step: int) -> float:
-        return min(1.0, (step + self.delay) ** (-self.decay))
+        return max(self.floor, min(1.0, (step + self.delay) ** (-self.decay)))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,164 @@
+"""Throughput of SVI for the two-level HDP: ours against gensim's ``HdpModel`` (the same algorithm,
+Wang, Paisley & Blei 2011 / Hoffman et al. 2013 Fig. 9), side by side on the same corpus.
+
+Both run gensim's defaults: corpus truncation 150, document truncation 15, ``alpha = gamma = 1``,
+``eta = 0.01``, ``kappa = 1``, ``tau = 64``, minibatches of 256 documents, for the same number of
+passes, in fresh subprocesses with one thread. After every pass the topics are scored by the one
+protocol of ``benchmarks/svi_common.py`` (document completion on disjoint word types, document prior
+``alpha E[sigma_k(V)]`` from each library's own corpus sticks). Snapshot scoring is excluded from
+the times. Reported: documents per CPU second and the held-out score after each pass.
+
+Run:  .venv/bin/python benchmarks/svi_hdp_throughput.py --corpus 20newsgroups [--passes 3]
+Writes benchmarks/results/svi_hdp_throughput_<corpus>.{md,json}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import svi_common  # noqa: E402
+
+CORPUS_TRUNCATION, DOC_TRUNCATION, CHUNK = 150, 15, 256
+KAPPA, TAU, ETA, ALPHA, GAMMA = 1.0, 64.0, 0.01, 1.0, 1.0
+
+
+def stick_means(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``E[sigma_k(V)]`` of Beta(a_k, b_k) sticks with the last stick fixed at 1."""
+    mean = a / (a + b)
+    rest = np.concatenate([[1.0], np.cumprod(1.0 - mean)])
+    return np.concatenate([mean, [1.0]]) * rest
+
+
+class Timer:
+    """Process CPU time of the fit, with snapshot scoring taken out."""
+
+    def __init__(self):
+        self.start, self.excluded = time.process_time(), 0.0
+
+    def now(self) -> float:
+        return time.process_time() - self.start - self.excluded
+
+
+def run_ours(data, passes: int, seed: int) -> list[dict]:
+    from stickbreak import HDPTopicModel
+
+    trace, timer = [], Timer()
+
+    def on_lap(record, params):
+        cpu = timer.now()
+        t0 = time.process_time()
+        prior = ALPHA * stick_means(params.weights["a"], params.weights["b"])
+        trace.append({"pass": record.lap, "cpu_s": cpu, "per_word": svi_common.completion(data, params.topic_word, prior)})
+        timer.excluded += time.process_time() - t0
+
+    n_batches = math.ceil(data["train"].shape[0] / CHUNK)
+    est = HDPTopicModel(CORPUS_TRUNCATION, variational_family="two_level", doc_truncation=DOC_TRUNCATION,
+                        concentration=GAMMA, doc_topic_prior=ALPHA, topic_word_prior=ETA, algorithm="svi",
+                        n_batches=n_batches, learning_rate_delay=TAU, learning_rate_decay=KAPPA, max_laps=passes,
+                        tol=0.0, init="exponential", random_state=seed, callbacks=[on_lap])
+    timer.start = time.process_time()
+    est.fit(data["train"])
+    return trace
+
+
+def run_gensim(data, passes: int, seed: int) -> list[dict]:
+    import logging
+
+    from gensim.models import HdpModel
+
+    logging.getLogger("gensim").setLevel(logging.WARNING)
+    X = data["train"]
+    corpus = [list(zip(X.indices[X.indptr[d]:X.indptr[d + 1]].tolist(), X.data[X.indptr[d]:X.indptr[d + 1]].astype(int).tolist()))
+              for d in range(X.shape[0])]
+    id2word = {i: f"w{i}" for i in range(X.shape[1])}
+    per_pass = math.ceil(X.shape[0] / CHUNK)
+    trace, timer = [], Timer()
+
+    class Snapshots(HdpModel):
+        done = 0
+
+        def update_chunk(self, chunk, update=True, opt_o=True):
+            out = super().update_chunk(chunk, update, opt_o)
+            self.done += 1
+            if self.done % per_pass == 0:
+                cpu = timer.now()
+                t0 = time.process_time()
+                decay = np.exp(self.m_r[-1] - np.asarray(self.m_r)[self.m_timestamp])  # gensim's pending lazy decay
+                lam = self.m_lambda * decay[None, :] + self.m_eta
+                prior = ALPHA * stick_means(self.m_var_sticks[0], self.m_var_sticks[1])
+                trace.append({"pass": self.done // per_pass, "cpu_s": cpu,
+                              "per_word": svi_common.completion(data, lam / lam.sum(axis=1, keepdims=True), prior)})
+                timer.excluded += time.process_time() - t0
+            return out
+
+    timer.start = time.process_time()
+    Snapshots(corpus, id2word, max_chunks=passes * per_pass, chunksize=CHUNK, kappa=KAPPA, tau=TAU, K=DOC_TRUNCATION,
+              T=CORPUS_TRUNCATION, alpha=ALPHA, gamma=GAMMA, eta=ETA, random_state=seed)
+    return trace
+
+
+RUNNERS = {"ours": run_ours, "gensim": run_gensim}
+
+
+def markdown(payload: dict) -> str:
+    d = payload["describe"]
+    lines = [f"# SVI HDP throughput on {d['corpus']}: ours vs gensim HdpModel", "",
+             f"Generated {payload['generated']} by `{payload['command']}`.", "",
+             f"Train {d['train_docs']:,} documents, V={d['V']:,}; {d['heldout_tokens']:,} held-out tokens. "
+             f"K={CORPUS_TRUNCATION}, T={DOC_TRUNCATION}, S={CHUNK}, kappa={KAPPA}, tau={TAU}; one thread each.", "",
+             "| library | pass | CPU s (cumulative) | documents / CPU s | held-out per word |", "|---|---:|---:|---:|---:|"]
+    for name, trace in payload["rows"].items():
+        for t in trace:
+            rate = t["pass"] * d["train_docs"] / t["cpu_s"]
+            lines.append(f"| {name} | {t['pass']} | {t['cpu_s']:.1f} | {rate:,.0f} | {t['per_word']:.4f} |")
+    ours, gensim = payload["rows"].get("ours"), payload["rows"].get("gensim")
+    if ours and gensim:
+        ratio = gensim[-1]["cpu_s"] / ours[-1]["cpu_s"]
+        lines += ["", f"After {ours[-1]['pass']} passes: ours {ours[-1]['per_word']:.4f} vs gensim "
+                      f"{gensim[-1]['per_word']:.4f} nats/word; ours processes documents **{ratio:.1f}x** faster."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default="20newsgroups", choices=svi_common.CORPORA)
+    ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one:
+        data = svi_common.load_corpus(args.corpus)
+        Path(args.out).write_text(json.dumps({"trace": RUNNERS[args.one](data, args.passes, 0), "describe": data["describe"]}))
+        return
+    rows, describe = {}, None
+    for name in [n for n in args.only.split(",") if n] or list(RUNNERS):
+        with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+            env = dict(os.environ, NUMBA_NUM_THREADS="1")
+            subprocess.run([sys.executable, __file__, "--corpus", args.corpus, "--passes", str(args.passes),
+                            "--one", name, "--out", tmp.name], check=True, env=env)
+            res = json.loads(Path(tmp.name).read_text())
+        rows[name], describe = res["trace"], res["describe"]
+        print(name, rows[name], flush=True)
+    payload = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+               "command": "python benchmarks/svi_hdp_throughput.py " + " ".join(argv or sys.argv[1:]),
+               "describe": describe, "rows": rows}
+    (svi_common.RESULTS / f"svi_hdp_throughput_{args.corpus}.json").write_text(json.dumps(payload, indent=1))
+    (svi_common.RESULTS / f"svi_hdp_throughput_{args.corpus}.md").write_text(markdown(payload))
+    print(markdown(payload))
+
+
+if __name__ == "__main__":
+    main()
