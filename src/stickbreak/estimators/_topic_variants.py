@@ -13,6 +13,7 @@ Paper presets (:data:`PRESETS`) give each paper's hyperparameters.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -20,6 +21,8 @@ from .. import driver
 from ..alloc import TopicParams
 from ..evaluate.topics import infer_doc_topics
 from ..kernels.collapsed_local import log_stick_weights
+from ..learn.schedules import RobbinsMonro
+from ..learn.truncated_svi import StochasticTwoLevelHDP
 from ..learn.truncation_free import TruncationFreeParams, TruncationFreeSVI
 
 #: Hoffman et al. (2013, §4, §6): tau = 1, kappa = 0.9, S = 500; LDA alpha = 1/K, eta = 0.01; HDP
@@ -71,3 +74,29 @@ def fit_truncation_free(est, plan, learn_cfg, rng, callbacks):
     result = driver.fit(sampler, plan.source, None, learner, learn_cfg, callbacks=wrapped, verbose=est.verbose,
                         desc=type(est).__name__)
     return view, view.from_sampler(result.params), result.stats, result
+
+
+def fit_two_level_svi(model, plan, learn_cfg, params, rng, callbacks, verbose: int, desc: str):
+    """SVI for the two-level family (Hoffman et al. 2013, Fig. 9) on the lazy component store of
+    :mod:`stickbreak.learn.truncation_free`: each step touches only its minibatch's word types (the
+    dense ``K x V`` blend and ``E log beta`` of :class:`~stickbreak.learn.StochasticVI` cost more than
+    the local step at S = 500). Same updates, same ``rho_t = (tau + t)^-kappa`` (no floor, no stick
+    reordering). Returns a :class:`~stickbreak.driver.FitResult` whose params are ``TwoLevelParams``."""
+    eta = np.unique(model.obs_prior["lam"])
+    if len(eta) != 1:
+        raise ValueError("two-level SVI needs a symmetric topic-word prior (one topic_word_prior for every word)")
+    n_topics = params.n_components
+    sampler = StochasticTwoLevelHDP(float(eta[0]), model.corpus_concentration, model.doc_concentration, n_topics,
+                                    model.doc_truncation, model.max_iter, model.tol, model.n_chunks)
+    start = TruncationFreeParams(params.uids, params.obs["lam"], np.append(params.weights["a"], 1.0),
+                                 np.append(params.weights["b"], model.corpus_concentration), float(eta[0]))
+    learner = TruncationFreeSVI(rng, prune_every=2**62, floor=False,
+                                schedule=RobbinsMonro(learn_cfg.learning_rate_delay, learn_cfg.learning_rate_decay))
+
+    def as_two_level(p):
+        return model.make_params(p.uids, p.lam, {"a": p.u[:-1], "b": p.v[:-1]})
+
+    wrapped = [lambda record, p, cb=cb: cb(record, as_two_level(p)) for cb in callbacks]
+    result = driver.fit(sampler, plan.source, start, learner, learn_cfg, callbacks=wrapped, verbose=verbose, desc=desc)
+    state = SimpleNamespace(params=as_two_level(result.params), stats=result.stats)
+    return driver.FitResult(state, result.trace, result.stop_reason)

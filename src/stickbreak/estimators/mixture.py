@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, DensityMixin
@@ -88,6 +89,8 @@ class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator)
         rng = as_generator(self.random_state)
         plan = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
         model = make_mixture_model(mixture_cfg, plan.sample)
+        if learn_cfg.algorithm == "truncation_free":
+            return self._fit_truncation_free(model, mixture_cfg, plan, learn_cfg, rng)
         learner = make_learner(learn_cfg, moves_cfg, rng)
         batches, source = plan.batches, plan.source
         with threadpool_limits(limits=1, user_api="blas"):
@@ -115,6 +118,34 @@ class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator)
             self.lower_bound_ = total_elbo(model.elbo_terms(result.params, stats))
         if learn_cfg.algorithm == "memoized":
             self.move_log_ = list(result.state.accepted)
+        return self
+
+    def _fit_truncation_free(self, model, mixture_cfg, plan, learn_cfg, rng):
+        """Truncation-free SVI for the DP mixture of multinomials (Wang & Blei 2012, §2.3): from no
+        clusters, each minibatch's labels sampled from the locally collapsed ``q``; new clusters on the
+        fly. The result is the same ``q`` family as VB's (Dirichlet topics, Beta sticks), so prediction,
+        scoring and saving are shared; ``n_components`` is unused."""
+        from ..learn.truncation_free import TruncationFreeDPMixture, TruncationFreeSVI
+
+        if self.obs_model != "mult" or self._weight_model != "dp":
+            raise ValueError("algorithm='truncation_free' is implemented for DPMixture(obs_model='mult') (documents); "
+                             f"got {type(self).__name__}(obs_model={self.obs_model!r})")
+        eta = np.unique(model.obs_prior["lam"])
+        if len(eta) != 1:
+            raise ValueError("truncation-free SVI needs one pseudo_count for every word (a scalar obs_prior)")
+        sampler = TruncationFreeDPMixture(float(eta[0]), float(self.concentration))
+        result = driver.fit(sampler, plan.source, None, TruncationFreeSVI(rng), learn_cfg, callbacks=self.callbacks or (),
+                            verbose=self.verbose, desc=type(self).__name__)
+        tf = result.params
+        if tf.n_components == 0:
+            raise ValueError("truncation-free SVI opened no cluster; pass more documents or more laps")
+        model = make_mixture_model(replace(mixture_cfg, n_components=tf.n_components), obs_prior=model.obs_prior)
+        params = MixtureParams(tf.uids, {"lam": tf.lam}, {"eta1": tf.u, "eta0": tf.v})
+        with threadpool_limits(limits=1, user_api="blas"):
+            stats = summarize_batches(model, params, plan.batches.data)[0]
+        self.n_features_in_ = plan.n_features
+        self._set_fitted(model, params, stats, [r.as_dict() for r in result.trace], result.stop_reason,
+                         driver.predict_labels(model, params, plan.batches))
         return self
 
     def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str, labels):

@@ -33,7 +33,7 @@ from ..obs import mult
 from ..parallel import summarize_batches
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
 from ..learn.truncation_free import TruncationFreeHDP
-from ._topic_variants import PRESETS, TruncationFreeTopics, fit_truncation_free
+from ._topic_variants import PRESETS, TruncationFreeTopics, fit_truncation_free, fit_two_level_svi
 
 #: Default ``local_tol`` on ``max_k |Delta N_dk|`` (see ``_TopicEstimator._local_tol``).
 BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
@@ -164,8 +164,12 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         learner = make_learner(learn_cfg, self._moves_config(), rng)
         callbacks = list(self.callbacks or ())
         with numba_threads(self.n_jobs):
-            result = driver.fit(model, plan.source, params, learner, learn_cfg, callbacks=callbacks,
-                                verbose=self.verbose, desc=type(self).__name__)
+            if isinstance(model, TwoLevelHDP) and learn_cfg.algorithm == "stochastic":
+                result = fit_two_level_svi(model, plan, learn_cfg, params, rng, callbacks, self.verbose,
+                                           type(self).__name__)
+            else:
+                result = driver.fit(model, plan.source, params, learner, learn_cfg, callbacks=callbacks,
+                                    verbose=self.verbose, desc=type(self).__name__)
             stats = result.stats
             if learn_cfg.algorithm == "stochastic":  # the trace holds estimates: finish with one exact pass
                 stats = summarize_batches(model, result.params, plan.batches.data)[0]

@@ -106,6 +106,7 @@ class StochasticTwoLevelHDP(_Truncated):
     doc_truncation: int = 20
     max_iter: int = 100
     tol: float = 1e-4
+    n_chunks: int = 1
 
     def __post_init__(self):
         _positive(topic_word_prior=self.topic_word_prior, corpus_concentration=self.corpus_concentration,
@@ -127,7 +128,7 @@ class StochasticTwoLevelHDP(_Truncated):
         word_topic, n_pointers, _, _, _ = hdp_sticks_local_step(
             local.indptr, local.indices, local.data, np.ascontiguousarray(log_beta),
             expected_log_sticks_fixed_last(store.u[:K], store.v[:K]), float(self.doc_concentration),
-            int(self.doc_truncation), int(self.max_iter), float(self.tol), 1, theta)
+            int(self.doc_truncation), int(self.max_iter), float(self.tol), int(self.n_chunks), theta)
         lam = store.eta + store.scale * store.M_t[word_ids, :K]
         beta = lam / (store.n_vocab * store.eta + store.scale * store.M_sum[:K])[None, :]
         doc_of = np.repeat(np.arange(len(rows)), np.diff(local.indptr))

@@ -322,13 +322,14 @@ class TruncationFreeSVI:
     statistics seen`` while ``n_t <= n`` (digest §4); with a ``schedule`` (e.g.
     :class:`~.schedules.RobbinsMonro`, the truncated baseline's) it is ``max(schedule(t), S / n)``.
     Every ``prune_every`` documents, small components are pruned (the model's ``keep_mask``) and the
-    sticks are reordered by size.
+    sticks are reordered by size. ``floor=False`` drops the ``S / n`` floor of a ``schedule`` (plain SVI,
+    Hoffman et al. 2013).
     """
 
     name = "truncation_free"
 
     def __init__(self, rng: np.random.Generator, n_items: int | None = None, prune_every: int = PRUNE_EVERY,
-                 schedule=None):
+                 schedule=None, floor: bool = True):
         if n_items is not None and not (isinstance(n_items, (int, np.integer)) and n_items > 0):
             raise ValueError(f"n_items (the corpus size) must be a positive integer, got {n_items!r}")
         if not (isinstance(prune_every, (int, np.integer)) and prune_every > 0):
@@ -337,6 +338,7 @@ class TruncationFreeSVI:
         self.n_items = n_items
         self.prune_every = int(prune_every)
         self.schedule = schedule
+        self.floor = floor
 
     def start(self, model, minibatches, params: TruncationFreeParams | None = None) -> TruncationFreeState:
         """From ``params`` if given, else from no components at all (T = 0)."""
@@ -349,7 +351,7 @@ class TruncationFreeSVI:
     def learning_rate(self, step: int, n_seen: int, batch_size: int, n: int) -> float:
         if self.schedule is None:
             return min(1.0, batch_size / min(n_seen, n))
-        return min(1.0, max(float(self.schedule(step)), batch_size / n))
+        return min(1.0, max(float(self.schedule(step)), batch_size / n if self.floor else 0.0))
 
     def step(self, model, store: ComponentStore, counts, rows: np.ndarray, n: int, n_seen: int, step: int,
              seed: int) -> LocalSample:
