@@ -30,16 +30,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import svi_common  # noqa: E402
+from stickbreak.alloc.hdp_sticks import expected_sticks as stick_means  # noqa: E402
 
 CORPUS_TRUNCATION, DOC_TRUNCATION, CHUNK = 150, 15, 256
 KAPPA, TAU, ETA, ALPHA, GAMMA = 1.0, 64.0, 0.01, 1.0, 1.0
-
-
-def stick_means(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``E[sigma_k(V)]`` of Beta(a_k, b_k) sticks with the last stick fixed at 1."""
-    mean = a / (a + b)
-    rest = np.concatenate([[1.0], np.cumprod(1.0 - mean)])
-    return np.concatenate([mean, [1.0]]) * rest
 
 
 class Timer:

@@ -47,10 +47,9 @@ def make(model: str, method: str):
 
 def plug_in_weights(params, method: str) -> np.ndarray:
     """``E[pi_k]``; the truncated family fixes its last stick at 1, so its weights sum to one."""
-    if method == "tf":
-        return params.weights
-    mean = params.u[:-1] / (params.u[:-1] + params.v[:-1])
-    return np.append(mean, 1.0) * np.concatenate([[1.0], np.cumprod(1.0 - mean)])
+    from stickbreak.learn.truncated_svi import sticks_fixed_last
+
+    return params.weights if method == "tf" else sticks_fixed_last(params.u, params.v)
 
 
 def used(model: str, params) -> np.ndarray:

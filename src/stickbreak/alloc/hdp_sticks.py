@@ -160,8 +160,9 @@ class TwoLevelHDP:
         else:
             if rng is None:
                 raise ValueError("initial_params(n_topics, n_docs, rng) needs a numpy Generator to draw the topics")
-            scale = 100.0 * n_docs / (int(n_topics) * len(eta))
-            lam = eta[None, :] + rng.exponential(scale, size=(int(n_topics), len(eta)))
+            from ..learn.init_topics import exponential_topics
+
+            lam = exponential_topics(eta, int(n_topics), n_docs, rng)
         n_topics = lam.shape[0]
         weights = {"a": np.ones(n_topics - 1), "b": np.full(n_topics - 1, float(self.corpus_concentration))}
         return self.make_params(np.arange(n_topics), lam, weights)

@@ -16,13 +16,19 @@ import numpy as np
 TOPIC_INIT_METHODS = ("random", "documents", "exponential")
 
 
+def exponential_topics(prior_lam, n_topics: int, n_docs: int, rng: np.random.Generator) -> np.ndarray:
+    """Hoffman et al. (2013), footnote 6 (the number is the mean): ``lam = prior + Exponential(100 D / (K V))``."""
+    prior_lam = np.broadcast_to(np.asarray(prior_lam, dtype=float), (np.size(prior_lam),))
+    mean = 100.0 * n_docs / (n_topics * prior_lam.shape[0])
+    return prior_lam[None, :] + rng.exponential(mean, (n_topics, prior_lam.shape[0]))
+
+
 def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng: np.random.Generator,
                    docs_per_topic: int = 1) -> np.ndarray:
     if method == "random":
         return prior_lam[None, :] + rng.gamma(100.0, 0.01, (n_topics, data.n_features))
     if method == "exponential":
-        mean = 100.0 * data.n_items / (n_topics * data.n_features)
-        return prior_lam[None, :] + rng.exponential(mean, (n_topics, data.n_features))
+        return exponential_topics(prior_lam, n_topics, data.n_items, rng)
     if method == "documents":
         n_docs = n_topics * docs_per_topic
         picks = rng.choice(data.n_items, size=n_docs, replace=n_docs > data.n_items)

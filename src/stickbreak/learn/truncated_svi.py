@@ -20,27 +20,32 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma, logsumexp
 
+from ..alloc.hdp_sticks import expected_log_sticks, expected_sticks
 from ..core.suffstats import SuffStats
 from ..kernels.collapsed_local import batch_vocabulary
+from .init_topics import exponential_topics
 from .truncation_free import LocalSample, TruncationFreeParams, _TruncationFreeModel, _positive
 
 
 def expected_log_sticks_fixed_last(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``E log sigma_k`` of ``K`` Beta(u, v) sticks with the last one fixed at 1 (Hoffman et al. 2013, §3.3)."""
-    log_v = digamma(u[:-1]) - digamma(u[:-1] + v[:-1])
-    log_rest = digamma(v[:-1]) - digamma(u[:-1] + v[:-1])
-    before = np.concatenate([[0.0], np.cumsum(log_rest)])
-    return np.concatenate([log_v, [0.0]]) + before
+    """``E log sigma_k`` of the store's ``K`` sticks, the last one fixed at 1 (its ``u, v`` unused)."""
+    return expected_log_sticks(u[:-1], v[:-1])
+
+
+def sticks_fixed_last(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``E sigma_k`` of the store's ``K`` sticks, the last one fixed at 1: they sum to one."""
+    return expected_sticks(u[:-1], v[:-1])
 
 
 def _batch_words(store, counts, rows):
-    """The minibatch as a CSR matrix over its own word types, and ``E log theta`` (W_b, K) of those words."""
+    """The minibatch as a CSR matrix over its own word types, their Dirichlet parameters ``lam``
+    (W_b, K), each topic's total ``sum_w lam_kw`` (K,) and ``E log theta`` (W_b, K) of those words."""
     word_ids, doc_ptr, locs, cnts = batch_vocabulary(counts.indptr, counts.indices, counts.data, rows)
     local = sp.csr_matrix((cnts, locs, doc_ptr), shape=(len(rows), len(word_ids)))
     K = store.n_components
     lam = store.eta + store.scale * store.M_t[word_ids, :K]
     total = store.n_vocab * store.eta + store.scale * store.M_sum[:K]
-    return word_ids, local, digamma(lam) - digamma(total)[None, :]
+    return word_ids, local, lam, total, digamma(lam) - digamma(total)[None, :]
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,7 @@ class _Truncated(_TruncationFreeModel):
         """``K`` topics drawn as in Hoffman et al. (2013, footnote 6, the number being the mean):
         ``lam = eta + Exponential(100 D / (K V))``; sticks at the prior ``Beta(1, a)``."""
         K = self.n_components
-        lam = self.topic_word_prior + rng.exponential(100.0 * n_docs / (K * n_vocab), (K, n_vocab))
+        lam = exponential_topics(np.full(n_vocab, self.topic_word_prior), K, n_docs, rng)
         return TruncationFreeParams(np.arange(K), lam, np.ones(K), np.full(K, self.stick_concentration),
                                     self.topic_word_prior)
 
@@ -77,14 +82,12 @@ class StochasticMeanFieldDP(_Truncated):
     def sample_local(self, store, counts, rows, seed) -> LocalSample:
         """Expected statistics of the minibatch (no sampling; ``seed`` unused); ``loglik`` is the plug-in
         mixture likelihood of each document under the parameters before the step (as for TF-SVI)."""
-        word_ids, local, log_theta = _batch_words(store, counts, rows)
+        word_ids, local, lam, total, log_theta = _batch_words(store, counts, rows)
         K = store.n_components
         joint = np.asarray(local @ log_theta) + expected_log_sticks_fixed_last(store.u[:K], store.v[:K])[None, :]
         resp = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
-        lam = store.eta + store.scale * store.M_t[word_ids, :K]
-        log_mean = np.log(lam) - np.log(store.n_vocab * store.eta + store.scale * store.M_sum[:K])[None, :]
-        weights = np.append(store.u[:K - 1] / (store.u[:K - 1] + store.v[:K - 1]), 1.0)  # last stick fixed
-        log_pi = np.log(weights) + np.concatenate([[0.0], np.cumsum(np.log1p(-weights[:-1]))])
+        log_mean = np.log(lam) - np.log(total)[None, :]
+        log_pi = np.log(sticks_fixed_last(store.u[:K], store.v[:K]))
         loglik = logsumexp(np.asarray(local @ log_mean) + log_pi[None, :], axis=1)
         return LocalSample(word_ids, np.asarray(local.T @ resp), resp.sum(axis=0), loglik)
 
@@ -122,15 +125,14 @@ class StochasticTwoLevelHDP(_Truncated):
         E[beta_kw]`` of each document with ``E theta_d`` from its own local step (optimistic: not held out)."""
         from ..kernels.hdp_sticks import hdp_sticks_local_step
 
-        word_ids, local, log_beta = _batch_words(store, counts, rows)
+        word_ids, local, lam, total, log_beta = _batch_words(store, counts, rows)
         K = store.n_components
         theta = np.zeros((len(rows), K))
         word_topic, n_pointers, _, _, _ = hdp_sticks_local_step(
             local.indptr, local.indices, local.data, np.ascontiguousarray(log_beta),
             expected_log_sticks_fixed_last(store.u[:K], store.v[:K]), float(self.doc_concentration),
             int(self.doc_truncation), int(self.max_iter), float(self.tol), int(self.n_chunks), theta)
-        lam = store.eta + store.scale * store.M_t[word_ids, :K]
-        beta = lam / (store.n_vocab * store.eta + store.scale * store.M_sum[:K])[None, :]
+        beta = lam / total[None, :]
         doc_of = np.repeat(np.arange(len(rows)), np.diff(local.indptr))
         token_prob = np.einsum("nk,nk->n", theta[doc_of], beta[local.indices])
         loglik = np.bincount(doc_of, local.data * np.log(token_prob), minlength=len(rows))
