@@ -22,7 +22,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
-CORPORA = ("20newsgroups", "debian_descriptions", "gcide_definitions")
+CORPORA = ("20newsgroups", "debian_descriptions", "gcide_definitions", "wiki")
 #: Held-out documents per corpus (the papers use 10,000 on corpora of 350K+ documents).
 N_TEST = 2000
 HELDOUT_TYPES = 0.1

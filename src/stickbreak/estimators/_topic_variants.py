@@ -20,10 +20,10 @@ import numpy as np
 from .. import driver
 from ..alloc import TopicParams
 from ..evaluate.topics import infer_doc_topics
-from ..kernels.collapsed_local import log_stick_weights
+from ..kernels.collapsed_math import log_stick_weights
 from ..learn.schedules import RobbinsMonro
 from ..learn.truncated_svi import StochasticTwoLevelHDP
-from ..learn.truncation_free import TruncationFreeParams, TruncationFreeSVI
+from ..learn.truncation_free import TruncationFreeHDP, TruncationFreeParams, TruncationFreeSVI
 
 #: Hoffman et al. (2013, §4, §6): tau = 1, kappa = 0.9, S = 500; LDA alpha = 1/K, eta = 0.01; HDP
 #: K = 300, T = 20, omega = alpha = 1, eta = 0.01; the footnote-6 start. Wang & Blei (2012, §3): HDP

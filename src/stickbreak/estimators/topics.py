@@ -37,8 +37,11 @@ from ._topic_variants import PRESETS, TruncationFreeTopics, fit_truncation_free,
 
 #: Default ``local_tol`` on ``max_k |Delta N_dk|`` (see ``_TopicEstimator._local_tol``).
 BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
-#: Default ``local_tol`` of the two-level family: relative change of the document's ELBO (onlinehdp's).
-TWO_LEVEL_LOCAL_TOL = 1e-4
+#: Default ``local_tol`` of the two-level family, on the relative change of the document's ELBO: 1e-4
+#: for batch VB (onlinehdp's value); 1e-3 for SVI steps, which on 20newsgroups scored better held out
+#: (-8.596 vs -8.711 nats/word after one pass, K=150, T=15) with 2.8x less CPU, and on
+#: debian_descriptions the same (-7.737 vs -7.742, K=300, T=20, 3 passes) with 1.8x less.
+TWO_LEVEL_LOCAL_TOL, TWO_LEVEL_STOCHASTIC_LOCAL_TOL = 1e-4, 1e-3
 VARIATIONAL_FAMILIES = ("direct", "two_level")
 
 
@@ -109,7 +112,7 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         if self.local_tol is not None:
             return self.local_tol
         if self._two_level:
-            return TWO_LEVEL_LOCAL_TOL
+            return TWO_LEVEL_STOCHASTIC_LOCAL_TOL if stochastic else TWO_LEVEL_LOCAL_TOL
         return STOCHASTIC_LOCAL_TOL if stochastic else BATCH_LOCAL_TOL
 
     def _make_model(self, n_words: int, obs_prior=None, stochastic: bool = False) -> TopicModel:
@@ -429,7 +432,7 @@ class HDPTopicModel(_TopicEstimator):
         family of Hoffman et al. (2013, §3.3; Wang et al. 2011) with ``doc_truncation`` atoms per
         document pointing to the ``n_topics`` corpus topics (``concentration`` = omega,
         ``doc_topic_prior`` = alpha); algorithms "vb" and "svi"; ``local_tol`` is then the relative
-        change of the document's ELBO (default 1e-4).
+        change of the document's ELBO (default 1e-4 for "vb", 1e-3 for "svi").
     n_sweeps, prune_every : int
         Truncation-free SVI: Gibbs sweeps of the local sampler per minibatch, and documents between
         prunes of topics holding less than one word (Wang & Blei 2012: 20,000).

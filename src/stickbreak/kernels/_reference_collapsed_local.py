@@ -1,4 +1,5 @@
-"""NumPy twins of the probability helpers of :mod:`stickbreak.kernels.collapsed_local`, used only by the tests.
+"""NumPy twins of the probability helpers of :mod:`stickbreak.kernels.collapsed_math` and of the plug-in
+log-likelihoods of :mod:`stickbreak.kernels.collapsed_local`, used only by the tests.
 
 Same names and signatures; written directly from the formulas (``gammaln`` differences, explicit
 products over sticks), vectorised where it reads more plainly. The samplers themselves are tested

@@ -37,14 +37,18 @@ class InMemoryMinibatches:
         self.sampling = sampling
         self.n_items = data.n_items
 
-    def lap(self, rng: np.random.Generator):
+    def lap_rows(self, rng: np.random.Generator):
+        """The item indices of each minibatch of one lap (what :meth:`lap` subsets)."""
         if self.sampling == "without_replacement":
-            for index in batch_indices(self.n_items, self.n_batches, int(rng.integers(2**31))):
-                yield self.data.subset(index)
+            yield from batch_indices(self.n_items, self.n_batches, int(rng.integers(2**31)))
         else:
             size = max(1, self.n_items // self.n_batches)
             for _ in range(self.n_batches):
-                yield self.data.subset(np.sort(rng.integers(0, self.n_items, size)))
+                yield np.sort(rng.integers(0, self.n_items, size))
+
+    def lap(self, rng: np.random.Generator):
+        for index in self.lap_rows(rng):
+            yield self.data.subset(index)
 
 
 class StoredMinibatches:

@@ -24,8 +24,9 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from ..core.suffstats import SuffStats
-from ..data import BagOfWords, batch_indices
-from ..kernels.collapsed_local import dp_minibatch_gibbs, hdp_minibatch_gibbs, log_stick_weights, stochastic_update
+from ..data import BagOfWords
+from ..kernels.collapsed_local import dp_minibatch_gibbs, hdp_minibatch_gibbs, stochastic_update
+from ..kernels.collapsed_math import log_stick_weights
 from .base import LapResult
 from .stochastic import InMemoryMinibatches
 
@@ -401,19 +402,14 @@ def _vocabulary_size(minibatches) -> int:
 def minibatch_rows(minibatches, rng: np.random.Generator):
     """``(csr_counts, rows)`` for each minibatch of ``minibatches.lap(rng)``, in the same order.
 
-    For an in-memory bag of words the rows index the full matrix, drawn exactly as
-    :meth:`InMemoryMinibatches.lap` draws them, without copying each minibatch out (with one
-    document per minibatch a CSR row slice costs more than the local step itself).
+    For an in-memory bag of words the rows index the full matrix, drawn by
+    :meth:`InMemoryMinibatches.lap_rows`, without copying each minibatch out (with one document per
+    minibatch a CSR row slice costs more than the local step itself).
     """
     if type(minibatches) is InMemoryMinibatches and isinstance(minibatches.data, BagOfWords):
         counts = minibatches.data.counts
-        if minibatches.sampling == "without_replacement":
-            for index in batch_indices(minibatches.n_items, minibatches.n_batches, int(rng.integers(2**31))):
-                yield counts, index
-        else:
-            size = max(1, minibatches.n_items // minibatches.n_batches)
-            for _ in range(minibatches.n_batches):
-                yield counts, np.sort(rng.integers(0, minibatches.n_items, size))
+        for index in minibatches.lap_rows(rng):
+            yield counts, index
         return
     for batch in minibatches.lap(rng):
         yield batch.counts, np.arange(batch.n_items)
