@@ -76,8 +76,8 @@ def test_interrupt_before_first_lap_propagates():
 
 
 def test_learn_config_validation():
-    with pytest.raises(ValueError, match="algorithm='gibbs' is not valid"):
-        LearnConfig(algorithm="gibbs")
+    with pytest.raises(ValueError, match="algorithm='mcmc' is not valid"):
+        LearnConfig(algorithm="mcmc")
     assert LearnConfig(algorithm="svi").algorithm == "stochastic"  # an alias
     with pytest.raises(ValueError, match="max_laps must be >= 1"):
         LearnConfig(max_laps=0)

@@ -12,7 +12,9 @@ from typing import Any, Mapping
 from . import obs
 
 WEIGHT_MODELS = ("dp", "finite")
-ALGORITHMS = ("vb", "stochastic", "svi", "memoized", "truncation_free")
+#: Collapsed inference for LDA (Welling, Teh & Kappen 2008): one sweep of the corpus per lap.
+COLLAPSED_ALGORITHMS = ("gibbs", "svb", "cvb", "cvb0", "hybrid_vb_gibbs", "hybrid_cvb_gibbs")
+ALGORITHMS = ("vb", "stochastic", "svi", "memoized", "truncation_free") + COLLAPSED_ALGORITHMS
 #: Other names accepted for an algorithm.
 ALGORITHM_ALIASES = {"svi": "stochastic"}
 #: Algorithms that draw fresh minibatches every lap.

@@ -21,6 +21,8 @@ from .. import driver
 from ..alloc import TopicParams
 from ..evaluate.topics import infer_doc_topics
 from ..kernels.collapsed_math import log_stick_weights
+from ..config import check_int, check_positive
+from ..learn.collapsed import CollapsedLDA, CollapsedSweeps
 from ..learn.schedules import RobbinsMonro
 from ..learn.truncated_svi import StochasticTwoLevelHDP
 from ..learn.truncation_free import TruncationFreeHDP, TruncationFreeParams, TruncationFreeSVI
@@ -100,3 +102,25 @@ def fit_two_level_svi(model, plan, learn_cfg, params, rng, callbacks, verbose: i
     result = driver.fit(sampler, plan.source, start, learner, learn_cfg, callbacks=wrapped, verbose=verbose, desc=desc)
     state = SimpleNamespace(params=as_two_level(result.params), stats=result.stats)
     return driver.FitResult(state, result.trace, result.stop_reason)
+
+
+def fit_collapsed(est, data, model, learn_cfg, rng, heldout):
+    """Collapsed inference for LDA (:mod:`stickbreak.learn.collapsed`), one sweep per lap; returns
+    ``(params, stats, result, heldout_trace)`` with ``params`` the LDA form of the final counts
+    (topics ``beta + N_wk``) and ``stats`` from one exact local step under them."""
+    from ..parallel import summarize_batches
+
+    check_int("burn_in", est.burn_in, 0)
+    check_positive("sample_threshold", est.sample_threshold, allow_zero=True)
+    alpha = np.full(est.n_topics, float(model.weights_prior["alpha"]))
+    collapsed = CollapsedLDA(alpha, float(est._topic_word_prior()), data.n_features, learn_cfg.algorithm,
+                             float(est.sample_threshold))
+    if heldout is not None:
+        heldout = est._as_bow(heldout, empty="keep").counts  # documents without held-out tokens are fine
+    learner = CollapsedSweeps(rng, heldout, est.burn_in)
+    result = driver.fit(collapsed, data, None, learner, learn_cfg, callbacks=list(est.callbacks or ()),
+                        verbose=est.verbose, desc=type(est).__name__)
+    lam = np.maximum(result.params.counts[0].T, 0) + collapsed.beta
+    params = model.initial_params(lam, data.n_items)
+    stats = summarize_batches(model, params, [data])[0]
+    return params, stats, result, result.state.heldout_per_word

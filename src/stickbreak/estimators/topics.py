@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_is_fitted
 from .. import driver, persist
 from ..alloc import TOPIC_WEIGHT_MODELS, LocalOptions, TopicModel, TopicParams
 from ..alloc.hdp_sticks import TwoLevelHDP
-from ..config import ALGORITHM_ALIASES, LearnConfig, MovesConfig, check_choice, check_int, check_positive, moves_config
+from ..config import (ALGORITHM_ALIASES, COLLAPSED_ALGORITHMS, LearnConfig, MovesConfig, check_choice, check_int,
+                      check_positive, moves_config)
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, ShardStore
@@ -33,7 +34,7 @@ from ..obs import mult
 from ..parallel import summarize_batches
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
 from ..learn.truncation_free import TruncationFreeHDP
-from ._topic_variants import PRESETS, TruncationFreeTopics, fit_truncation_free, fit_two_level_svi
+from ._topic_variants import PRESETS, TruncationFreeTopics, fit_collapsed, fit_truncation_free, fit_two_level_svi
 
 #: Default ``local_tol`` on ``max_k |Delta N_dk|`` (see ``_TopicEstimator._local_tol``).
 BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
@@ -148,12 +149,14 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         return as_bag_of_words(X, vocabulary, empty=empty)
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None, vocabulary=None):
+    def fit(self, X, y=None, vocabulary=None, heldout=None):
         """Fit to a document-word count matrix (scipy sparse, dense, :class:`~stickbreak.data.BagOfWords`,
         a gensim-style corpus or a :class:`~stickbreak.data.ShardStore`); returns ``self``.
 
         ``vocabulary`` (a list of words, a fitted ``CountVectorizer`` or a gensim ``Dictionary``)
-        names the columns for :meth:`top_words`; a BagOfWords may carry its own.
+        names the columns for :meth:`top_words`; a BagOfWords may carry its own. ``heldout``
+        (collapsed algorithms only): held-out token counts of the same documents, scored after every
+        sweep into ``heldout_per_word_`` (Welling et al. 2008, §7, Eqs. 30-31).
         """
         data = self._as_bow(X, vocabulary)
         learn_cfg = self._learn_config(data.n_items)
@@ -162,6 +165,11 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         plan = prepare_data(data, mult, learn_cfg, rng)
         if learn_cfg.algorithm == "truncation_free":
             return self._fit_truncation_free(data, plan, learn_cfg, rng)
+        if learn_cfg.algorithm in COLLAPSED_ALGORITHMS:
+            return self._fit_collapsed(data, model, learn_cfg, rng, heldout)
+        if heldout is not None:
+            raise ValueError(f"heldout is scored during collapsed inference only; algorithm={self.algorithm!r} "
+                             "fits without it (score held-out documents afterwards with score())")
         lam = initial_topics(plan.sample, model.obs_prior["lam"], self.n_topics, self.init, rng)
         params = model.initial_params(lam, plan.batches.n_items)
         learner = make_learner(learn_cfg, self._moves_config(), rng)
@@ -184,6 +192,18 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         self._set_fitted(model, result.params, stats, [r.as_dict() for r in result.trace], result.stop_reason)
         if learn_cfg.algorithm == "stochastic":
             self.lower_bound_ = total_elbo(model.elbo_terms(result.params, stats))
+        return self
+
+    def _fit_collapsed(self, data, model, learn_cfg, rng, heldout):
+        if self._weight_model != "lda":
+            raise ValueError(f"algorithm={self.algorithm!r} is collapsed inference for LDA; use LDA, or for the HDP "
+                             "one of 'vb', 'svi', 'memoized', 'truncation_free'")
+        with numba_threads(self.n_jobs):
+            params, stats, result, heldout_trace = fit_collapsed(self, data, model, learn_cfg, rng, heldout)
+        self.n_features_in_ = data.n_features
+        self.vocabulary_ = getattr(data, "vocabulary", None)
+        self._set_fitted(model, params, stats, [r.as_dict() for r in result.trace], result.stop_reason)
+        self.heldout_per_word_ = np.array(heldout_trace)
         return self
 
     def _fit_truncation_free(self, data, plan, learn_cfg, rng):
@@ -380,6 +400,13 @@ class LDA(_TopicEstimator):
         Per-topic Dirichlet parameter alpha of the document proportions (default 1 / n_topics).
     topic_word_prior : float, optional
         Dirichlet pseudo-count of every word in every topic (default 1 / n_topics).
+    algorithm : also "gibbs", "svb", "cvb", "cvb0", "hybrid_vb_gibbs", "hybrid_cvb_gibbs"
+        Collapsed inference on unique (document, word) pairs (Welling, Teh & Kappen 2008), one sweep
+        per lap (``max_laps`` sweeps, ``tol=0`` to run them all): collapsed Gibbs, standard VB per
+        pair, collapsed VB (second order), CVB0, and the hybrids that sample the tokens of pairs with
+        count ``<= sample_threshold`` (r, default 1) and treat the rest by SVB or CVB. ``fit(X,
+        heldout=H)`` scores held-out tokens of the same documents after every sweep
+        (``heldout_per_word_``; samplers average the predictive after ``burn_in`` sweeps, Eq. 31).
     """ + _COMMON_DOC
 
     _weight_model = "lda"
@@ -388,8 +415,9 @@ class LDA(_TopicEstimator):
                  batch_size=None, init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0,
                  learning_rate_decay=0.7, sampling="without_replacement", local_max_iter=100, local_tol=None,
                  n_restarts=0, local_start="scratch", n_jobs=1, total_docs=None, random_state=None, verbose=0,
-                 callbacks=None):
+                 callbacks=None, sample_threshold=1, burn_in=10):
         self.n_topics, self.doc_topic_prior, self.topic_word_prior = n_topics, doc_topic_prior, topic_word_prior
+        self.sample_threshold, self.burn_in = sample_threshold, burn_in
         self.algorithm, self.n_batches, self.batch_size, self.init = algorithm, n_batches, batch_size, init
         self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
         self.learning_rate_delay, self.learning_rate_decay, self.sampling = learning_rate_delay, learning_rate_decay, sampling

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..config import COLLAPSED_ALGORITHMS
 from .batch import BatchVB
 from .memoized import MemoizedVI
 from .schedules import RobbinsMonro
@@ -18,6 +19,9 @@ def make_learner(learn_cfg, moves_cfg, rng):
         )
     if learn_cfg.algorithm == "truncation_free":
         raise ValueError("algorithm='truncation_free' runs its own models: use HDPTopicModel or DPMixture(obs_model='mult')")
+    if learn_cfg.algorithm in COLLAPSED_ALGORITHMS:
+        raise ValueError(f"algorithm={learn_cfg.algorithm!r} is collapsed inference for LDA: use LDA(algorithm=...); "
+                         "this model takes 'vb', 'svi' or 'memoized'")
     if learn_cfg.algorithm == "vb":
         return BatchVB()
     if learn_cfg.algorithm == "stochastic":

@@ -1,0 +1,141 @@
+"""Collapsed inference for LDA as a learner of the one driver: collapsed Gibbs, standard VB (per
+pair), CVB, CVB0 and the hybrids SVB/CGS and CVB/CGS of Welling, Teh & Kappen (2008), one sweep of
+:func:`stickbreak.kernels.collapsed_lda.sweep` per lap.
+
+The evaluation of the paper (§7) runs alongside when ``heldout`` is given: held-out tokens of the
+*training* documents (a CSR matrix with the same rows), scored after every sweep by the predictive
+of Eq. 30 (variational methods: the current expected counts) or Eq. 31 (any method that samples:
+the probabilities averaged over the sweeps after ``burn_in``, the average taken inside the log).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+from ..core.suffstats import SuffStats
+from ..kernels.collapsed_lda import CVB, CVB0, SVB, build_counts, predictive_probs, sweep, token_layout
+from .base import LapResult
+
+#: algorithm -> (variational update, whether pairs are sampled: "all", "none" or "small").
+ALGORITHMS = {"gibbs": (SVB, "all"), "svb": (SVB, "none"), "cvb": (CVB, "none"), "cvb0": (CVB0, "none"),
+              "hybrid_vb_gibbs": (SVB, "small"), "hybrid_cvb_gibbs": (CVB, "small")}
+#: Sweeps discarded before the predictive of sampled states is averaged (Welling et al. 2008, §7).
+BURN_IN = 10
+
+
+@dataclass(frozen=True)
+class CollapsedLDA:
+    """LDA with ``theta`` and ``phi`` integrated out (Welling et al. 2008, Eq. 1): Dirichlet
+    ``alpha`` (K,) over topics per document and symmetric ``beta`` over the ``n_words`` words;
+    ``algorithm`` one of :data:`ALGORITHMS`; pairs with count ``<= sample_threshold`` are sampled
+    in the hybrids (the paper's r, default 1)."""
+
+    alpha: np.ndarray
+    beta: float
+    n_words: int
+    algorithm: str = "gibbs"
+    sample_threshold: float = 1.0
+    monotone = False  # a sampler's log joint goes up and down
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.alpha)
+
+    @property
+    def threshold(self) -> float:
+        _, which = ALGORITHMS[self.algorithm]
+        return {"all": math.inf, "none": -1.0, "small": self.sample_threshold}[which]
+
+    @property
+    def vb_kind(self) -> int:
+        return ALGORITHMS[self.algorithm][0]
+
+    def log_joint(self, Nwk: np.ndarray, Njk: np.ndarray, Nk: np.ndarray) -> dict[str, float]:
+        """``log p(z, x | d)`` of Eq. 1 at the counts (expected counts for variational pairs), split
+        into its topic-word and document-topic parts."""
+        W, beta, alpha = self.n_words, self.beta, self.alpha
+        Nwk, Njk, Nk = np.maximum(Nwk, 0), np.maximum(Njk, 0), np.maximum(Nk, 0)
+        words = (self.n_topics * gammaln(W * beta) - gammaln(Nk + W * beta).sum()
+                 + (gammaln(Nwk + beta) - gammaln(beta)).sum())
+        docs = (Njk.shape[0] * gammaln(alpha.sum()) - gammaln(Njk.sum(axis=1) + alpha.sum()).sum()
+                + (gammaln(Njk + alpha) - gammaln(alpha)).sum())
+        return {"log_p_words": float(words), "log_p_topics": float(docs)}
+
+
+@dataclass(eq=False)
+class CollapsedParams:
+    """The sampler's state: token topics ``z``, pair distributions ``Q`` and the count arrays."""
+
+    z: np.ndarray
+    Q: np.ndarray
+    counts: tuple  # (N_wk, N_jk, N_k, V_wk, V_jk, V_k)
+    beta: float
+
+    @property
+    def topic_word(self) -> np.ndarray:
+        """``E[phi_k] = (N_wk + beta) / (N_k + W beta)``, (K, W)."""
+        Nwk = np.maximum(self.counts[0], 0) + self.beta
+        return (Nwk / Nwk.sum(axis=0)).T
+
+
+@dataclass(eq=False)
+class CollapsedState:
+    params: CollapsedParams
+    stats: SuffStats
+    sweeps: int = 0
+    heldout_per_word: list = field(default_factory=list)
+    _prob_sum: np.ndarray | None = None
+    _n_averaged: int = 0
+
+
+class CollapsedSweeps:
+    """One sweep per lap; ``heldout`` (CSR, rows = training documents) is scored after every sweep."""
+
+    name = "collapsed"
+
+    def __init__(self, rng: np.random.Generator, heldout=None, burn_in: int = BURN_IN):
+        self.rng, self.burn_in = rng, int(burn_in)
+        self.heldout = None if heldout is None else sp.csr_matrix(heldout, dtype=np.float64)
+
+    def start(self, model: CollapsedLDA, data, params=None) -> CollapsedState:
+        """Topics drawn uniformly for sampled tokens and ``Q ~ Dirichlet(1)`` for variational pairs."""
+        X = data.counts
+        self._corpus = (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64))
+        if self.heldout is not None and self.heldout.shape != X.shape:
+            raise ValueError(f"heldout has shape {self.heldout.shape}; it must have the training matrix's shape "
+                             f"{X.shape} (held-out tokens of the training documents)")
+        sampled, token_start = token_layout(self._corpus[2], float(model.threshold))
+        self._layout = (sampled, token_start)
+        z = self.rng.integers(0, model.n_topics, int(token_start[-1])).astype(np.int64)
+        n_q = 0 if sampled.all() else X.nnz  # Q rows of sampled pairs are never read
+        Q = self.rng.dirichlet(np.ones(model.n_topics), n_q)
+        counts = build_counts(*self._corpus, sampled, token_start, z, Q, model.n_words, model.vb_kind)
+        params = CollapsedParams(z, Q, counts, model.beta)
+        return CollapsedState(params, SuffStats(np.arange(model.n_topics), {"N": counts[2].copy()}))
+
+    def lap(self, model: CollapsedLDA, data, state: CollapsedState, executor=None) -> LapResult:
+        p = state.params
+        sweep(*self._corpus, *self._layout, p.z, p.Q, *p.counts, model.alpha, float(model.beta), model.vb_kind,
+              int(self.rng.integers(2**31)))
+        state.sweeps += 1
+        state.stats = SuffStats(np.arange(model.n_topics), {"N": p.counts[2].copy()})
+        if self.heldout is not None:
+            self._score(model, state)
+        return LapResult(state, model.log_joint(*p.counts[:3]), exact=False)
+
+    def _score(self, model: CollapsedLDA, state: CollapsedState) -> None:
+        H = self.heldout
+        probs = predictive_probs(H.indptr.astype(np.int64), H.indices.astype(np.int64), *state.params.counts[:3],
+                                 model.alpha, float(model.beta))
+        if math.isfinite(model.threshold) and model.threshold < 1 or state.sweeps <= self.burn_in:
+            averaged = probs  # Eq. 30 (and the burn-in of Eq. 31)
+        else:
+            state._prob_sum = probs if state._prob_sum is None else state._prob_sum + probs
+            state._n_averaged += 1
+            averaged = state._prob_sum / state._n_averaged
+        state.heldout_per_word.append(float(H.data @ np.log(averaged) / H.data.sum()))
