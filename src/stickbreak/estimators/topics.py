@@ -39,9 +39,10 @@ from ._topic_variants import PRESETS, TruncationFreeTopics, fit_collapsed, fit_t
 #: Default ``local_tol`` on ``max_k |Delta N_dk|`` (see ``_TopicEstimator._local_tol``).
 BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
 #: Default ``local_tol`` of the two-level family, on the relative change of the document's ELBO: 1e-4
-#: for batch VB (onlinehdp's value); 1e-3 for SVI steps, which on 20newsgroups scored better held out
-#: (-8.596 vs -8.711 nats/word after one pass, K=150, T=15) with 2.8x less CPU, and on
-#: debian_descriptions the same (-7.737 vs -7.742, K=300, T=20, 3 passes) with 1.5x less (78 vs 120 CPU s, benchmarks/svi_hdp_vs_lda.py).
+#: for batch VB (onlinehdp's value); 1e-3 for SVI steps, which scored better held out on 20newsgroups
+#: (-8.596 vs -8.711 nats/word after one pass, K=150, T=15; 7.6 vs 19.5 CPU s,
+#: benchmarks/svi_hdp_throughput.py) and the same on debian_descriptions (-7.737 vs -7.742, K=300,
+#: T=20, 3 passes; 78 vs 120 CPU s, benchmarks/svi_hdp_vs_lda.py).
 TWO_LEVEL_LOCAL_TOL, TWO_LEVEL_STOCHASTIC_LOCAL_TOL = 1e-4, 1e-3
 VARIATIONAL_FAMILIES = ("direct", "two_level")
 
