@@ -30,6 +30,7 @@ import scipy.sparse as sp  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 ALGORITHMS = ("gibbs", "svb", "cvb", "cvb0", "hybrid_vb_gibbs", "hybrid_cvb_gibbs")
+REPORTED_SWEEPS = (10, 50, 100, 200, 300, 500)
 
 
 def load_split(corpus: str):
@@ -57,7 +58,7 @@ def run(train, test, algorithm: str, n_topics: int, sweeps: int, seed: int) -> d
 
 def markdown(payload: dict) -> str:
     d, sweeps = payload["describe"], payload["sweeps"]
-    marks = [s for s in (10, 50, 100, 200, 300, 500) if s <= sweeps] + ([sweeps] if sweeps not in (10, 50, 100, 200, 300, 500) else [])
+    marks = sorted({s for s in REPORTED_SWEEPS if s <= sweeps} | {sweeps})
     lines = [f"# Collapsed LDA on {d['corpus']} (Welling, Teh & Kappen 2008, §7)", "",
              f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"{d['docs']:,} documents, V={d['V']:,}, {d['train_tokens']:,} training and {d['test_tokens']:,} held-out "

@@ -30,10 +30,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import svi_common  # noqa: E402
+import topic_peers  # noqa: E402
 from stickbreak.alloc.hdp_sticks import expected_sticks as stick_means  # noqa: E402
 
 CORPUS_TRUNCATION, DOC_TRUNCATION, CHUNK = 150, 15, 256
@@ -86,8 +86,7 @@ def run_gensim(data, passes: int, seed: int) -> list[dict]:
 
     logging.getLogger("gensim").setLevel(logging.WARNING)
     X = data["train"]
-    corpus = [list(zip(X.indices[X.indptr[d]:X.indptr[d + 1]].tolist(), X.data[X.indptr[d]:X.indptr[d + 1]].astype(int).tolist()))
-              for d in range(X.shape[0])]
+    corpus = topic_peers.gensim_corpus(X)
     id2word = {i: f"w{i}" for i in range(X.shape[1])}
     per_pass = math.ceil(X.shape[0] / CHUNK)
     trace, timer = [], Timer()
@@ -101,8 +100,7 @@ def run_gensim(data, passes: int, seed: int) -> list[dict]:
             if self.done % per_pass == 0:
                 cpu = timer.now()
                 t0, w0 = time.process_time(), time.perf_counter()
-                decay = np.exp(self.m_r[-1] - np.asarray(self.m_r)[self.m_timestamp])  # gensim's pending lazy decay
-                lam = self.m_lambda * decay[None, :] + self.m_eta
+                lam = topic_peers.gensim_hdp_topics(self)
                 prior = ALPHA * stick_means(self.m_var_sticks[0], self.m_var_sticks[1])
                 trace.append({"pass": self.done // per_pass, "cpu_s": cpu, "wall_s": timer.wall(),
                               "per_word": svi_common.completion(data, lam / lam.sum(axis=1, keepdims=True), prior)})

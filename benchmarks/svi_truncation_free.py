@@ -26,10 +26,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import svi_common  # noqa: E402
+import svi_common  # noqa: E402  (sets the BLAS thread variables before numpy loads)
+
+import numpy as np  # noqa: E402
 
 BATCH_SIZES = (1, 10, 50, 100, 500)
 TRUNCATION = 300

@@ -191,6 +191,13 @@ def gensim_corpus(X) -> list:
     return [list(zip(X.indices[a:b].tolist(), X.data[a:b].tolist())) for a, b in zip(X.indptr[:-1], X.indptr[1:])]
 
 
+def gensim_hdp_topics(model) -> np.ndarray:
+    """An ``HdpModel``'s topic-word Dirichlet parameters (T, V) with its pending lazy decay applied:
+    what ``update_expectations()`` + ``get_topics()`` would give, without changing the model."""
+    decay = np.exp(model.m_r[-1] - np.asarray(model.m_r)[model.m_timestamp])
+    return model.m_lambda * decay[None, :] + model.m_eta
+
+
 def run_gensim_online(X, settings: Settings, passes: int, on_snapshot=None, snapshot_at=None) -> PeerRun:
     from gensim.models import LdaModel
     from gensim.models.callbacks import Metric
@@ -236,10 +243,6 @@ def run_gensim_hdp(X, settings: Settings, passes: int, on_snapshot=None, snapsho
     chunks_per_pass = math.ceil(X.shape[0] / settings.gensim_hdp_chunksize)
     clock = Clock(on_snapshot, snapshot_at)
 
-    def current_topics(model):  # update_expectations() + get_topics() on a copy
-        decay = np.exp(model.m_r[-1] - np.asarray(model.m_r)[model.m_timestamp])
-        return model.m_lambda * decay[None, :] + model.m_eta
-
     class SnapshotHdp(HdpModel):
         chunks_done = 0
 
@@ -249,7 +252,7 @@ def run_gensim_hdp(X, settings: Settings, passes: int, on_snapshot=None, snapsho
             if self.chunks_done % chunks_per_pass == 0:
                 p = self.chunks_done // chunks_per_pass
                 if clock.wants(p) or p == passes:
-                    clock.snapshot(p, lambda: current_topics(self))
+                    clock.snapshot(p, lambda: gensim_hdp_topics(self))
             return out
 
     import logging

@@ -203,6 +203,9 @@ def test_lda_estimator_runs_collapsed_algorithms_and_round_trips(corpus, tmp_pat
 
 def test_other_models_reject_collapsed_algorithms_before_work():
     from stickbreak import DPMixture
+    from stickbreak.config import COLLAPSED_ALGORITHMS
+
+    assert set(COLLAPSED_ALGORITHMS) == set(ALGORITHMS)  # the names the estimators accept are the learner's
 
     X = np.random.default_rng(0).normal(size=(30, 2))
     with pytest.raises(ValueError, match="collapsed inference for LDA"):

@@ -52,6 +52,11 @@ class CollapsedLDA:
         return {"all": math.inf, "none": -1.0, "small": self.sample_threshold}[which]
 
     @property
+    def samples(self) -> bool:
+        """Whether any pair can be sampled (then held-out scores average over sweeps, Eq. 31)."""
+        return self.threshold >= 1
+
+    @property
     def vb_kind(self) -> int:
         return ALGORITHMS[self.algorithm][0]
 
@@ -100,14 +105,17 @@ class CollapsedSweeps:
 
     def __init__(self, rng: np.random.Generator, heldout=None, burn_in: int = BURN_IN):
         self.rng, self.burn_in = rng, int(burn_in)
-        self.heldout = None if heldout is None else sp.csr_matrix(heldout, dtype=np.float64)
+        self.heldout = None
+        if heldout is not None:
+            H = sp.csr_matrix(heldout, dtype=np.float64)
+            self.heldout = (H.shape, H.indptr.astype(np.int64), H.indices.astype(np.int64), H.data)
 
     def start(self, model: CollapsedLDA, data, params=None) -> CollapsedState:
         """Topics drawn uniformly for sampled tokens and ``Q ~ Dirichlet(1)`` for variational pairs."""
         X = data.counts
         self._corpus = (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64))
-        if self.heldout is not None and self.heldout.shape != X.shape:
-            raise ValueError(f"heldout has shape {self.heldout.shape}; it must have the training matrix's shape "
+        if self.heldout is not None and self.heldout[0] != X.shape:
+            raise ValueError(f"heldout has shape {self.heldout[0]}; it must have the training matrix's shape "
                              f"{X.shape} (held-out tokens of the training documents)")
         sampled, token_start = token_layout(self._corpus[2], float(model.threshold))
         self._layout = (sampled, token_start)
@@ -129,13 +137,12 @@ class CollapsedSweeps:
         return LapResult(state, model.log_joint(*p.counts[:3]), exact=False)
 
     def _score(self, model: CollapsedLDA, state: CollapsedState) -> None:
-        H = self.heldout
-        probs = predictive_probs(H.indptr.astype(np.int64), H.indices.astype(np.int64), *state.params.counts[:3],
-                                 model.alpha, float(model.beta))
-        if math.isfinite(model.threshold) and model.threshold < 1 or state.sweeps <= self.burn_in:
+        _, indptr, indices, counts = self.heldout
+        probs = predictive_probs(indptr, indices, *state.params.counts[:3], model.alpha, float(model.beta))
+        if not model.samples or state.sweeps <= self.burn_in:
             averaged = probs  # Eq. 30 (and the burn-in of Eq. 31)
         else:
             state._prob_sum = probs if state._prob_sum is None else state._prob_sum + probs
             state._n_averaged += 1
             averaged = state._prob_sum / state._n_averaged
-        state.heldout_per_word.append(float(H.data @ np.log(averaged) / H.data.sum()))
+        state.heldout_per_word.append(float(counts @ np.log(averaged) / counts.sum()))
