@@ -12,7 +12,7 @@ plus, for CVB, their variances ``V = sum_VB c Q (1 - Q)`` (sampled tokens add no
 gives collapsed Gibbs, ``r < 1`` pure variational inference, ``r = 1`` the paper's hybrids.
 
 * Gibbs token (Eq. 12/25): remove its topic, ``p_k ∝ (N_wk + beta)/(N_k + W beta) (N_jk + alpha_k)``,
-  draw, add back.
+  draw, add back (``1/(N_k + W beta)`` is kept as an array updated with ``N_k``).
 * ``SVB`` pair (Eq. 11/21): ``Q_k ∝ exp{psi(N_wk + beta) - psi(N_k + W beta) + psi(N_jk + alpha_k)}``,
   counts including the pair itself.
 * ``CVB`` pair (Teh, Newman & Welling 2006; digest §4): one token removed (``E - Q``,
@@ -82,31 +82,8 @@ def build_counts(indptr, indices, counts, sampled, token_start, z, Q, n_words, v
 
 
 @njit(cache=True, nogil=True)
-def _gibbs_token(t, w, j, z, Nwk, Njk, Nk, alpha, beta, w_beta, p):
-    """Resample token ``t`` of word ``w`` in document ``j`` (Eq. 12)."""
-    k_old = z[t]
-    Nwk[w, k_old] -= 1.0
-    Njk[j, k_old] -= 1.0
-    Nk[k_old] -= 1.0
-    total = 0.0
-    for k in range(p.size):
-        total += (max(Nwk[w, k], 0.0) + beta) / (max(Nk[k], 0.0) + w_beta) * (max(Njk[j, k], 0.0) + alpha[k])
-        p[k] = total
-    u = np.random.random() * total
-    k_new = p.size - 1
-    for k in range(p.size):
-        if u < p[k]:
-            k_new = k
-            break
-    z[t] = k_new
-    Nwk[w, k_new] += 1.0
-    Njk[j, k_new] += 1.0
-    Nk[k_new] += 1.0
-
-
-@njit(cache=True, nogil=True)
-def _variational_pair(m, w, j, c, Q, Nwk, Njk, Nk, Vwk, Vjk, Vk, alpha, beta, w_beta, vb_kind, q):
-    """Update ``Q[m]`` by SVB, CVB or CVB0 and move the counts (and variances) accordingly."""
+def _variational_pair(m, w, j, c, Q, Nwk, Njk, Nk, inv_nk, Vwk, Vjk, Vk, alpha, beta, w_beta, vb_kind, q):
+    """Update ``Q[m]`` by SVB, CVB or CVB0 and move the counts (and variances, and ``inv_nk``)."""
     n_topics = q.size
     if vb_kind == SVB:
         top = -np.inf
@@ -134,6 +111,7 @@ def _variational_pair(m, w, j, c, Q, Nwk, Njk, Nk, Vwk, Vjk, Vk, alpha, beta, w_
         Nwk[w, k] += d
         Njk[j, k] += d
         Nk[k] += d
+        inv_nk[k] = 1.0 / (max(Nk[k], 0.0) + w_beta)
         if vb_kind == CVB:
             dv = c * (new * (1.0 - new) - old * (1.0 - old))
             Vwk[w, k] += dv
@@ -145,21 +123,52 @@ def _variational_pair(m, w, j, c, Q, Nwk, Njk, Nk, Vwk, Vjk, Vk, alpha, beta, w_
 @njit(cache=True, nogil=True)
 def sweep(indptr, indices, counts, sampled, token_start, z, Q, Nwk, Njk, Nk, Vwk, Vjk, Vk, alpha, beta,
           vb_kind, seed):
-    """One pass over every pair, document by document: sampled pairs token by token (Gibbs),
-    variational pairs by ``vb_kind``. Updates ``z``, ``Q`` and the count arrays in place."""
+    """One pass over every pair, document by document: sampled pairs token by token (Gibbs, Eq. 12),
+    variational pairs by ``vb_kind``. Updates ``z``, ``Q`` and the count arrays in place.
+
+    A Gibbs token's weights are formed in one loop over the rows ``N_wk``, ``N_jk`` of its word and
+    document with ``inv_nk = 1/(N_k + W beta)`` kept in step with ``N_k`` (no division per topic),
+    summed, and the draw walks them subtracting from ``u * total``. The token code is written out
+    here rather than called: a numba call passing the arrays costs about as much as the draw."""
     np.random.seed(seed)
     n_topics = Q.shape[1]
     w_beta = Nwk.shape[0] * beta
     p = np.empty(n_topics)
+    inv_nk = np.empty(n_topics)
+    for k in range(n_topics):
+        inv_nk[k] = 1.0 / (max(Nk[k], 0.0) + w_beta)
     for j in range(indptr.size - 1):
+        n_j = Njk[j]
         for m in range(indptr[j], indptr[j + 1]):
             w = indices[m]
             if sampled[m]:
+                n_w = Nwk[w]
                 for t in range(token_start[m], token_start[m + 1]):
-                    _gibbs_token(t, w, j, z, Nwk, Njk, Nk, alpha, beta, w_beta, p)
+                    k_old = z[t]
+                    n_w[k_old] -= 1.0
+                    n_j[k_old] -= 1.0
+                    Nk[k_old] -= 1.0
+                    inv_nk[k_old] = 1.0 / (max(Nk[k_old], 0.0) + w_beta)
+                    for k in range(n_topics):
+                        p[k] = (max(n_w[k], 0.0) + beta) * inv_nk[k] * (max(n_j[k], 0.0) + alpha[k])
+                    total = 0.0
+                    for k in range(n_topics):
+                        total += p[k]
+                    u = np.random.random() * total
+                    k_new = n_topics - 1
+                    for k in range(n_topics):
+                        u -= p[k]
+                        if u < 0.0:
+                            k_new = k
+                            break
+                    z[t] = k_new
+                    n_w[k_new] += 1.0
+                    n_j[k_new] += 1.0
+                    Nk[k_new] += 1.0
+                    inv_nk[k_new] = 1.0 / (max(Nk[k_new], 0.0) + w_beta)
             else:
-                _variational_pair(m, w, j, counts[m], Q, Nwk, Njk, Nk, Vwk, Vjk, Vk, alpha, beta, w_beta,
-                                  vb_kind, p)
+                _variational_pair(m, w, j, counts[m], Q, Nwk, Njk, Nk, inv_nk, Vwk, Vjk, Vk, alpha, beta,
+                                  w_beta, vb_kind, p)
 
 
 @njit(cache=True, nogil=True)
