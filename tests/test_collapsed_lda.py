@@ -194,7 +194,7 @@ def test_lda_estimator_runs_collapsed_algorithms_and_round_trips(corpus, tmp_pat
     theta = est.transform(corpus[:4])
     np.testing.assert_allclose(load(est.save(tmp_path / "m.npz")).transform(corpus[:4]), theta)
     with pytest.raises(ValueError, match="collapsed inference for LDA"):
-        HDPTopicModel(3, algorithm="gibbs").fit(corpus)
+        HDPTopicModel(3, algorithm="cvb").fit(corpus)
     with pytest.raises(ValueError, match="heldout is scored during collapsed inference only"):
         LDA(3, algorithm="vb", max_laps=2).fit(corpus, heldout=H)
     with pytest.raises(ValueError, match="burn_in"):

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import datasets
-from .config import ALGORITHMS
+from .config import ALGORITHMS, COLLAPSED_ALGORITHMS
 from .data import BagOfWords, DataError
 from .data.io import read_data
 from .data.text_io import as_bag_of_words
@@ -29,8 +29,9 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--model", default="hdp", choices=("lda", "hdp"), help="hdp (default; learns the number of topics) or lda")
     p.add_argument("-K", "--n-topics", type=int, default=None, help="topics (LDA) or truncation level (HDP; default 100)")
     p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
-                   help="vb, svi (= stochastic), memoized or truncation_free (HDP only; starts from no topics) "
-                        "(default: vb for LDA, memoized for HDP)")
+                   help="vb, svi (= stochastic), memoized or truncation_free (HDP only; starts from no topics); "
+                        "collapsed, one sweep per lap: gibbs (LDA or HDP), svb, cvb, cvb0, hybrid_vb_gibbs, "
+                        "hybrid_cvb_gibbs (LDA) (default: vb for LDA, memoized for HDP)")
     p.add_argument("--family", default="direct", choices=("direct", "two_level"),
                    help="HDP variational family: direct assignment (Hughes) or two-level sticks (Hoffman et al.)")
     p.add_argument("--doc-truncation", type=int, default=20, help="two-level HDP: atoms per document (T)")
@@ -45,6 +46,13 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step (-1: all cores)")
     p.add_argument("--heldout", type=float, default=0.0,
                    help="fraction of documents held out and scored by document completion (default 0: none)")
+    p.add_argument("--heldout-tokens", type=float, default=0.0,
+                   help="collapsed algorithms: fraction of each document's tokens held out and scored after every "
+                        "sweep (Welling et al. 2008, Eqs. 30-31; default 0: none)")
+    p.add_argument("--burn-in", type=int, default=10,
+                   help="collapsed samplers: sweeps before the held-out predictive is averaged")
+    p.add_argument("--sample-threshold", type=float, default=1.0,
+                   help="LDA hybrids: pairs with at most this count are sampled (r)")
     p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and topics.csv")
@@ -82,11 +90,16 @@ def _estimator(args):
         common["batch_size"] = args.batch_size
     if args.algorithm is not None:
         common["algorithm"] = args.algorithm
+    if args.algorithm in COLLAPSED_ALGORITHMS:
+        common["burn_in"] = args.burn_in
     moves = _moves(args)
     if args.model == "lda":
         if moves:
             raise ValueError("--moves needs --model hdp: LDA keeps a fixed number of topics")
-        return LDA(n_topics=20 if args.n_topics is None else args.n_topics, doc_topic_prior=args.alpha, topic_word_prior=args.eta, **common)
+        if args.algorithm in COLLAPSED_ALGORITHMS:
+            common["sample_threshold"] = args.sample_threshold
+        return LDA(n_topics=20 if args.n_topics is None else args.n_topics, doc_topic_prior=args.alpha,
+                   topic_word_prior=args.eta, **common)
     hdp = dict(concentration=args.gamma, moves=moves or None, variational_family=args.family,
                doc_truncation=args.doc_truncation, **common)
     if args.alpha is not None:
@@ -120,25 +133,49 @@ def print_topics(est, n_words: int) -> list:
     return rows
 
 
+def _split_heldout_tokens(bow: BagOfWords, fraction: float, algorithm, seed: int):
+    """Training counts and held-out tokens of the same documents (collapsed algorithms only)."""
+    if fraction == 0:
+        return bow, None
+    if algorithm not in COLLAPSED_ALGORITHMS:
+        raise ValueError(f"--heldout-tokens is scored during collapsed inference; choose --algorithm from "
+                         f"{', '.join(COLLAPSED_ALGORITHMS)} (or --heldout for document completion)")
+    if not 0 < fraction < 1:
+        raise ValueError(f"--heldout-tokens must be in (0, 1), got {fraction}")
+    from .evaluate import split_documents
+
+    train, test = split_documents(bow.counts, mode="tokens", heldout_fraction=fraction, seed=seed)
+    return BagOfWords.from_counts(train, vocabulary=bow.vocabulary), test
+
+
 def run_fit_topics(args) -> int:
     bow = _corpus(args.data)
     train, test = _split_heldout(bow, args.heldout, args.seed)
+    train, heldout_tokens = _split_heldout_tokens(train, args.heldout_tokens, args.algorithm, args.seed)
     est = _estimator(args)
-    truncation = "no truncation" if est.algorithm == "truncation_free" else f"K={est.n_topics}"
+    collapsed = est.algorithm in COLLAPSED_ALGORITHMS
+    unbounded = est.algorithm == "truncation_free" or (collapsed and args.model == "hdp")
+    truncation = "no truncation" if unbounded else f"K={est.n_topics}"
     print(f"{type(est).__name__}({truncation}, {est.algorithm}) on {args.data} "
           f"({train.n_items} documents, {train.n_features} words, {int(train.total_counts.sum())} tokens)")
     start = time.perf_counter()
     with warnings.catch_warnings():  # the status line below says whether it converged
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(train)
+        est.fit(train, heldout=heldout_tokens) if collapsed else est.fit(train)
     seconds = time.perf_counter() - start
     status = "converged" if est.converged_ else "stopped (max laps)"
-    objective = "progressive log-lik. per document" if est.algorithm == "truncation_free" else "ELBO"
+    objective = {"truncation_free": "progressive log-lik. per document"}.get(est.algorithm,
+                                                                             "log joint" if collapsed else "ELBO")
     print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; {objective} {est.lower_bound_:.6g} nats; "
           f"{est.n_topics_} topics used of {len(est.topic_sizes_)}")
     if _moves(args):
         print(move_summary(est.trace_, _moves(args)))
     rows = print_topics(est, args.top_words)
+    if heldout_tokens is not None:
+        score = est.heldout_per_word_[-1]
+        print(f"held-out tokens: {int(heldout_tokens.sum())} of the training documents; per-word log-likelihood "
+              f"{score:.4f} nats (perplexity {np.exp(-score):.1f}; predictive averaged after {args.burn_in} "
+              "burn-in sweeps for samplers)")
     if test is not None:
         score = est.score(test)
         print(f"held-out documents: {test.n_items}; per-word log-likelihood {score:.4f} nats "

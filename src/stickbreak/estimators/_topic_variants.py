@@ -19,10 +19,12 @@ import numpy as np
 
 from .. import driver
 from ..alloc import TopicParams
+from ..core.suffstats import SuffStats
 from ..evaluate.topics import infer_doc_topics
 from ..kernels.collapsed_math import log_stick_weights
 from ..config import check_int, check_positive
 from ..learn.collapsed import CollapsedLDA, CollapsedSweeps
+from ..learn.collapsed_hdp import CollapsedHDP, DirectAssignmentGibbs
 from ..learn.schedules import RobbinsMonro
 from ..learn.truncated_svi import StochasticTwoLevelHDP
 from ..learn.truncation_free import TruncationFreeHDP, TruncationFreeParams, TruncationFreeSVI
@@ -123,4 +125,28 @@ def fit_collapsed(est, data, model, learn_cfg, rng, heldout):
     lam = np.maximum(result.params.counts[0].T, 0) + collapsed.beta
     params = model.initial_params(lam, data.n_items)
     stats = summarize_batches(model, params, [data])[0]
+    return params, stats, result, result.state.heldout_per_word
+
+
+def fit_collapsed_hdp(est, data, view: TruncationFreeTopics, learn_cfg, rng, heldout):
+    """The HDP's direct-assignment collapsed Gibbs sampler (:mod:`stickbreak.learn.collapsed_hdp`);
+    returns ``(params, stats, result, heldout_trace)`` with ``params`` the used topics, largest first,
+    as ``lam = eta + N_wk`` and sticks ``u_k = m_k``, ``v_k = gamma + sum_{l>k} m_l`` from the last
+    table counts (the stick form of ``Dir(m, gamma)``, so ``E[pi_k]`` is the posterior mean of
+    ``beta_k`` given the tables)."""
+    check_int("burn_in", est.burn_in, 0)
+    sampler = view.sampler
+    model = CollapsedHDP(sampler.doc_concentration, sampler.corpus_concentration, sampler.topic_word_prior,
+                         data.n_features)
+    if heldout is not None:
+        heldout = est._as_bow(heldout, empty="keep").counts
+    learner = DirectAssignmentGibbs(rng, heldout, est.burn_in)
+    result = driver.fit(model, data, None, learner, learn_cfg, callbacks=list(est.callbacks or ()),
+                        verbose=est.verbose, desc=type(est).__name__)
+    p, used = result.params, result.params.used
+    tables = p.tables[used]
+    after = np.cumsum(tables[::-1])[::-1] - tables
+    params = view.make_params(np.arange(len(used)), p.Nwk[:, used].T + model.topic_word_prior,
+                              {"u": tables, "v": model.corpus_concentration + after})
+    stats = SuffStats(params.uids, {"N": p.Nk[used].copy(), "tables": tables.copy()})
     return params, stats, result, result.state.heldout_per_word

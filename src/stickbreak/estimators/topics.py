@@ -34,7 +34,8 @@ from ..obs import mult
 from ..parallel import summarize_batches
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
 from ..learn.truncation_free import TruncationFreeHDP
-from ._topic_variants import PRESETS, TruncationFreeTopics, fit_collapsed, fit_truncation_free, fit_two_level_svi
+from ._topic_variants import (PRESETS, TruncationFreeTopics, fit_collapsed, fit_collapsed_hdp, fit_truncation_free,
+                              fit_two_level_svi)
 
 #: Default ``local_tol`` on ``max_k |Delta N_dk|`` (see ``_TopicEstimator._local_tol``).
 BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
@@ -93,6 +94,11 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         return ALGORITHM_ALIASES.get(self.algorithm, self.algorithm)
 
     @property
+    def _hdp_gibbs(self) -> bool:
+        """The HDP's direct-assignment collapsed Gibbs sampler (stored like a truncation-free fit)."""
+        return self._weight_model == "hdp" and self._algorithm == "gibbs"
+
+    @property
     def _two_level(self) -> bool:
         family = getattr(self, "variational_family", "direct")
         check_choice("variational_family", family, VARIATIONAL_FAMILIES)
@@ -130,7 +136,7 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         chunks = numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
         if obs_prior is None:
             obs_prior = {"lam": np.full(n_words, float(self._topic_word_prior()))}
-        if self._algorithm == "truncation_free":
+        if self._algorithm == "truncation_free" or self._hdp_gibbs:
             check_int("n_sweeps", self.n_sweeps, 0)
             sampler = TruncationFreeHDP(self._topic_word_prior(), self.concentration, self.doc_topic_prior, self.n_sweeps)
             return TruncationFreeTopics(sampler, obs_prior)
@@ -196,11 +202,15 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _fit_collapsed(self, data, model, learn_cfg, rng, heldout):
-        if self._weight_model != "lda":
-            raise ValueError(f"algorithm={self.algorithm!r} is collapsed inference for LDA; use LDA, or for the HDP "
-                             "one of 'vb', 'svi', 'memoized', 'truncation_free'")
+        if self._weight_model != "lda" and not self._hdp_gibbs:
+            raise ValueError(f"algorithm={self.algorithm!r} is collapsed inference for LDA; for the HDP choose 'gibbs' "
+                             "(direct-assignment collapsed Gibbs) or one of 'vb', 'svi', 'memoized', 'truncation_free'")
+        if self._hdp_gibbs and self._two_level:
+            raise ValueError("algorithm='gibbs' samples the HDP itself, not a variational family; use "
+                             "variational_family='direct'")
         with numba_threads(self.n_jobs):
-            params, stats, result, heldout_trace = fit_collapsed(self, data, model, learn_cfg, rng, heldout)
+            fit = fit_collapsed_hdp if self._hdp_gibbs else fit_collapsed
+            params, stats, result, heldout_trace = fit(self, data, model, learn_cfg, rng, heldout)
         self.n_features_in_ = data.n_features
         self.vocabulary_ = getattr(data, "vocabulary", None)
         self._set_fitted(model, params, stats, [r.as_dict() for r in result.trace], result.stop_reason)
@@ -465,6 +475,12 @@ class HDPTopicModel(_TopicEstimator):
     n_sweeps, prune_every : int
         Truncation-free SVI: Gibbs sweeps of the local sampler per minibatch, and documents between
         prunes of topics holding less than one word (Wang & Blei 2012: 20,000).
+    algorithm="gibbs", burn_in : int
+        The direct-assignment collapsed Gibbs sampler (Teh et al. 2006, §5.3): ``max_laps`` sweeps
+        (``tol=0`` runs them all), each followed by table counts and ``beta ~ Dir(m, gamma)``; topics
+        are created and removed freely from no topics at all (``n_topics`` is unused).
+        ``fit(X, heldout=H)`` scores held-out tokens of the same documents after every sweep
+        (``heldout_per_word_``, the predictive averaged over the sweeps after ``burn_in``).
 
     ``HDPTopicModel.paper_preset("hoffman2013")`` and ``paper_preset("wang_blei2012")`` give the
     papers' settings (``LDA.paper_preset("hoffman2013", n_topics=100)`` likewise).
@@ -477,8 +493,8 @@ class HDPTopicModel(_TopicEstimator):
                  init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0, learning_rate_decay=0.7,
                  sampling="without_replacement", local_max_iter=100, local_tol=None, n_restarts=5,
                  local_start="scratch", moves=None, move_options=None, n_sweeps=5, prune_every=20_000, n_jobs=1,
-                 total_docs=None, random_state=None, verbose=0, callbacks=None):
-        self.n_topics, self.concentration = n_topics, concentration
+                 total_docs=None, random_state=None, verbose=0, callbacks=None, burn_in=10):
+        self.n_topics, self.concentration, self.burn_in = n_topics, concentration, burn_in
         self.variational_family, self.doc_truncation, self.batch_size = variational_family, doc_truncation, batch_size
         self.n_sweeps, self.prune_every = n_sweeps, prune_every
         self.moves, self.move_options = moves, move_options

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -90,33 +91,62 @@ class CollapsedParams:
 
 @dataclass(eq=False)
 class CollapsedState:
-    params: CollapsedParams
+    """A collapsed learner's state: its parameters (:class:`CollapsedParams` or the HDP's
+    ``DirectAssignmentParams``), summary and held-out trace."""
+
+    params: Any
     stats: SuffStats
     sweeps: int = 0
     heldout_per_word: list = field(default_factory=list)
-    _prob_sum: np.ndarray | None = None
-    _n_averaged: int = 0
 
 
-class CollapsedSweeps:
-    """One sweep per lap; ``heldout`` (CSR, rows = training documents) is scored after every sweep."""
+class HeldoutPredictive:
+    """Held-out tokens of the training documents (CSR, same rows), scored once per sweep: the
+    predictive probabilities of the current state (Eq. 30), or for a sampler their average over the
+    sweeps after ``burn_in``, taken inside the log (Eq. 31)."""
+
+    def __init__(self, heldout, burn_in: int):
+        H = sp.csr_matrix(heldout, dtype=np.float64)
+        self.shape, self.burn_in = H.shape, int(burn_in)
+        self.indptr, self.indices, self.counts = H.indptr.astype(np.int64), H.indices.astype(np.int64), H.data
+        self._sum, self._n = None, 0
+
+    def check_rows(self, shape) -> None:
+        if self.shape != tuple(shape):
+            raise ValueError(f"heldout has shape {self.shape}; it must have the training matrix's shape "
+                             f"{tuple(shape)} (held-out tokens of the training documents)")
+
+    def score(self, probs: np.ndarray, sweep: int, sampled: bool) -> float:
+        """Mean log predictive per held-out token after sweep number ``sweep`` (1-based)."""
+        if sampled and sweep > self.burn_in:
+            self._sum = probs if self._sum is None else self._sum + probs
+            self._n += 1
+            probs = self._sum / self._n
+        return float(self.counts @ np.log(probs) / self.counts.sum())
+
+
+class SweepLearner:
+    """What the collapsed learners share: their generator and the optional held-out scorer."""
 
     name = "collapsed"
 
     def __init__(self, rng: np.random.Generator, heldout=None, burn_in: int = BURN_IN):
-        self.rng, self.burn_in = rng, int(burn_in)
-        self.heldout = None
-        if heldout is not None:
-            H = sp.csr_matrix(heldout, dtype=np.float64)
-            self.heldout = (H.shape, H.indptr.astype(np.int64), H.indices.astype(np.int64), H.data)
+        self.rng = rng
+        self.heldout = None if heldout is None else HeldoutPredictive(heldout, burn_in)
+
+    def _check_heldout(self, X) -> None:
+        if self.heldout is not None:
+            self.heldout.check_rows(X.shape)
+
+
+class CollapsedSweeps(SweepLearner):
+    """One sweep per lap; ``heldout`` (CSR, rows = training documents) is scored after every sweep."""
 
     def start(self, model: CollapsedLDA, data, params=None) -> CollapsedState:
         """Topics drawn uniformly for sampled tokens and ``Q ~ Dirichlet(1)`` for variational pairs."""
         X = data.counts
+        self._check_heldout(X)
         self._corpus = (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64))
-        if self.heldout is not None and self.heldout[0] != X.shape:
-            raise ValueError(f"heldout has shape {self.heldout[0]}; it must have the training matrix's shape "
-                             f"{X.shape} (held-out tokens of the training documents)")
         sampled, token_start = token_layout(self._corpus[2], float(model.threshold))
         self._layout = (sampled, token_start)
         z = self.rng.integers(0, model.n_topics, int(token_start[-1])).astype(np.int64)
@@ -133,16 +163,7 @@ class CollapsedSweeps:
         state.sweeps += 1
         state.stats = SuffStats(np.arange(model.n_topics), {"N": p.counts[2].copy()})
         if self.heldout is not None:
-            self._score(model, state)
+            H = self.heldout
+            probs = predictive_probs(H.indptr, H.indices, *p.counts[:3], model.alpha, float(model.beta))
+            state.heldout_per_word.append(H.score(probs, state.sweeps, model.samples))
         return LapResult(state, model.log_joint(*p.counts[:3]), exact=False)
-
-    def _score(self, model: CollapsedLDA, state: CollapsedState) -> None:
-        _, indptr, indices, counts = self.heldout
-        probs = predictive_probs(indptr, indices, *state.params.counts[:3], model.alpha, float(model.beta))
-        if not model.samples or state.sweeps <= self.burn_in:
-            averaged = probs  # Eq. 30 (and the burn-in of Eq. 31)
-        else:
-            state._prob_sum = probs if state._prob_sum is None else state._prob_sum + probs
-            state._n_averaged += 1
-            averaged = state._prob_sum / state._n_averaged
-        state.heldout_per_word.append(float(counts @ np.log(averaged) / counts.sum()))
