@@ -8,7 +8,8 @@ averaged after 10 burn-in sweeps). Reported: perplexity at a few sweeps (mean an
 seeds) and the CPU seconds per sweep; the json has every curve.
 
 Run:  .venv/bin/python benchmarks/collapsed_lda.py --corpus kos -K 10 [--sweeps 300] [--seeds 0,1,2]
-Writes benchmarks/results/collapsed_lda_<corpus>.{md,json}.
+Writes benchmarks/results/collapsed_lda_<corpus>.{md,json,png} (the figure: mean perplexity against
+sweeps and against CPU seconds). ``--replot`` redraws the table and figure from the json.
 """
 
 from __future__ import annotations
@@ -74,6 +75,35 @@ def markdown(payload: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot(payload: dict, path: Path) -> None:
+    """Mean perplexity over seeds against sweeps (left) and against mean cumulative CPU seconds (right)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (by_sweep, by_cpu) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for name, runs in payload["rows"].items():
+        curve = np.mean([r["perplexity"] for r in runs], axis=0)
+        cpu = np.mean([r["cpu_s"] for r in runs], axis=0)
+        by_sweep.plot(np.arange(1, len(curve) + 1), curve, label=name)
+        by_cpu.plot(cpu, curve, label=name)
+    final = [np.mean([r["perplexity"][-1] for r in runs]) for runs in payload["rows"].values()]
+    by_sweep.set_ylim(min(final) * 0.97, max(final) * 1.25)
+    by_sweep.set(xlabel="sweep", ylabel="held-out perplexity", title=f"{payload['describe']['corpus']}, K={payload['K']}")
+    by_cpu.set(xlabel="CPU seconds (one thread)", xscale="log", title="against CPU time")
+    by_cpu.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write(payload: dict, corpus: str) -> None:
+    (RESULTS / f"collapsed_lda_{corpus}.md").write_text(
+        markdown(payload) + f"\n![perplexity against sweeps and CPU time](collapsed_lda_{corpus}.png)\n")
+    plot(payload, RESULTS / f"collapsed_lda_{corpus}.png")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default="kos")
@@ -81,7 +111,11 @@ def main(argv=None):
     ap.add_argument("--sweeps", type=int, default=300)
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--only", default="")
+    ap.add_argument("--replot", action="store_true", help="redraw the table and figure from the json only")
     args = ap.parse_args(argv)
+    if args.replot:
+        write(json.loads((RESULTS / f"collapsed_lda_{args.corpus}.json").read_text()), args.corpus)
+        return
     train, test = load_split(args.corpus)
     seeds = [int(s) for s in args.seeds.split(",")]
     rows = {}
@@ -95,7 +129,7 @@ def main(argv=None):
                             "train_tokens": int(train.sum()), "test_tokens": int(test.sum())},
                "K": args.K, "sweeps": args.sweeps, "seeds": seeds, "rows": rows}
     (RESULTS / f"collapsed_lda_{args.corpus}.json").write_text(json.dumps(payload))
-    (RESULTS / f"collapsed_lda_{args.corpus}.md").write_text(markdown(payload))
+    write(payload, args.corpus)
     print(markdown(payload))
 
 

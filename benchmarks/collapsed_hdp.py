@@ -1,0 +1,95 @@
+"""The HDP's direct-assignment collapsed Gibbs sampler against collapsed Gibbs for LDA at several K
+(the baseline comparison of Teh et al. 2006, §6, and of the thesis's HDP experiments).
+
+Same split and evaluation as ``collapsed_lda.py`` (10 % of each document's tokens held out, seed 0;
+the predictive averaged over the sweeps after 10 burn-in sweeps, Welling et al. 2008, Eq. 31; for
+the HDP the predictive includes the new-topic mass). LDA: alpha = beta = 0.1 (the reproduction's
+settings); HDP: eta = 0.1, alpha = gamma = 1 (fixed, not resampled), starting from no topics.
+Reported: perplexity at a few sweeps (mean ± standard deviation over seeds), topics used by the HDP
+at the end, CPU seconds per sweep (one thread).
+
+Run:  .venv/bin/python benchmarks/collapsed_hdp.py [--corpus kos] [--sweeps 300] [--seeds 0,1,2] [--lda-k 10,20,40,80]
+Writes benchmarks/results/collapsed_hdp_<corpus>.{md,json}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from collapsed_lda import RESULTS, load_split, run  # noqa: E402  (sets the one-thread variables first)
+
+import numpy as np  # noqa: E402
+
+HDP = dict(concentration=1.0, doc_topic_prior=1.0, topic_word_prior=0.1)
+MARKS = (10, 50, 100, 200, 300, 500)
+
+
+def run_hdp(train, test, sweeps: int, seed: int) -> dict:
+    from stickbreak import HDPTopicModel
+
+    cpu, topics = [], []
+    start = time.process_time()
+
+    def observe(record, params):
+        cpu.append(time.process_time() - start)
+        topics.append(int((params.Nk > 0).sum()))
+
+    est = HDPTopicModel(algorithm="gibbs", max_laps=sweeps, tol=0.0, random_state=seed, callbacks=[observe], **HDP)
+    est.fit(train, heldout=test)
+    return {"perplexity": np.exp(-est.heldout_per_word_).tolist(), "cpu_s": cpu, "topics": topics}
+
+
+def markdown(payload: dict) -> str:
+    d, sweeps = payload["describe"], payload["sweeps"]
+    marks = sorted({s for s in MARKS if s <= sweeps} | {sweeps})
+    lines = [f"# HDP (direct-assignment collapsed Gibbs) vs LDA (collapsed Gibbs) on {d['corpus']}", "",
+             f"Generated {payload['generated']} by `{payload['command']}`.", "",
+             f"{d['docs']:,} documents, V={d['V']:,}, {d['train_tokens']:,} training and {d['test_tokens']:,} held-out "
+             f"tokens; seeds {payload['seeds']}; one thread. LDA alpha = beta = 0.1; HDP eta = 0.1, alpha = gamma = 1 "
+             "from no topics. Perplexity (mean ± standard deviation over seeds) by the predictive averaged after "
+             "10 burn-in sweeps; lower is better.", "",
+             "| model | " + " | ".join(f"sweep {s}" for s in marks) + " | topics at the end | CPU s / sweep |",
+             "|---|" + "---:|" * (len(marks) + 2)]
+    for name, runs in payload["rows"].items():
+        curves = np.array([r["perplexity"] for r in runs])
+        per_sweep = np.mean([r["cpu_s"][-1] / len(r["cpu_s"]) for r in runs])
+        topics = " / ".join(str(r["topics"][-1]) for r in runs) if "topics" in runs[0] else name.split("=")[-1]
+        cells = [f"{curves[:, s - 1].mean():.1f} ± {curves[:, s - 1].std():.1f}" for s in marks]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {topics} | {per_sweep:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default="kos")
+    ap.add_argument("--sweeps", type=int, default=300)
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--lda-k", default="10,20,40,80")
+    args = ap.parse_args(argv)
+    train, test = load_split(args.corpus)
+    seeds = [int(s) for s in args.seeds.split(",")]
+    run_hdp(train[:50], test[:50], 2, 0)  # compile the kernels outside the timings
+    run(train[:50], test[:50], "gibbs", 5, 2, 0)
+    rows = {"HDP": [run_hdp(train, test, args.sweeps, seed) for seed in seeds]}
+    print("HDP", [(round(r["perplexity"][-1], 1), r["topics"][-1]) for r in rows["HDP"]], flush=True)
+    for K in (int(k) for k in args.lda_k.split(",")):
+        rows[f"LDA K={K}"] = [run(train, test, "gibbs", K, args.sweeps, seed) for seed in seeds]
+        print(K, [round(r["perplexity"][-1], 1) for r in rows[f"LDA K={K}"]], flush=True)
+    payload = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+               "command": "python benchmarks/collapsed_hdp.py " + " ".join(argv or sys.argv[1:]),
+               "describe": {"corpus": args.corpus, "docs": train.shape[0], "V": train.shape[1],
+                            "train_tokens": int(train.sum()), "test_tokens": int(test.sum())},
+               "sweeps": args.sweeps, "seeds": seeds, "hdp": HDP, "rows": rows}
+    (RESULTS / f"collapsed_hdp_{args.corpus}.json").write_text(json.dumps(payload))
+    (RESULTS / f"collapsed_hdp_{args.corpus}.md").write_text(markdown(payload))
+    print(markdown(payload))
+
+
+if __name__ == "__main__":
+    main()
