@@ -4,7 +4,8 @@
 Same split and evaluation as ``collapsed_lda.py`` (10 % of each document's tokens held out, seed 0;
 the predictive averaged over the sweeps after 10 burn-in sweeps, Welling et al. 2008, Eq. 31; for
 the HDP the predictive includes the new-topic mass). LDA: alpha = beta = 0.1 (the reproduction's
-settings); HDP: eta = 0.1, alpha = gamma = 1 (fixed, not resampled), starting from no topics.
+settings); HDP: eta = 0.1, starting from no topics, with alpha = gamma = 1 fixed, and with alpha and
+gamma starting there and resampled every sweep under Teh et al.'s priors (Gamma(1, 1), Gamma(1, 0.1)).
 Reported: perplexity at a few sweeps (mean ± standard deviation over seeds), topics used by the HDP
 at the end, CPU seconds per sweep (one thread).
 
@@ -27,10 +28,12 @@ from collapsed_lda import RESULTS, load_split, run  # noqa: E402  (sets the one-
 import numpy as np  # noqa: E402
 
 HDP = dict(concentration=1.0, doc_topic_prior=1.0, topic_word_prior=0.1)
+#: Teh et al. (2006, §6): alpha ~ Gamma(1, 1), gamma ~ Gamma(1, 0.1), resampled every sweep.
+TEH_PRIORS = ((1.0, 1.0), (1.0, 0.1))
 MARKS = (10, 50, 100, 200, 300, 500)
 
 
-def run_hdp(train, test, sweeps: int, seed: int) -> dict:
+def run_hdp(train, test, sweeps: int, seed: int, priors=None) -> dict:
     from stickbreak import HDPTopicModel
 
     cpu, topics = [], []
@@ -40,7 +43,8 @@ def run_hdp(train, test, sweeps: int, seed: int) -> dict:
         cpu.append(time.process_time() - start)
         topics.append(int((params.Nk > 0).sum()))
 
-    est = HDPTopicModel(algorithm="gibbs", max_laps=sweeps, tol=0.0, random_state=seed, callbacks=[observe], **HDP)
+    est = HDPTopicModel(algorithm="gibbs", max_laps=sweeps, tol=0.0, random_state=seed, callbacks=[observe],
+                        concentration_priors=priors, **HDP)
     est.fit(train, heldout=test)
     return {"perplexity": np.exp(-est.heldout_per_word_).tolist(), "cpu_s": cpu, "topics": topics}
 
@@ -51,8 +55,8 @@ def markdown(payload: dict) -> str:
     lines = [f"# HDP (direct-assignment collapsed Gibbs) vs LDA (collapsed Gibbs) on {d['corpus']}", "",
              f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"{d['docs']:,} documents, V={d['V']:,}, {d['train_tokens']:,} training and {d['test_tokens']:,} held-out "
-             f"tokens; seeds {payload['seeds']}; one thread. LDA alpha = beta = 0.1; HDP eta = 0.1, alpha = gamma = 1 "
-             "from no topics. Perplexity (mean ± standard deviation over seeds) by the predictive averaged after "
+             f"tokens; seeds {payload['seeds']}; one thread. LDA alpha = beta = 0.1; HDP eta = 0.1 from no topics, "
+             "alpha = gamma = 1 fixed or resampled under Gamma(1, 1) and Gamma(1, 0.1) priors. Perplexity (mean ± standard deviation over seeds) by the predictive averaged after "
              "10 burn-in sweeps; lower is better.", "",
              "| model | " + " | ".join(f"sweep {s}" for s in marks) + " | topics at the end | CPU s / sweep |",
              "|---|" + "---:|" * (len(marks) + 2)]
@@ -76,8 +80,10 @@ def main(argv=None):
     seeds = [int(s) for s in args.seeds.split(",")]
     run_hdp(train[:50], test[:50], 2, 0)  # compile the kernels outside the timings
     run(train[:50], test[:50], "gibbs", 5, 2, 0)
-    rows = {"HDP": [run_hdp(train, test, args.sweeps, seed) for seed in seeds]}
-    print("HDP", [(round(r["perplexity"][-1], 1), r["topics"][-1]) for r in rows["HDP"]], flush=True)
+    rows = {"HDP, alpha = gamma = 1": [run_hdp(train, test, args.sweeps, seed) for seed in seeds],
+            "HDP, Gamma priors": [run_hdp(train, test, args.sweeps, seed, TEH_PRIORS) for seed in seeds]}
+    for name in list(rows):
+        print(name, [(round(r["perplexity"][-1], 1), r["topics"][-1]) for r in rows[name]], flush=True)
     for K in (int(k) for k in args.lda_k.split(",")):
         rows[f"LDA K={K}"] = [run(train, test, "gibbs", K, args.sweeps, seed) for seed in seeds]
         print(K, [round(r["perplexity"][-1], 1) for r in rows[f"LDA K={K}"]], flush=True)

@@ -173,3 +173,44 @@ def test_cli_runs_collapsed_samplers_with_heldout_tokens(capsys):
     assert "perplexity" in capsys.readouterr().out
     assert main(["fit", "topics", "ap", "--heldout-tokens", "0.1", "--quiet"]) == 2
     assert "--heldout-tokens is scored during collapsed inference" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("which", ["alpha", "gamma"])
+def test_concentration_updates_leave_their_exact_posterior_invariant(which):
+    """Iterated alone, each auxiliary-variable update samples its conditional posterior: alpha given
+    m tables over documents of n_j tokens, ``∝ Gamma(a, b) alpha^m prod_j Gamma(alpha)/Gamma(alpha + n_j)``;
+    gamma given K topics among m tables, ``∝ Gamma(a, b) gamma^K Gamma(gamma)/Gamma(gamma + m)``."""
+    from scipy.special import gammaln as lg
+
+    from stickbreak.learn.collapsed_hdp import resample_doc_concentration, resample_dp_concentration
+
+    rng = np.random.default_rng(0)
+    lengths, tables, topics, (a, b) = np.array([5.0, 12.0, 30.0, 2.0]), 9.0, 4, (2.0, 1.0)
+    value, draws = 1.0, []
+    for _ in range(40_000):
+        if which == "alpha":
+            value = resample_doc_concentration(rng, value, tables, lengths, a, b)
+        else:
+            value = resample_dp_concentration(rng, value, topics, tables, a, b)
+        draws.append(value)
+    grid = np.linspace(1e-4, 30, 300_001)
+    if which == "alpha":
+        log_post = (a - 1 + tables) * np.log(grid) - b * grid + sum(lg(grid) - lg(grid + n) for n in lengths)
+    else:
+        log_post = (a - 1 + topics) * np.log(grid) - b * grid + lg(grid) - lg(grid + tables)
+    post = np.exp(log_post - log_post.max())
+    mean = (grid * post).sum() / post.sum()
+    sd = np.sqrt(((grid - mean) ** 2 * post).sum() / post.sum())
+    assert np.mean(draws) == pytest.approx(mean, rel=0.02)
+    assert np.std(draws) == pytest.approx(sd, rel=0.03)
+
+
+def test_hdp_gibbs_with_concentration_priors_records_the_last_values(corpus):
+    from stickbreak import HDPTopicModel
+
+    est = HDPTopicModel(algorithm="gibbs", concentration_priors=((1, 1), (1, 0.1)), max_laps=5, tol=0.0,
+                        random_state=0).fit(corpus)
+    assert set(est.concentrations_) == {"doc_topic_prior", "concentration"}
+    assert est.concentrations_["doc_topic_prior"] != est.doc_topic_prior  # moved from the start
+    with pytest.raises(ValueError, match="concentration_priors must be"):
+        HDPTopicModel(algorithm="gibbs", concentration_priors=(1, 1)).fit(corpus)

@@ -133,11 +133,21 @@ def fit_collapsed_hdp(est, data, view: TruncationFreeTopics, learn_cfg, rng, hel
     returns ``(params, stats, result, heldout_trace)`` with ``params`` the used topics, largest first,
     as ``lam = eta + N_wk`` and sticks ``u_k = m_k``, ``v_k = gamma + sum_{l>k} m_l`` from the last
     table counts (the stick form of ``Dir(m, gamma)``, so ``E[pi_k]`` is the posterior mean of
-    ``beta_k`` given the tables)."""
+    ``beta_k`` given the tables). With ``concentration_priors`` alpha and gamma are resampled every
+    sweep; their last values are set as ``est.concentrations_``."""
     check_int("burn_in", est.burn_in, 0)
+    priors = est.concentration_priors
+    if priors is not None:
+        try:
+            priors = tuple((float(a), float(b)) for a, b in priors)
+        except (TypeError, ValueError):
+            priors = ()
+        if len(priors) != 2 or min(min(pair) for pair in priors) <= 0:
+            raise ValueError("concentration_priors must be ((shape, rate) of alpha, (shape, rate) of gamma), all "
+                             f"positive, e.g. ((1, 1), (1, 0.1)); got {est.concentration_priors!r}")
     sampler = view.sampler
     model = CollapsedHDP(sampler.doc_concentration, sampler.corpus_concentration, sampler.topic_word_prior,
-                         data.n_features)
+                         data.n_features, priors)
     if heldout is not None:
         heldout = est._as_bow(heldout, empty="keep").counts
     learner = DirectAssignmentGibbs(rng, heldout, est.burn_in)
@@ -147,6 +157,7 @@ def fit_collapsed_hdp(est, data, view: TruncationFreeTopics, learn_cfg, rng, hel
     tables = p.tables[used]
     after = np.cumsum(tables[::-1])[::-1] - tables
     params = view.make_params(np.arange(len(used)), p.Nwk[:, used].T + model.topic_word_prior,
-                              {"u": tables, "v": model.corpus_concentration + after})
+                              {"u": tables, "v": p.gamma + after})
+    est.concentrations_ = {"doc_topic_prior": p.alpha, "concentration": p.gamma}
     stats = SuffStats(params.uids, {"N": p.Nk[used].copy(), "tables": tables.copy()})
     return params, stats, result, result.state.heldout_per_word

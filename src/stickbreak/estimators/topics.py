@@ -481,6 +481,12 @@ class HDPTopicModel(_TopicEstimator):
         are created and removed freely from no topics at all (``n_topics`` is unused).
         ``fit(X, heldout=H)`` scores held-out tokens of the same documents after every sweep
         (``heldout_per_word_``, the predictive averaged over the sweeps after ``burn_in``).
+    concentration_priors : ((shape, rate), (shape, rate)), optional
+        ``algorithm="gibbs"``: Gamma priors on ``doc_topic_prior`` (alpha) and ``concentration``
+        (gamma), which then start at the given values and are resampled after every sweep by
+        auxiliary variables (Teh et al. 2006, App. A; Escobar & West 1995); Teh et al.'s choice is
+        ``((1, 1), (1, 0.1))``. The last values are in ``concentrations_``; ``transform`` keeps the
+        constructor's ``doc_topic_prior``.
 
     ``HDPTopicModel.paper_preset("hoffman2013")`` and ``paper_preset("wang_blei2012")`` give the
     papers' settings (``LDA.paper_preset("hoffman2013", n_topics=100)`` likewise).
@@ -493,8 +499,9 @@ class HDPTopicModel(_TopicEstimator):
                  init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0, learning_rate_decay=0.7,
                  sampling="without_replacement", local_max_iter=100, local_tol=None, n_restarts=5,
                  local_start="scratch", moves=None, move_options=None, n_sweeps=5, prune_every=20_000, n_jobs=1,
-                 total_docs=None, random_state=None, verbose=0, callbacks=None, burn_in=10):
+                 total_docs=None, random_state=None, verbose=0, callbacks=None, burn_in=10, concentration_priors=None):
         self.n_topics, self.concentration, self.burn_in = n_topics, concentration, burn_in
+        self.concentration_priors = concentration_priors
         self.variational_family, self.doc_truncation, self.batch_size = variational_family, doc_truncation, batch_size
         self.n_sweeps, self.prune_every = n_sweeps, prune_every
         self.moves, self.move_options = moves, move_options

@@ -32,10 +32,11 @@ class CollapsedHDP:
     ``Dir(alpha beta)`` over topics, corpus weights ``beta ~ GEM(gamma)``, topics ``Dir(eta)`` over
     ``n_words`` words (Teh et al. 2006, §6)."""
 
-    doc_concentration: float  # alpha
+    doc_concentration: float  # alpha (the starting value when resampled)
     corpus_concentration: float  # gamma
     topic_word_prior: float  # eta
     n_words: int
+    concentration_priors: tuple | None = None  # ((a_alpha, b_alpha), (a_gamma, b_gamma)): Gamma(shape, rate)
     monotone = False  # a sampler's log joint goes up and down
     samples = True
 
@@ -44,7 +45,7 @@ class CollapsedHDP:
         factors, every topic and document integrated out)."""
         used = params.used
         Nwk, Njk, Nk, beta = params.Nwk[:, used], params.Njk[:, used], params.Nk[used], params.beta[used]
-        W, eta, alpha = self.n_words, self.topic_word_prior, self.doc_concentration
+        W, eta, alpha = self.n_words, self.topic_word_prior, params.alpha
         words = (len(Nk) * gammaln(W * eta) - gammaln(Nk + W * eta).sum()
                  + (gammaln(Nwk + eta) - gammaln(eta)).sum())
         prior = alpha * beta
@@ -66,6 +67,8 @@ class DirectAssignmentParams:
     rest: np.ndarray  # one element
     tables: np.ndarray
     eta: float
+    alpha: float  # the current concentrations (resampled when the model has priors on them)
+    gamma: float
 
     @property
     def used(self) -> np.ndarray:
@@ -92,12 +95,13 @@ class DirectAssignmentGibbs(SweepLearner):
         z = np.full(int(self._token_start[-1]), -1, dtype=np.int64)
         K = INITIAL_SLOTS
         params = DirectAssignmentParams(z, np.zeros((model.n_words, K)), np.zeros((X.shape[0], K)), np.zeros(K),
-                                        np.zeros(K), np.ones(1), np.zeros(K), model.topic_word_prior)
+                                        np.zeros(K), np.ones(1), np.zeros(K), model.topic_word_prior,
+                                        float(model.doc_concentration), float(model.corpus_concentration))
         return CollapsedState(params, self._stats(params))
 
     def lap(self, model: CollapsedHDP, data, state: CollapsedState, executor=None) -> LapResult:
         p = state.params
-        alpha, gamma, eta = model.doc_concentration, model.corpus_concentration, model.topic_word_prior
+        alpha, gamma, eta = p.alpha, p.gamma, model.topic_word_prior
         stopped = 0
         while stopped >= 0:  # resumes only after the arrays grow (a handful of times per fit)
             stopped = sweep(*self._corpus, self._token_start, p.z, p.Nwk, p.Njk, p.Nk, p.beta, p.rest, alpha, gamma,
@@ -105,11 +109,16 @@ class DirectAssignmentGibbs(SweepLearner):
             if stopped >= 0:
                 p.Nwk, p.Njk, p.Nk, p.beta = grow(p.Nwk, p.Njk, p.Nk, p.beta)
         self._resample_weights(p, alpha, gamma)
+        if model.concentration_priors is not None:
+            (a_alpha, b_alpha), (a_gamma, b_gamma) = model.concentration_priors
+            tables = p.tables.sum()
+            p.alpha = resample_doc_concentration(self.rng, alpha, tables, p.Njk.sum(axis=1), a_alpha, b_alpha)
+            p.gamma = resample_dp_concentration(self.rng, gamma, int((p.Nk > 0).sum()), tables, a_gamma, b_gamma)
         state.sweeps += 1
         state.stats = self._stats(p)
         if self.heldout is not None:
             H = self.heldout
-            probs = predictive_probs(H.indptr, H.indices, p.Nwk, p.Njk, p.Nk, p.beta, float(p.rest[0]), alpha, eta)
+            probs = predictive_probs(H.indptr, H.indices, p.Nwk, p.Njk, p.Nk, p.beta, float(p.rest[0]), p.alpha, eta)
             state.heldout_per_word.append(H.score(probs, state.sweeps, True))
         return LapResult(state, model.log_joint(p), exact=False)
 
@@ -126,3 +135,25 @@ class DirectAssignmentGibbs(SweepLearner):
     def _stats(p: DirectAssignmentParams) -> SuffStats:
         used = p.used
         return SuffStats(used, {"N": p.Nk[used].copy(), "tables": p.tables[used].copy()})
+
+
+def resample_doc_concentration(rng, alpha: float, n_tables: float, doc_lengths: np.ndarray, shape: float,
+                               rate: float) -> float:
+    """One auxiliary-variable update of the document concentration under a ``Gamma(shape, rate)``
+    prior given ``n_tables`` tables over documents of ``doc_lengths`` tokens (Teh et al. 2006, App. A):
+    ``w_j ~ Beta(alpha + 1, n_j)``, ``s_j ~ Bernoulli(n_j / (n_j + alpha))``, then
+    ``alpha ~ Gamma(shape + m - sum s, rate - sum log w)``."""
+    n = doc_lengths[doc_lengths > 0]
+    w = rng.beta(alpha + 1.0, n)
+    s = rng.random(n.size) * (n + alpha) < n
+    return float(rng.gamma(shape + n_tables - s.sum(), 1.0 / (rate - np.log(w).sum())))
+
+
+def resample_dp_concentration(rng, gamma: float, n_topics: int, n_tables: float, shape: float, rate: float) -> float:
+    """One update of a DP concentration with ``n_topics`` clusters among ``n_tables`` draws under a
+    ``Gamma(shape, rate)`` prior (Escobar & West 1995, §6): ``x ~ Beta(gamma + 1, m)``, then a
+    two-component Gamma mixture with odds ``(shape + K - 1) / (m (rate - log x))``."""
+    x = rng.beta(gamma + 1.0, n_tables)
+    odds = (shape + n_topics - 1.0) / (n_tables * (rate - np.log(x)))
+    extra = 1.0 if rng.random() * (1.0 + odds) < odds else 0.0
+    return float(rng.gamma(shape + n_topics - 1.0 + extra, 1.0 / (rate - np.log(x))))
