@@ -23,14 +23,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collapsed_lda import RESULTS, load_split, run  # noqa: E402  (sets the one-thread variables first)
+from collapsed_lda import RESULTS, load_split, reported_sweeps, run, summary_cells  # noqa: E402  (sets the one-thread variables first)
 
 import numpy as np  # noqa: E402
 
 HDP = dict(concentration=1.0, doc_topic_prior=1.0, topic_word_prior=0.1)
 #: Teh et al. (2006, §6): alpha ~ Gamma(1, 1), gamma ~ Gamma(1, 0.1), resampled every sweep.
 TEH_PRIORS = ((1.0, 1.0), (1.0, 0.1))
-MARKS = (10, 50, 100, 200, 300, 500)
 
 
 def run_hdp(train, test, sweeps: int, seed: int, priors=None) -> dict:
@@ -50,21 +49,19 @@ def run_hdp(train, test, sweeps: int, seed: int, priors=None) -> dict:
 
 
 def markdown(payload: dict) -> str:
-    d, sweeps = payload["describe"], payload["sweeps"]
-    marks = sorted({s for s in MARKS if s <= sweeps} | {sweeps})
+    d = payload["describe"]
+    marks = reported_sweeps(payload["sweeps"])
     lines = [f"# HDP (direct-assignment collapsed Gibbs) vs LDA (collapsed Gibbs) on {d['corpus']}", "",
              f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"{d['docs']:,} documents, V={d['V']:,}, {d['train_tokens']:,} training and {d['test_tokens']:,} held-out "
              f"tokens; seeds {payload['seeds']}; one thread. LDA alpha = beta = 0.1; HDP eta = 0.1 from no topics, "
-             "alpha = gamma = 1 fixed or resampled under Gamma(1, 1) and Gamma(1, 0.1) priors. Perplexity (mean ± standard deviation over seeds) by the predictive averaged after "
-             "10 burn-in sweeps; lower is better.", "",
+             "alpha = gamma = 1 fixed or resampled under Gamma(1, 1) and Gamma(1, 0.1) priors. Perplexity (mean "
+             "± standard deviation over seeds) by the predictive averaged after 10 burn-in sweeps; lower is better.", "",
              "| model | " + " | ".join(f"sweep {s}" for s in marks) + " | topics at the end | CPU s / sweep |",
              "|---|" + "---:|" * (len(marks) + 2)]
     for name, runs in payload["rows"].items():
-        curves = np.array([r["perplexity"] for r in runs])
-        per_sweep = np.mean([r["cpu_s"][-1] / len(r["cpu_s"]) for r in runs])
+        cells, per_sweep = summary_cells(runs, marks)
         topics = " / ".join(str(r["topics"][-1]) for r in runs) if "topics" in runs[0] else name.split("=")[-1]
-        cells = [f"{curves[:, s - 1].mean():.1f} ± {curves[:, s - 1].std():.1f}" for s in marks]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {topics} | {per_sweep:.3f} |")
     return "\n".join(lines) + "\n"
 

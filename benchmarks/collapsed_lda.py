@@ -57,9 +57,20 @@ def run(train, test, algorithm: str, n_topics: int, sweeps: int, seed: int) -> d
     return {"perplexity": np.exp(-est.heldout_per_word_).tolist(), "cpu_s": cpu}
 
 
+def reported_sweeps(sweeps: int) -> list[int]:
+    return sorted({s for s in REPORTED_SWEEPS if s <= sweeps} | {sweeps})
+
+
+def summary_cells(runs: list, marks) -> tuple[list[str], float]:
+    """Perplexity ``mean ± sd`` over seeds at each sweep of ``marks``, and the mean CPU s per sweep."""
+    curves = np.array([r["perplexity"] for r in runs])
+    per_sweep = float(np.mean([r["cpu_s"][-1] / len(r["cpu_s"]) for r in runs]))
+    return [f"{curves[:, s - 1].mean():.1f} ± {curves[:, s - 1].std():.1f}" for s in marks], per_sweep
+
+
 def markdown(payload: dict) -> str:
-    d, sweeps = payload["describe"], payload["sweeps"]
-    marks = sorted({s for s in REPORTED_SWEEPS if s <= sweeps} | {sweeps})
+    d = payload["describe"]
+    marks = reported_sweeps(payload["sweeps"])
     lines = [f"# Collapsed LDA on {d['corpus']} (Welling, Teh & Kappen 2008, §7)", "",
              f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"{d['docs']:,} documents, V={d['V']:,}, {d['train_tokens']:,} training and {d['test_tokens']:,} held-out "
@@ -68,9 +79,7 @@ def markdown(payload: dict) -> str:
              "| algorithm | " + " | ".join(f"sweep {s}" for s in marks) + " | CPU s / sweep |",
              "|---|" + "---:|" * (len(marks) + 1)]
     for name, runs in payload["rows"].items():
-        curves = np.array([r["perplexity"] for r in runs])
-        per_sweep = np.mean([r["cpu_s"][-1] / len(r["cpu_s"]) for r in runs])
-        cells = [f"{curves[:, s - 1].mean():.1f} ± {curves[:, s - 1].std():.1f}" for s in marks]
+        cells, per_sweep = summary_cells(runs, marks)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {per_sweep:.3f} |")
     return "\n".join(lines) + "\n"
 

@@ -128,6 +128,19 @@ def fit_collapsed(est, data, model, learn_cfg, rng, heldout):
     return params, stats, result, result.state.heldout_per_word
 
 
+def _gamma_priors(value) -> tuple:
+    """``((shape, rate) of alpha, (shape, rate) of gamma)`` as floats, all positive, or a clear error."""
+    try:
+        priors = tuple((float(a), float(b)) for a, b in value)
+        valid = len(priors) == 2 and min(min(pair) for pair in priors) > 0
+    except (TypeError, ValueError):
+        valid = False
+    if not valid:
+        raise ValueError("concentration_priors must be ((shape, rate) of alpha, (shape, rate) of gamma), all "
+                         f"positive, e.g. ((1, 1), (1, 0.1)); got {value!r}")
+    return priors
+
+
 def fit_collapsed_hdp(est, data, view: TruncationFreeTopics, learn_cfg, rng, heldout):
     """The HDP's direct-assignment collapsed Gibbs sampler (:mod:`stickbreak.learn.collapsed_hdp`);
     returns ``(params, stats, result, heldout_trace)`` with ``params`` the used topics, largest first,
@@ -136,15 +149,7 @@ def fit_collapsed_hdp(est, data, view: TruncationFreeTopics, learn_cfg, rng, hel
     ``beta_k`` given the tables). With ``concentration_priors`` alpha and gamma are resampled every
     sweep; their last values are set as ``est.concentrations_``."""
     check_int("burn_in", est.burn_in, 0)
-    priors = est.concentration_priors
-    if priors is not None:
-        try:
-            priors = tuple((float(a), float(b)) for a, b in priors)
-        except (TypeError, ValueError):
-            priors = ()
-        if len(priors) != 2 or min(min(pair) for pair in priors) <= 0:
-            raise ValueError("concentration_priors must be ((shape, rate) of alpha, (shape, rate) of gamma), all "
-                             f"positive, e.g. ((1, 1), (1, 0.1)); got {est.concentration_priors!r}")
+    priors = None if est.concentration_priors is None else _gamma_priors(est.concentration_priors)
     sampler = view.sampler
     model = CollapsedHDP(sampler.doc_concentration, sampler.corpus_concentration, sampler.topic_word_prior,
                          data.n_features, priors)
