@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from stickbreak import obs
-from stickbreak.data import BagOfWords, DenseData
+from stickbreak.data import BagOfWords, DenseData, LaggedData
 from stickbreak.obs import expfam
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -40,6 +40,14 @@ def small_data(name: str, rng: np.random.Generator, n_items: int = 40, dim: int 
         return BagOfWords.from_counts(X)
     if name == "bern":
         return DenseData.from_array((rng.random((n_items, dim)) < 0.3).astype(float))
+    if name == "ar_gauss":  # two simulated AR(1) sequences, as frames with their predecessors
+        coefs = np.array([[0.8, 0.3, 0.0], [-0.2, 0.7, 0.1], [0.0, 0.2, 0.9]])[:dim, :dim]
+        X = np.empty((n_items, dim))
+        x = rng.normal(size=dim) * 2.0
+        for t in range(n_items):
+            x = coefs @ x + rng.normal(size=dim) * [1.0, 2.0, 0.5][:dim]
+            X[t] = x
+        return LaggedData.from_sequences(X, [0, n_items // 2, n_items])
     return DenseData.from_array(rng.normal(size=(n_items, dim)) * [1.0, 2.0, 0.5][:dim] + 1.5)
 
 
@@ -91,4 +99,7 @@ def real_data_for(name: str, n_items: int = 500):
         return (load_digits_shared()[0][:n_items] > 8).astype(float)
     if name == "mult":
         return load_shared_bow("reuters_lda").counts
+    if name == "ar_gauss":  # bnpy's mocap6 with its explicit predecessors (packaged with stickbreak.datasets)
+        z = np.load(Path(__file__).resolve().parents[1] / "src" / "stickbreak" / "datasets" / "files" / "mocap6.npz")
+        return LaggedData(z["X"][:n_items], z["Xprev"][:n_items])
     raise AssertionError(name)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from stickbreak.data import BagOfWords, DenseData
+from stickbreak.data import BagOfWords, DenseData, LaggedData
 from stickbreak.obs import expfam
 
 from conftest import ALL_FAMILIES, family_case
@@ -33,6 +33,8 @@ def test_expected_t_is_minus_gradient_of_log_normalizer(name):
 
 
 def _single_item(data, n):
+    if isinstance(data, LaggedData):
+        return data.subset([n])
     if isinstance(data, BagOfWords):
         return BagOfWords(data.counts[n:n + 1])
     return DenseData(data.X[n:n + 1])
@@ -72,6 +74,12 @@ def _sample_params(name, post, k, rng, size):
         lam = rng.gamma(nu[k] / 2.0, 2.0 / beta[k], size=(size, len(beta[k])))
         mu = rng.normal(mean[k], 1.0 / np.sqrt(kappa[k] * lam))
         return list(zip(mu, lam))
+    if name == "ar_gauss":
+        from stickbreak.obs.ar_gauss import common_params
+        nu, mean, col_cov, _, scale, _ = common_params(post)
+        lams = st.wishart(df=nu[k], scale=np.linalg.inv(scale[k])).rvs(size, random_state=rng)
+        unit = st.matrix_normal(np.zeros_like(mean[k]), np.eye(mean.shape[1]), col_cov[k]).rvs(size, random_state=rng)
+        return list(zip(mean[k] + np.linalg.cholesky(np.linalg.inv(lams)) @ unit, lams))  # A ~ MN(M, Lambda^-1, V)
     if name == "mult":
         return list(rng.dirichlet(post["lam"][k], size=size))
     if name == "bern":
@@ -83,6 +91,9 @@ def _loglik(name, data, phi):
     if name in ("gauss", "zero_mean_gauss"):
         mu, lam = phi
         return st.multivariate_normal(mu, np.linalg.inv(lam)).logpdf(data.X)
+    if name == "ar_gauss":
+        coefs, lam = phi
+        return st.multivariate_normal(np.zeros(len(lam)), np.linalg.inv(lam)).logpdf(data.X - data.Xprev @ coefs.T)
     if name == "diag_gauss":
         mu, lam = phi
         return st.norm(mu, 1.0 / np.sqrt(lam)).logpdf(data.X).sum(axis=1)
@@ -146,6 +157,8 @@ def test_bregman_divergence_nonnegative_and_zero_at_own_center(name):
         others = family.bregman_divergence(data, prior, center)[:, 0]
         assert own[n] == pytest.approx(0.0, abs=1e-8)
         dense = data.counts.toarray() if isinstance(data, BagOfWords) else data.X
+        if isinstance(data, LaggedData):  # an item is the pair (frame, predecessor)
+            dense = np.hstack([data.X, data.Xprev])
         identical = (dense == dense[n]).all(axis=1)
         np.testing.assert_array_equal(others < 1e-9, identical)
 
@@ -161,6 +174,12 @@ def _log_density(name, nat, k, phi):
                 + st.multivariate_normal(mean[k], np.linalg.inv(kappa[k] * lam)).logpdf(mu))
     if name == "zero_mean_gauss":
         return st.wishart(df=nat["nu"][k], scale=np.linalg.inv(nat["scatter"][k])).logpdf(phi[1])
+    if name == "ar_gauss":
+        from stickbreak.obs.ar_gauss import common_params
+        nu, mean, col_cov, _, scale, _ = common_params(nat)
+        coefs, lam = phi
+        return (st.wishart(df=nu[k], scale=np.linalg.inv(scale[k])).logpdf(lam)
+                + st.matrix_normal(mean[k], np.linalg.inv(lam), col_cov[k]).logpdf(coefs))
     if name == "diag_gauss":
         from stickbreak.obs.diag_gauss import common_params
         nu, kappa, mean, beta = common_params(nat)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from types import ModuleType
 
 from .. import obs
-from . import dp_mixture, finite_mixture, hdp_topics, lda
+from . import dp_mixture, finite_hmm, finite_mixture, hdp_hmm, hdp_topics, lda
+from .hmm import HMMLocal, HMMModel, HMMParams
 from .mixture import MixtureLocal, MixtureModel, MixtureParams
 from .topics import LocalOptions, TopicLocal, TopicModel, TopicParams
 
 WEIGHT_MODELS: dict[str, ModuleType] = {"dp": dp_mixture, "finite": finite_mixture}
 TOPIC_WEIGHT_MODELS: dict[str, ModuleType] = {"lda": lda, "hdp": hdp_topics}
+TRANSITION_MODELS: dict[str, ModuleType] = {"finite": finite_hmm, "hdp": hdp_hmm}
 
 
 def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
@@ -26,5 +28,5 @@ def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
     return MixtureModel(family, obs_prior, weights, weights.default_prior(config.concentration))
 
 
-__all__ = ["LocalOptions", "MixtureLocal", "MixtureModel", "MixtureParams", "TOPIC_WEIGHT_MODELS", "TopicLocal", "TopicModel",
+__all__ = ["HMMLocal", "HMMModel", "HMMParams", "TRANSITION_MODELS", "LocalOptions", "MixtureLocal", "MixtureModel", "MixtureParams", "TOPIC_WEIGHT_MODELS", "TopicLocal", "TopicModel",
            "TopicParams", "WEIGHT_MODELS", "make_mixture_model"]

@@ -48,6 +48,9 @@ class SuffStats:
     merge_fields : mapping name -> (n_pairs,) array
         The merged value of fields that do not simply add up under a merge (topic models: the
         document terms ``log_pi`` and ``doc_gamma``, non-linear in the document counts), per pair.
+    square : tuple of field names
+        Fields indexed by components on their first *two* axes (hidden Markov models: the
+        transition counts ``M_jk``). Reordering, selecting, padding and merging act on both axes.
     """
 
     uids: np.ndarray
@@ -57,12 +60,17 @@ class SuffStats:
     merge_pairs: np.ndarray = field(default_factory=lambda: _NO_PAIRS)
     merge_entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
     merge_fields: Mapping[str, np.ndarray] = field(default_factory=dict)
+    square: tuple = ()
 
     def __post_init__(self):
         uids = _as_uids(self.uids)
         object.__setattr__(self, "uids", uids)
+        object.__setattr__(self, "square", tuple(self.square))
         if "N" not in self.fields:
             raise ValueError("SuffStats.fields must contain the counts 'N'")
+        for name in self.square:
+            if name not in self.fields or np.shape(self.fields[name])[:2] != (len(uids), len(uids)):
+                raise ValueError(f"square statistic {name!r} must be a field of shape ({len(uids)}, {len(uids)}, ...)")
         for group in (self.fields, self.elbo_terms):
             for name, value in group.items():
                 if np.shape(value)[:1] != (len(uids),):
@@ -105,14 +113,19 @@ class SuffStats:
             merge_pairs=self.merge_pairs,
             merge_entropy=self.merge_entropy,
             merge_fields=self.merge_fields,
+            square=self.square,
         )
         values.update(changes)
         return SuffStats(**values)
 
     def _map_components(self, fn, **changes) -> "SuffStats":
-        """Apply ``fn`` to every per-component array (fields and ELBO terms), with other ``changes``."""
+        """Apply ``fn`` (a re-indexing of the component axis) to every per-component array, on both
+        component axes of the square fields, with other ``changes``."""
+        def both_axes(v):
+            return np.swapaxes(fn(np.swapaxes(fn(v), 0, 1)), 0, 1)
+
         return self._replace(
-            fields={k: fn(v) for k, v in self.fields.items()},
+            fields={k: both_axes(v) if k in self.square else fn(v) for k, v in self.fields.items()},
             elbo_terms={k: fn(v) for k, v in self.elbo_terms.items()},
             **changes,
         )
@@ -125,8 +138,8 @@ class SuffStats:
             )
         if self.fields.keys() != other.fields.keys() or self.elbo_terms.keys() != other.elbo_terms.keys():
             raise ValueError("cannot combine statistics with different named fields")
-        if self.scalars.keys() != other.scalars.keys():
-            raise ValueError("cannot combine statistics with different scalars")
+        if self.scalars.keys() != other.scalars.keys() or self.square != other.square:
+            raise ValueError("cannot combine statistics with different scalars or square fields")
         if not np.array_equal(self.merge_pairs, other.merge_pairs) or self.merge_fields.keys() != other.merge_fields.keys():
             raise ValueError("cannot combine statistics gathered for different merge pairs")
 
@@ -154,8 +167,9 @@ class SuffStats:
 
     def scaled(self, factor: float) -> "SuffStats":
         """All statistics multiplied by ``factor`` (e.g. the N / N_batch amplification of SVI)."""
-        return self._map_components(
-            lambda v: v * factor,
+        return self._replace(
+            fields={k: v * factor for k, v in self.fields.items()},
+            elbo_terms={k: v * factor for k, v in self.elbo_terms.items()},
             scalars={k: v * factor for k, v in self.scalars.items()},
             merge_entropy=self.merge_entropy * factor,
             merge_fields={k: v * factor for k, v in self.merge_fields.items()},
@@ -192,13 +206,19 @@ class SuffStats:
             raise ValueError("reorder needs a permutation of the existing uids")
         return self.select(uids)
 
-    def merge(self, uid_a: int, uid_b: int) -> "SuffStats":
-        """Merge component ``uid_b`` into ``uid_a`` (Hughes 2016, Eq. 4.1-4.4).
+    def merge(self, uid_a: int, uid_b: int, bound_against=()) -> "SuffStats":
+        """Merge component ``uid_b`` into ``uid_a`` (Hughes 2016, Eq. 4.1-4.4; Eq. 6.49 for chains).
 
-        Fields add up, except those in ``merge_fields``, which take the pair's cached value. The
-        entropy of the merged component is the cached merge term of the pair, which must have been
-        gathered during the local step; every other pair that involves ``uid_a`` or ``uid_b`` is
-        dropped because its cached terms are now stale.
+        Fields add up (square fields along both axes), except those in ``merge_fields``, which take
+        the pair's cached value. The entropy of the merged component is the cached merge term of
+        the pair, which must have been gathered during the local step; every other pair that
+        involves ``uid_a`` or ``uid_b`` is dropped because its cached terms are now stale.
+
+        Chains (square fields present): a pair's cached entropy was gathered while the components
+        in ``bound_against`` (merged earlier in the same lap) were still apart. Merging both
+        pairs lowers the entropy further, by at most ``log 2`` times the transition mass between
+        them (a two-way split has entropy at most ``log 2``), which is subtracted: the ELBO stays a
+        lower bound, exact again after the next visit (the thesis drops such terms, §6.5).
         """
         a, b = self.index_of(uid_a), self.index_of(uid_b)
         pair = self._pair_index(uid_a, uid_b) if (self.merge_fields or "entropy" in self.elbo_terms) else None
@@ -206,10 +226,16 @@ class SuffStats:
         for name, value in self.fields.items():
             value = value.copy()
             value[a] = self.merge_fields[name][pair] if name in self.merge_fields else value[a] + value[b]
+            if name in self.square:
+                value[:, a] += value[:, b]
             fields[name] = value
         elbo_terms = {name: value.copy() for name, value in self.elbo_terms.items()}
         if "entropy" in elbo_terms:
             elbo_terms["entropy"][a] = self.merge_entropy[pair]
+            if self.square and len(bound_against):
+                flow = fields[self.square[0]]
+                others = [self.index_of(u) for u in bound_against]
+                elbo_terms["entropy"][a] -= np.log(2.0) * float(flow[a, others].sum() + flow[others, a].sum())
         touched = np.isin(self.merge_pairs, [uid_a, uid_b]).any(axis=1)
         merged = self._replace(
             fields=fields,
@@ -242,8 +268,13 @@ class SuffStats:
 
         return self._map_components(zeroed)
 
+    def _no_square(self, what: str) -> None:
+        if self.square:
+            raise NotImplementedError(f"{what} is not defined for statistics with square fields {list(self.square)}")
+
     def append(self, other: "SuffStats") -> "SuffStats":
         """Components of ``other`` appended after ours; scalars and merge terms stay ours."""
+        self._no_square("append")
         if np.isin(other.uids, self.uids).any():
             raise ValueError(f"cannot append components with uids already present: {other.uids.tolist()}")
         if self.fields.keys() != other.fields.keys() or self.elbo_terms.keys() != other.elbo_terms.keys():
@@ -257,6 +288,7 @@ class SuffStats:
     def with_components(self, other: "SuffStats") -> "SuffStats":
         """``other``'s components written in: rows of uids we have are overwritten, new uids appended.
         Our scalars and merge terms are kept (a move that re-splits some components' mass)."""
+        self._no_square("with_components")
         if self.fields.keys() != other.fields.keys() or self.elbo_terms.keys() != other.elbo_terms.keys():
             raise ValueError("cannot combine statistics with different named fields")
         present = np.isin(other.uids, self.uids)
@@ -282,15 +314,20 @@ class SuffStats:
         Raises if a violation is larger than round-off could explain, which signals a bookkeeping bug.
         """
         scale = 1.0 + float(np.abs(self.counts).sum())
-        worst = min(float(self.counts.min(initial=0.0)),
-                    float(self.elbo_terms["entropy"].min(initial=0.0)) if "entropy" in self.elbo_terms else 0.0)
+        # chains: a state's entropy carries its merges' changes and the lap's log 2 bounds (see merge),
+        # so it may be negative until the batch is next visited
+        entropy = self.elbo_terms.get("entropy", np.zeros(0))
+        entropy_worst = 0.0 if self.square else float(entropy.min(initial=0.0))
+        worst = min([float(self.counts.min(initial=0.0)), entropy_worst]
+                    + [float(self.fields[k].min(initial=0.0)) for k in self.square])
         if worst < -relative_tolerance * scale:
             raise AssertionError(f"statistics went negative by {worst:.3g}; memoized bookkeeping is inconsistent")
         if worst >= 0.0:
             return self
         fields = dict(self.fields, N=np.maximum(self.counts, 0.0))
+        fields.update({k: np.maximum(self.fields[k], 0.0) for k in self.square})
         terms = dict(self.elbo_terms)
-        if "entropy" in terms:
+        if "entropy" in terms and not self.square:
             terms["entropy"] = np.maximum(terms["entropy"], 0.0)
         return self._replace(fields=fields, elbo_terms=terms)
 
@@ -305,6 +342,8 @@ class SuffStats:
         out.update({f"{prefix}mergefield.{k}": v for k, v in self.merge_fields.items()})
         out.update({f"{prefix}elbo.{k}": v for k, v in self.elbo_terms.items()})
         out.update({f"{prefix}scalar.{k}": np.asarray(v) for k, v in self.scalars.items()})
+        if self.square:
+            out[f"{prefix}square"] = np.array(self.square, dtype=str)
         return out
 
     @classmethod
@@ -321,4 +360,5 @@ class SuffStats:
             merge_pairs=arrays[f"{prefix}merge_pairs"],
             merge_entropy=arrays[f"{prefix}merge_entropy"],
             merge_fields=group("mergefield"),
+            square=tuple(str(v) for v in arrays.get(f"{prefix}square", ())),
         )

@@ -27,10 +27,13 @@ def concat_items(parts):
     """One data set of the same kind from several (dense rows or word counts, in order)."""
     from .bow import BagOfWords
     from .dense import DenseData
+    from .lagged import LaggedData
 
     first = parts[0]
     if isinstance(first, DenseData):
         return DenseData(np.concatenate([np.asarray(p.X) for p in parts]))
+    if isinstance(first, LaggedData):
+        return LaggedData(np.concatenate([p.X for p in parts]), np.concatenate([p.Xprev for p in parts]))
     if isinstance(first, BagOfWords):
         import scipy.sparse as sp
 

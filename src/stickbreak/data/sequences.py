@@ -12,14 +12,24 @@ from .errors import DataError, describe_rows
 
 @dataclass(frozen=True, eq=False)
 class Sequences:
-    """``X`` (n_frames, n_features) and ``offsets`` (n_sequences + 1,): sequence s is ``X[offsets[s]:offsets[s+1]]``."""
+    """``X`` (n_frames, n_features) and ``offsets`` (n_sequences + 1,): sequence s is ``X[offsets[s]:offsets[s+1]]``.
+
+    ``Xprev`` (optional, same shape as ``X``) is each frame's predecessor for autoregressive
+    models, when the data supply one (bnpy's mocap6 does); without it, autoregressive models use
+    the previous frame of the same sequence, and the first frame as its own predecessor.
+    """
 
     X: np.ndarray
     offsets: np.ndarray
+    Xprev: np.ndarray | None = None
 
     @classmethod
-    def from_arrays(cls, X, offsets, what: str = "X") -> "Sequences":
+    def from_arrays(cls, X, offsets, what: str = "X", Xprev=None) -> "Sequences":
         X = _as_float_matrix(X, what)
+        if Xprev is not None:
+            Xprev = _as_float_matrix(Xprev, "Xprev")
+            if Xprev.shape != X.shape:
+                raise DataError(f"Xprev has shape {Xprev.shape} but {what} has shape {X.shape}; they must match.")
         offsets = np.asarray(offsets)
         if offsets.ndim != 1 or offsets.dtype.kind not in "iu" or len(offsets) < 2:
             raise DataError("offsets must be a 1-D integer array [0, end_1, ..., n_frames] with at least two entries.")
@@ -35,7 +45,7 @@ class Sequences:
                 f"sequences {describe_rows(np.flatnonzero(lengths <= 0))} are empty or offsets decrease; "
                 "offsets must be strictly increasing."
             )
-        return cls(X, offsets)
+        return cls(X, offsets, Xprev)
 
     @classmethod
     def from_list(cls, sequences, what: str = "sequences") -> "Sequences":
@@ -67,6 +77,11 @@ class Sequences:
     def subset(self, index) -> "Sequences":
         """The sequences at ``index`` (sequence numbers), in that order."""
         index = np.atleast_1d(np.asarray(index, dtype=np.int64))
-        pieces = [self.X[self.offsets[s]:self.offsets[s + 1]] for s in index]
+        rows = np.concatenate([np.arange(self.offsets[s], self.offsets[s + 1]) for s in index])
         offsets = np.concatenate([[0], np.cumsum(self.lengths[index])])
-        return Sequences(np.ascontiguousarray(np.concatenate(pieces)), offsets)
+        Xprev = None if self.Xprev is None else np.ascontiguousarray(self.Xprev[rows])
+        return Sequences(np.ascontiguousarray(self.X[rows]), offsets, Xprev)
+
+    def frame_sequence(self) -> np.ndarray:
+        """The sequence number of every frame, shape (n_frames,)."""
+        return np.repeat(np.arange(self.n_items), self.lengths)

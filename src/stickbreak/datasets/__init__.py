@@ -2,14 +2,16 @@
 
 >>> from stickbreak import datasets
 >>> datasets.names()
-['ap', 'digits', 'old_faithful']
+['ap', 'digits', 'mocap6', 'old_faithful']
 >>> ds = datasets.load("old_faithful"); ds.X.shape
 (272, 2)
+>>> seqs = datasets.load("mocap6").X; seqs.n_items, seqs.X.shape
+(6, (2058, 12))
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 import numpy as np
@@ -17,8 +19,10 @@ import numpy as np
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A bundled data set: ``X`` (dense array, or a :class:`~stickbreak.data.BagOfWords` of word
-    counts with its ``vocabulary``), optional ``labels`` and metadata."""
+    """A bundled data set: ``X`` (dense array, a :class:`~stickbreak.data.BagOfWords` of word
+    counts with its ``vocabulary``, or :class:`~stickbreak.data.Sequences` of frames), optional
+    ``labels`` (per item, or per frame for sequences), metadata, and ``extras``: further arrays or
+    names particular to the data set (e.g. ``Xprev`` for sequences)."""
 
     name: str
     X: object
@@ -26,6 +30,7 @@ class Dataset:
     feature_names: tuple[str, ...] | None
     description: str
     source: str
+    extras: dict = field(default_factory=dict)
 
 
 def _path(filename: str):
@@ -65,10 +70,28 @@ def _ap() -> Dataset:
     )
 
 
-_LOADERS = {"ap": _ap, "digits": _digits, "old_faithful": _old_faithful}
+def _mocap6() -> Dataset:
+    from ..data.sequence_io import read_sequences
+
+    with resources.as_file(_path("mocap6.npz")) as path:
+        found = read_sequences(path)
+        with np.load(path) as z:
+            channels, actions = tuple(str(c) for c in z["channel_names"]), tuple(str(a) for a in z["action_names"])
+    return Dataset(
+        "mocap6", found.sequences, found.labels.astype(int), channels,
+        "6 motion-capture sequences (2,058 frames at 10 fps, 12 joint angles) of 12 exercise types: labels 1-12 "
+        "per frame; extras: Xprev (previous frame, for AR models), label_names, sequence_names.",
+        "github.com/michaelchughes/mocap6dataset (CMU mocap subjects 13 and 14; BSD-2, (c) 2015 Mike Hughes, "
+        "see files/mocap6_LICENSE.txt); X and Xprev stored as float32",
+        {"Xprev": found.xprev, "label_names": actions, "sequence_names": found.sequence_ids},
+    )
+
+
+_LOADERS = {"ap": _ap, "digits": _digits, "mocap6": _mocap6, "old_faithful": _old_faithful}
 _SUMMARY = {
     "ap": "2246 AP news articles x 10473 words (word counts, topic models)",
     "digits": "1797 x 64 handwritten digit images, labels 0-9 (dense, Gaussian models)",
+    "mocap6": "6 motion-capture sequences, 2058 frames x 12 joint angles, 12 exercise labels (sequences, HMMs)",
     "old_faithful": "272 x 2 geyser eruptions (dense, Gaussian models)",
 }
 

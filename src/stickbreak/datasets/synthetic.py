@@ -76,3 +76,29 @@ def make_bars_corpus(n_docs: int = 1000, doc_length: int = 200, side: int = 30, 
         weights = rng.dirichlet(np.ones(len(chosen)))
         rows[d] = rng.multinomial(doc_length, weights @ topics[chosen])
     return sp.csr_matrix(rows), topics
+
+
+def make_sticky_hmm_toy(n_sequences: int = 32, length: int = 1000, n_states: int = 8, self_transition: float = 0.99,
+                        radius: float = 3.0, spread: tuple[float, float] = (0.6, 0.2), seed: int = 0):
+    """Sequences from an ``n_states`` sticky HMM with 2-D Gaussian emissions (Hughes 2016, §6.6 toy,
+    after Foti et al. 2014): state k has its mean on a circle of ``radius`` at angle ``2 pi k / K``
+    and a covariance elongated along the radius (standard deviations ``spread``); it stays with
+    probability ``self_transition`` and otherwise jumps to a uniformly chosen other state; starts
+    are uniform. Returns ``(X (n_sequences * length, 2), offsets, labels)``.
+    """
+    rng = np.random.default_rng(seed)
+    angles = 2 * np.pi * np.arange(n_states) / n_states
+    means = radius * np.column_stack([np.cos(angles), np.sin(angles)])
+    rotations = np.stack([[[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]] for a in angles])
+    chols = rotations * np.asarray(spread)[None, None, :]  # R diag(s): covariance R diag(s^2) R^T
+    jump = np.full((n_states, n_states), (1.0 - self_transition) / (n_states - 1))
+    np.fill_diagonal(jump, self_transition)
+    labels = np.empty(n_sequences * length, dtype=np.int64)
+    for s in range(n_sequences):  # simulation: a loop over steps is fine in a generator
+        state = rng.integers(n_states)
+        for t in range(length):
+            labels[s * length + t] = state
+            state = rng.choice(n_states, p=jump[state])
+    noise = rng.normal(size=(len(labels), 2))
+    X = means[labels] + np.einsum("nde,ne->nd", chols[labels], noise)
+    return X, np.arange(0, n_sequences * length + 1, length), labels

@@ -3,6 +3,7 @@
 from .clustering import cluster_label_table, majority_vote_accuracy
 from .density import heldout_log_density, plugin_gaussian_log_density
 from .likelihood import HeldoutScore, dp_heldout_loglik, hdp_importance_loglik
+from .segmentation import align_states, hamming_distance, segmentation_report
 from .topics import (
     CompletionScore,
     completion_from_split,
@@ -18,10 +19,12 @@ from .topics import (
 __all__ = [
     "CompletionScore",
     "HeldoutScore",
+    "align_states",
     "cluster_label_table",
     "completion_from_split",
     "document_completion",
     "dp_heldout_loglik",
+    "hamming_distance",
     "hdp_importance_loglik",
     "heldout_log_density",
     "heldout_loglik",
@@ -30,6 +33,7 @@ __all__ = [
     "mean_coherence",
     "perplexity",
     "plugin_gaussian_log_density",
+    "segmentation_report",
     "split_documents",
     "topic_coherence",
 ]

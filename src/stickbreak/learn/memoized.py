@@ -337,8 +337,8 @@ class _Lap:
         for pair in self.plan.merge_pairs.tolist():
             if tuple(pair) not in accepted and pair[0] in sizes and pair[1] in sizes:
                 self.history.merge[tuple(sorted(pair))] = (self.number, float(min(sizes[pair[0]], sizes[pair[1]])))
-        for kept, removed in outcome.accepted:
-            self._record(MergeRecord(self.number, kept, removed))
+        for i, (kept, removed) in enumerate(outcome.accepted):
+            self._record(MergeRecord(self.number, kept, removed, tuple(k for k, _ in outcome.accepted[:i])))
         if outcome.accepted:
             self._rescore(outcome.stats, outcome.params, outcome.terms)
 

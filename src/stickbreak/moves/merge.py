@@ -7,6 +7,10 @@ worth trying. During the lap every batch gathers the merged entropy of the plann
 lap's end pairs are tried greedily, best score first, each accepted only if the exact whole-data
 ELBO rises; a pair that shares a component with an accepted one is skipped (its cached entropy is
 stale).
+
+Hidden Markov models screen pairs with their own score (:meth:`~stickbreak.alloc.hmm.HMMModel.merge_scores`):
+the merged Markov chain's entropy can exceed the original's, so there the score is a screen, not
+a bound; acceptance stays exact.
 """
 
 from __future__ import annotations
@@ -102,7 +106,7 @@ def try_merges(model, stats, params, terms: dict, pairs: np.ndarray, pair_entrop
         if kept in touched or removed in touched:
             continue
         tried += 1
-        candidate = stats.merge(kept, removed)
+        candidate = stats.merge(kept, removed, bound_against=[k for k, _ in accepted])
         cand_params, cand_terms = model.score(candidate, params)
         cand_elbo = total_elbo(cand_terms)
         if cand_elbo > elbo:

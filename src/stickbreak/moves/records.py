@@ -39,14 +39,16 @@ class BirthRecord:
 
 @dataclass(frozen=True, eq=False)
 class MergeRecord:
-    """Component ``removed`` merged into ``kept``, using each batch's cached pair entropy."""
+    """Component ``removed`` merged into ``kept``, using each batch's cached pair entropy;
+    ``bound_against``: the components kept by the lap's earlier merges (see :meth:`SuffStats.merge`)."""
 
     lap: int
     kept: int
     removed: int
+    bound_against: tuple[int, ...] = ()
 
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
-        return stats.merge(self.kept, self.removed)
+        return stats.merge(self.kept, self.removed, bound_against=self.bound_against)
 
     def replay_warm(self, warm, batch: int):
         uids, counts = warm

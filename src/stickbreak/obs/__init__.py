@@ -5,11 +5,11 @@
 
 from types import ModuleType
 
-from . import bern, diag_gauss, gauss, mult, zero_mean_gauss
+from . import ar_gauss, bern, diag_gauss, gauss, mult, zero_mean_gauss
 from .expfam import ObsFamily
 
 OBS_MODELS: dict[str, ModuleType] = {
-    m.name: m for m in (gauss, diag_gauss, zero_mean_gauss, mult, bern)
+    m.name: m for m in (gauss, diag_gauss, zero_mean_gauss, ar_gauss, mult, bern)
 }
 
 
