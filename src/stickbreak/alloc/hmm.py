@@ -64,6 +64,14 @@ class HMMLocal:
         return self.entropy_table[1:].sum(axis=1) + self.entropy_table[0]
 
 
+def frames_for(family: ObsFamily, sequences):
+    """What an observation family scores in sequences: the frames, with their predecessors for
+    autoregressive families (``needs_predecessor``)."""
+    if getattr(family, "needs_predecessor", False):
+        return family.check_data(sequences)
+    return DenseData(sequences.X)
+
+
 def _pair_columns(uids: np.ndarray, pairs) -> np.ndarray:
     if pairs is None or not len(pairs):
         return np.zeros((0, 2), dtype=np.int64)
@@ -90,10 +98,7 @@ class HMMModel:
 
     # ---------------------------------------------------------------- data
     def frames(self, batch):
-        """What the observation family scores: the frames, with their predecessors for AR models."""
-        if getattr(self.obs, "needs_predecessor", False):
-            return self.obs.check_data(batch)
-        return DenseData(batch.X)
+        return frames_for(self.obs, batch)
 
     # ---------------------------------------------------------------- the four verbs
     def _log_transitions(self, params: HMMParams):

@@ -1,0 +1,300 @@
+"""The HMM allocation models (Hughes 2016, Ch. 6): bounds, exact ELBO, monotone learners, exact moves."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+from stickbreak import driver, obs
+from stickbreak.alloc import HMMModel, finite_hmm, hdp_hmm, sticks
+from stickbreak.alloc.hmm import frames_for
+from stickbreak.config import LearnConfig, MovesConfig
+from stickbreak.core.suffstats import SuffStats
+from stickbreak.data import DenseData, Sequences
+from stickbreak.datasets.synthetic import make_sticky_hmm_toy
+from stickbreak.kernels import _reference_hmm as ref
+from stickbreak.learn.base import ELBODecreaseWarning
+from stickbreak.learn.batch import BatchVB
+from stickbreak.learn.init_hmm import initial_params
+from stickbreak.learn.memoized import MemoizedVI
+from stickbreak.obs import expfam
+
+
+def _toy(n_sequences=6, length=120, seed=0):
+    X, offsets, labels = make_sticky_hmm_toy(n_sequences=n_sequences, length=length, seed=seed)
+    return Sequences.from_arrays(X, offsets), labels
+
+
+def _model(data, kind="hdp", stickiness=0.0, family="gauss"):
+    fam = obs.get(family)
+    module = {"hdp": hdp_hmm, "finite": finite_hmm}[kind]
+    prior = module.default_prior(0.5, 5.0, stickiness, 10.0) if kind == "hdp" else module.default_prior(0.5, 5.0, stickiness)
+    return HMMModel(fam, fam.default_prior(frames_for(fam, data)), module, prior)
+
+
+def _c_dir(a):
+    return gammaln(a.sum(axis=-1)) - gammaln(a).sum(axis=-1)
+
+
+# ---------------------------------------------------------------------------------------- the bound
+@pytest.mark.parametrize("kappa", [0.0, 0.3, 50.0])
+def test_top_surrogate_is_below_the_exact_expectation(kappa):
+    """``top_elbo`` <= E_q[sum_j c_Dir(prior_j(u))] + E log p(u) - E log q(u), by Monte Carlo."""
+    rng = np.random.default_rng(0)
+    prior = hdp_hmm.default_prior(0.5, 5.0, kappa, 3.0)
+    n_states = 4
+    rho, omega = rng.uniform(0.1, 0.6, n_states), rng.uniform(5.0, 40.0, n_states)
+    a, b = rho * omega, (1 - rho) * omega
+    u = rng.beta(a, b, size=(40_000, n_states))
+    rest = np.cumprod(1 - u, axis=1)
+    base = np.column_stack([u * np.column_stack([np.ones(len(u)), rest[:, :-1]]), rest[:, -1]])
+    total = _c_dir(prior["start_alpha"] * base)
+    for j in range(n_states):
+        row = prior["alpha"] * base
+        row[:, j] += kappa
+        total = total + _c_dir(row)
+    log_beta = lambda x, p, q: (p - 1) * np.log(x) + (q - 1) * np.log1p(-x) - (gammaln(p) + gammaln(q) - gammaln(p + q))  # noqa: E731
+    total = total + (log_beta(u, 1.0, prior["gamma"]) - log_beta(u, a, b)).sum(axis=1)
+    exact, stderr = total.mean(), total.std() / np.sqrt(len(total))
+    bound = hdp_hmm.top_elbo(prior, rho, omega)
+    assert bound <= exact + 4 * stderr
+
+
+@pytest.mark.parametrize("kappa", [0.0, 2.0])
+def test_stick_gradient_matches_finite_differences(kappa):
+    rng = np.random.default_rng(1)
+    prior = hdp_hmm.default_prior(0.5, 5.0, kappa, 3.0)
+    on, off = hdp_hmm.surrogate_counts(prior, 5)
+    omega = sticks.heuristic_omega(on, off, 3.0)
+    rho, w, w_rest = rng.uniform(0.05, 0.6, 5), rng.normal(size=5) - 3, -4.0
+    grad = sticks.gradient(3.0, rho, omega, on, off, w, w_rest)
+    h = 1e-6
+    for j in range(5):
+        up, down = rho.copy(), rho.copy()
+        up[j] += h
+        down[j] -= h
+        fd = (sticks.objective(3.0, up, omega, on, off, w, w_rest) - sticks.objective(3.0, down, omega, on, off, w, w_rest)) / (2 * h)
+        assert np.isclose(grad[j], fd, rtol=1e-5, atol=1e-6)
+
+
+def test_corrected_sticky_counts():
+    """Eq. 6.33 corrected: ``K`` and ``K (K + 1 - k) + 1``; without stickiness ``K + 1`` and ``(K + 1)(K + 1 - k)``."""
+    on, off = hdp_hmm.surrogate_counts(hdp_hmm.default_prior(stickiness=5.0), 3)
+    assert np.allclose(on, 3) and np.allclose(off, [10, 7, 4])
+    on, off = hdp_hmm.surrogate_counts(hdp_hmm.default_prior(stickiness=0.0), 3)
+    assert np.allclose(on, 4) and np.allclose(off, [12, 8, 4])
+
+
+def test_sticky_kappa_zero_reduces_to_the_non_sticky_model():
+    """kappa = 0 is the non-sticky HDP-HMM (Eq. 6.28, written out here), and at fixed sticks the
+    sticky rows and local step tend to the non-sticky ones as kappa -> 0. (The sticky *bound* does
+    not: its concavity step ``log(alpha pi_k + kappa) >= log kappa + ...`` loosens without limit, so
+    kappa = 0 takes the non-sticky bound.)"""
+    data, _ = _toy(4, 80)
+    plain = _model(data, stickiness=0.0)
+    prior = plain.transitions_prior
+    params = initial_params(plain, data, 5, "contiguous_blocks", np.random.default_rng(0))
+    rho, omega = params.trans["rho"], params.trans["omega"]
+    K, k = 5, np.arange(1, 6)
+    a, b = rho * omega, (1 - rho) * omega
+    from scipy.special import digamma
+    elog_u, elog_rest = digamma(a) - digamma(omega), digamma(b) - digamma(omega)
+    c_beta = lambda p, q: gammaln(p + q) - gammaln(p) - gammaln(q)  # noqa: E731
+    eq_6_28 = (K * np.log(prior["start_alpha"]) + K ** 2 * np.log(prior["alpha"])
+               + np.sum(c_beta(1.0, prior["gamma"]) - c_beta(a, b) + (K + 2 - a) * elog_u
+                        + ((K + 1) * (K + 1 - k) + prior["gamma"] - b) * elog_rest))
+    assert np.isclose(hdp_hmm.top_elbo(prior, rho, omega), eq_6_28, rtol=1e-12)
+    stats = plain.summarize(data, plain.local_step(params, data))
+    fixed = {"rho": rho}
+    reference = hdp_hmm.global_step(prior, stats.fields["start"], stats.fields["trans"], fixed, rounds=0)
+    sticky = _model(data, stickiness=1e-10)
+    rows = hdp_hmm.global_step(sticky.transitions_prior, stats.fields["start"], stats.fields["trans"], fixed, rounds=0)
+    assert np.allclose(rows["trans"], reference["trans"], rtol=1e-8) and np.allclose(rows["start"], reference["start"])
+    local = sticky.local_step(params.__class__(params.uids, params.obs, rows), data)
+    assert np.allclose(local.resp, plain.local_step(params.__class__(params.uids, params.obs, reference), data).resp, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------- exact ELBO
+def _kl_dirichlet(theta, prior):
+    elog = finite_hmm.expected_log_rows(theta)
+    return _c_dir(theta) - _c_dir(prior) + ((theta - prior) * elog).sum(axis=-1)
+
+
+def test_finite_hmm_elbo_equals_log_normaliser_minus_kl():
+    """ELBO = sum log Z(E log params) - KL(q(pi)||p(pi)) - KL(q(phi)||p(phi)) at the optimal q(z)."""
+    data, _ = _toy(3, 50)
+    model = _model(data, kind="finite", stickiness=2.0)
+    params = initial_params(model, data, 4, "contiguous_blocks", np.random.default_rng(2))
+    params = model.global_step(model.summarize(data, model.local_step(params, data)), params)
+    local = model.local_step(params, data)
+    stats = model.summarize(data, local)
+    start_prior, trans_prior = finite_hmm.prior_rows(model.transitions_prior, 4)
+    kl = (_kl_dirichlet(params.trans["start"], start_prior) + _kl_dirichlet(params.trans["trans"], trans_prior).sum()
+          + expfam.kl_to_prior(model.obs, model.obs_prior, params.obs).sum())
+    assert np.isclose(sum(model.elbo_terms(params, stats).values()), local.log_norm.sum() - kl, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind,kappa", [("hdp", 0.0), ("hdp", 20.0), ("finite", 5.0)])
+def test_score_equals_elbo_terms_after_global_step(kind, kappa):
+    data, _ = _toy(3, 60)
+    model = _model(data, kind, kappa)
+    params = initial_params(model, data, 6, "contiguous_blocks", np.random.default_rng(3))
+    stats = model.summarize(data, model.local_step(params, data))
+    fitted, terms = model.score(stats, params)
+    assert np.isclose(sum(terms.values()), sum(model.elbo_terms(fitted, stats).values()), rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind,kappa,family", [("hdp", 0.0, "gauss"), ("hdp", 50.0, "diag_gauss"),
+                                               ("finite", 10.0, "gauss"), ("hdp", 10.0, "ar_gauss")])
+def test_batch_vb_elbo_is_monotone(kind, kappa, family):
+    data, _ = _toy(4, 100)
+    model = _model(data, kind, kappa, family)
+    params = initial_params(model, data, 10, "contiguous_blocks", np.random.default_rng(4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ELBODecreaseWarning)
+        result = driver.fit(model, [data], params, BatchVB(), LearnConfig(max_laps=15, tol=0))
+    elbos = np.array([r.elbo for r in result.trace])
+    assert np.all(np.diff(elbos) >= -1e-9 * np.abs(elbos[1:]))
+
+
+def test_memoized_with_one_batch_equals_batch_vb():
+    data, _ = _toy(4, 80)
+    model = _model(data, "hdp", 10.0)
+    params = initial_params(model, data, 6, "contiguous_blocks", np.random.default_rng(5))
+    config = LearnConfig(max_laps=5, tol=0)
+    batch = driver.fit(model, [data], params, BatchVB(), config)
+    memo = driver.fit(model, [data], params, MemoizedVI(MovesConfig(), np.random.default_rng(0), first_lap="full"), config)
+    assert np.allclose([r.elbo for r in batch.trace], [r.elbo for r in memo.trace], rtol=1e-10)
+
+
+@pytest.mark.parametrize("kappa", [0.0, 50.0])
+def test_memoized_with_moves_is_monotone_and_recovers_the_toy(kappa):
+    from stickbreak.evaluate import hamming_distance
+
+    data, labels = _toy(8, 150, seed=1)
+    model = _model(data, "hdp", kappa)
+    params = initial_params(model, data, 20, "contiguous_blocks", np.random.default_rng(6))
+    batches = [data.subset(np.arange(b, 8, 4)) for b in range(4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ELBODecreaseWarning)
+        result = driver.fit(model, batches, params, MemoizedVI(MovesConfig(moves=("merge", "delete")), np.random.default_rng(1)),
+                            LearnConfig(max_laps=25, n_batches=4))
+    elbos = np.array([r.elbo for r in result.trace[1:]])
+    assert np.all(np.diff(elbos) >= -1e-9 * np.abs(elbos[1:]))
+    assert sum(r.moves["merge"]["accepted"] for r in result.trace) > 0
+    frames = np.concatenate([np.arange(data.offsets[s], data.offsets[s + 1]) for b in range(4) for s in range(b, 8, 4)])
+    predicted = np.concatenate([model.viterbi(result.params, batch) for batch in batches])
+    if kappa > 0:  # without stickiness, 1200 frames are too few to keep the rarest state apart
+        assert hamming_distance(labels[frames], predicted) == 0.0
+
+
+# ---------------------------------------------------------------------------------------- moves
+def _brute_merged_stats(model, params, data, a, b):
+    """Statistics of the merged q(z) built from the twin's full pairwise marginals (no kernel)."""
+    loglik = model.obs.expected_loglik(params.obs, DenseData(data.X))
+    log_start, log_trans = model._log_transitions(params)
+    resp_all, start, trans, table = [], 0.0, 0.0, 0.0
+    for s in range(data.n_items):
+        lo, hi = data.offsets[s], data.offsets[s + 1]
+        resp, pairwise, _ = ref.sequence_posterior(log_start, log_trans, loglik[lo:hi])
+        resp, pairwise = ref.merge_states(resp, pairwise, a, b)
+        resp_all.append(resp)
+        start, trans = start + resp[0], trans + pairwise.sum(axis=0)
+        table = table + ref.entropy_table(resp, pairwise)
+    resp = np.concatenate(resp_all)
+    fields = {"N": resp.sum(axis=0), **model.obs.suff_stats(DenseData(data.X), resp, model.obs_prior),
+              "start": start, "trans": trans}
+    keep = np.delete(params.uids, b)
+    return SuffStats(keep, fields, {"entropy": table[1:].sum(axis=1) + table[0]},
+                     {"n_items": float(data.n_items), "log_base": model.obs.log_base(DenseData(data.X))}, square=("trans",))
+
+
+@pytest.mark.parametrize("kappa", [0.0, 20.0])
+def test_merge_delta_elbo_equals_brute_force(kappa):
+    data, _ = _toy(3, 40)
+    model = _model(data, "hdp", kappa)
+    params = initial_params(model, data, 5, "contiguous_blocks", np.random.default_rng(7))
+    pairs = np.array([[0, 3], [1, 2]])
+    stats = model.summarize(data, model.local_step(params, data, merge_pairs=pairs), params.uids, merge_pairs=pairs)
+    for a, b in pairs:
+        merged = stats.merge(a, b)
+        brute = _brute_merged_stats(model, params, data, a, b)
+        for name in merged.fields:
+            assert np.allclose(merged.fields[name], brute.fields[name], rtol=1e-8, atol=1e-8), name
+        assert np.isclose(merged.elbo_terms["entropy"].sum(), brute.elbo_terms["entropy"].sum(), rtol=1e-8)
+        assert np.isclose(sum(model.score(merged, params)[1].values()), sum(model.score(brute, params)[1].values()), rtol=1e-10)
+
+
+def test_second_merge_in_a_lap_is_a_lower_bound():
+    """Two merges of one lap: the cached entropies with the log 2 correction bound the exact one below."""
+    data, _ = _toy(3, 60)
+    model = _model(data, "hdp", 0.0)
+    params = initial_params(model, data, 6, "contiguous_blocks", np.random.default_rng(8))
+    pairs = np.array([[0, 1], [2, 3]])
+    stats = model.summarize(data, model.local_step(params, data, merge_pairs=pairs), params.uids, merge_pairs=pairs)
+    twice = stats.merge(0, 1).merge(2, 3, bound_against=[0])
+    once = stats.merge(0, 1)
+    # exact: merge (2, 3) after (0, 1) from the twin's marginals
+    loglik = model.obs.expected_loglik(params.obs, DenseData(data.X))
+    log_start, log_trans = model._log_transitions(params)
+    exact = 0.0
+    for s in range(data.n_items):
+        lo, hi = data.offsets[s], data.offsets[s + 1]
+        resp, pairwise, _ = ref.sequence_posterior(log_start, log_trans, loglik[lo:hi])
+        resp, pairwise = ref.merge_states(*ref.merge_states(resp, pairwise, 0, 1), 1, 2)  # 2, 3 became 1, 2
+        exact += ref.entropy_table(resp, pairwise).sum()
+    assert twice.elbo_terms["entropy"].sum() <= exact + 1e-9
+    assert np.allclose(twice.fields["trans"].sum(), once.fields["trans"].sum())
+
+
+def test_delete_proposal_with_one_refinement_is_the_local_step_without_the_target():
+    data, _ = _toy(3, 60)
+    model = _model(data, "hdp", 10.0)
+    params = initial_params(model, data, 5, "contiguous_blocks", np.random.default_rng(9))
+    stats = model.summarize(data, model.local_step(params, data), params.uids)
+    proposal, _ = model.delete_proposal(data, params, (2,), stats, stats, None, 1)
+    reduced = model.without_states(params, (2,))
+    brute = model.summarize(data, model.local_step(reduced, data), reduced.uids)
+    assert np.array_equal(proposal.uids, [0, 1, 3, 4])
+    for name in brute.fields:
+        assert np.allclose(proposal.fields[name], brute.fields[name])
+    assert np.allclose(sum(model.score(proposal, params)[1].values()), sum(model.score(brute, params)[1].values()))
+
+
+def test_square_fields_follow_the_states():
+    K = 4
+    rng = np.random.default_rng(10)
+    M = rng.random((K, K))
+    stats = SuffStats(np.arange(K) + 10, {"N": rng.random(K), "trans": M}, square=("trans",))
+    picked = stats.select([13, 10])
+    assert np.allclose(picked.fields["trans"], M[np.ix_([3, 0], [3, 0])])
+    padded = stats.insert_empty([20])
+    assert padded.fields["trans"].shape == (5, 5) and np.allclose(padded.fields["trans"][:K, :K], M)
+    merged = stats.merge(10, 12)
+    expected = M.copy()
+    expected[0] += expected[2]
+    expected[:, 0] += expected[:, 2]
+    assert np.allclose(merged.fields["trans"], np.delete(np.delete(expected, 2, 0), 2, 1))
+    assert np.isclose(merged.fields["trans"].sum(), M.sum())
+    assert np.allclose(stats.scaled(2.0).fields["trans"], 2 * M)
+    again = SuffStats.from_arrays(stats.to_arrays("x."), "x.")
+    assert again.square == ("trans",) and np.allclose(again.fields["trans"], M)
+
+
+def test_stochastic_step_of_size_one_on_all_data_is_a_batch_step():
+    from stickbreak.learn.stochastic import InMemoryMinibatches, StochasticVI
+
+    data, _ = _toy(4, 60)
+    model = _model(data, "hdp", 10.0)
+    params = initial_params(model, data, 5, "contiguous_blocks", np.random.default_rng(11))
+    learner = StochasticVI(lambda step: 1.0, np.random.default_rng(0))
+    stepped, _, _ = learner.step(model, params, data, data.n_items, 1, estimate=False)
+    batch = model.global_step(model.summarize(data, model.local_step(params, data), params.uids), params)
+    for key in ("start", "trans", "rho"):
+        assert np.allclose(stepped.trans[key], batch.trans[key])
+    for key in model.obs.natural_keys:
+        assert np.allclose(stepped.obs[key], batch.obs[key])
+    result = driver.fit(model, InMemoryMinibatches(data, 2), params, StochasticVI(lambda s: (1 + s) ** -0.51, np.random.default_rng(0)),
+                        LearnConfig(algorithm="stochastic", max_laps=4, n_batches=2))
+    assert np.isfinite(result.elbo) and result.n_laps == 4
