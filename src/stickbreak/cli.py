@@ -1,4 +1,4 @@
-"""Command line: ``stickbreak fit mixture|topics DATA ...``, ``stickbreak eval`` and ``stickbreak datasets``."""
+"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak eval`` and ``stickbreak datasets``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from .data import DataError
 from .data.io import read_data
 from .data.shards import ShardStore
 from .cli_topics import _write_csv, add_eval, add_fit_topics
+from .cli_hmm import add_fit_hmm
 from .evaluate import cluster_label_table, majority_vote_accuracy
 from .moves import move_summary
 
@@ -147,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     models = fit.add_subparsers(dest="model", required=True)
     _add_fit_mixture(models)
     add_fit_topics(models)
+    add_fit_hmm(models)
     add_eval(commands)
     ds = commands.add_parser("datasets", help="list the bundled data sets")
     ds.set_defaults(run=_run_datasets)

@@ -126,24 +126,25 @@ class HMMModel:
         resp = local.resp
         uids = np.arange(resp.shape[1]) if uids is None else np.asarray(uids)
         entropy = local.state_entropy
-        fields = {"N": resp.sum(axis=0), **self.obs.suff_stats(self.frames(batch), resp, self.obs_prior),
+        frames = self.frames(batch)
+        fields = {"N": resp.sum(axis=0), **self.obs.suff_stats(frames, resp, self.obs_prior),
                   "start": local.start, "trans": local.trans}
         pairs = np.zeros((0, 2), dtype=np.int64) if merge_pairs is None else np.asarray(merge_pairs, dtype=np.int64).reshape(-1, 2)
         columns = _pair_columns(uids, pairs)
         pair_entropy = entropy[columns[:, 0]] + entropy[columns[:, 1]] + local.pair_gain if len(pairs) else np.zeros(0)
         return SuffStats(uids=uids, fields=fields, elbo_terms={"entropy": entropy},
-                         scalars={"n_items": float(batch.n_items), "log_base": self.obs.log_base(self.frames(batch))},
+                         scalars={"n_items": float(batch.n_items), "log_base": self.obs.log_base(frames)},
                          merge_pairs=pairs, merge_entropy=pair_entropy, square=("trans",))
 
-    def _transitions_step(self, stats: SuffStats, previous: HMMParams | None, optimize_top: bool = True):
+    def _transitions_step(self, stats: SuffStats, previous: HMMParams | None):
         """The transition global step, its sticks started from ``previous`` (re-aligned, with more
         alternations, when the states changed: a move's candidate)."""
-        prev, rounds = None, None if optimize_top else 0
+        prev, rounds = None, None
         if previous is not None and "rho" in previous.trans:
             prev = previous.trans
             if not np.array_equal(previous.uids, stats.uids):
                 prev = {"rho": _aligned_rho(previous, stats.uids)}
-                rounds = ROUNDS_AFTER_CHANGE if optimize_top else 0
+                rounds = ROUNDS_AFTER_CHANGE
         return self.transitions.global_step(self.transitions_prior, stats.fields["start"], stats.fields["trans"], prev,
                                             rounds=rounds)
 
@@ -232,13 +233,15 @@ class HMMModel:
 
     def log_predictive(self, params: HMMParams, batch) -> np.ndarray:
         """Plug-in predictive ``log p(x_d)`` per sequence: forward algorithm with the posterior-mean
-        start and transition probabilities and each state's posterior predictive density per frame."""
+        start and transition probabilities, renormalised over the K active states (the HDP's mass
+        beyond the truncation is left out), and each state's posterior predictive density per frame."""
         from ..kernels.hmm import forward_backward
 
         loglik = np.ascontiguousarray(self.obs.log_predictive(params.obs, self.frames(batch)))
         with np.errstate(divide="ignore"):
-            start = np.log(self.transitions.expected_start(params.trans))
-            trans = np.log(self.transitions.expected_trans(params.trans))
+            start = self.transitions.expected_start(params.trans)
+            trans = self.transitions.expected_trans(params.trans)
+            start, trans = np.log(start / start.sum()), np.log(trans / trans.sum(axis=1, keepdims=True))
         return forward_backward(start, np.ascontiguousarray(trans), loglik, batch.offsets, np.zeros((0, 2), dtype=np.int64))[4]
 
     def expected_transition_matrix(self, params: HMMParams) -> tuple[np.ndarray, np.ndarray]:

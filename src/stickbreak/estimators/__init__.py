@@ -1,6 +1,8 @@
 """scikit-learn compatible estimators."""
 
+from .hmm import HDPHMM, FiniteHMM
 from .mixture import DPMixture, FiniteMixture
 from .topics import LDA, HDPTopicModel
 
 __all__ = ["DPMixture", "FiniteMixture", "HDPTopicModel", "LDA"]
+__all__ += ["HDPHMM", "FiniteHMM"]

@@ -1,0 +1,431 @@
+"""scikit-learn style hidden Markov models: :class:`HDPHMM` (sticky HDP-HMM) and :class:`FiniteHMM`
+(thin shells over :class:`stickbreak.alloc.HMMModel`; Hughes 2016, Ch. 6).
+
+The signatures follow hmmlearn: ``fit(X, lengths)``, ``predict(X, lengths)``, ``predict_proba``
+and ``score``, where ``X`` holds the frames of all sequences one after the other and ``lengths``
+the number of frames of each. A list of 2-D arrays (one per sequence) or a
+:class:`~stickbreak.data.Sequences` works as well.
+
+>>> from stickbreak import HDPHMM, datasets
+>>> mocap = datasets.load("mocap6")
+>>> model = HDPHMM(n_states=30, obs_model="ar_gauss", stickiness=50.0, random_state=0)
+>>> model.fit(mocap.X, Xprev=mocap.extras["Xprev"]).n_states_
+>>> states = model.predict(mocap.X, Xprev=mocap.extras["Xprev"])
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from .. import driver, obs, persist
+from ..alloc import HMMModel, HMMParams, finite_hmm, hdp_hmm, sticks
+from ..config import ALGORITHM_ALIASES, LearnConfig, check_choice, check_int, moves_config
+from ..core.model import total_elbo
+from ..core.suffstats import SuffStats
+from ..data import DataError, Sequences
+from ..data.dense import _as_float_matrix
+from ..data.errors import describe_rows
+from ..learn import InMemoryMinibatches, make_learner
+from ..learn.init_hmm import initial_params
+from ..parallel import summarize_batches
+from ._common import SavableMixin, as_generator, check_n_features
+from .topics import numba_threads
+
+#: Observation models that score single frames (``"mult"`` models documents of word counts).
+HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern")
+HMM_ALGORITHMS = ("memoized", "vb", "stochastic", "svi")
+HMM_INITS = ("contiguous_blocks", "kmeans++")
+#: Moves memoized VI can make on HMM states; births are not implemented for HMMs.
+HMM_MOVES = ("merge", "delete")
+
+
+# ---------------------------------------------------------------------- input
+def _lengths_offsets(lengths, n_frames: int) -> np.ndarray:
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or len(lengths) == 0 or lengths.dtype.kind not in "iuf" or \
+            not np.array_equal(lengths, np.round(lengths)):
+        raise DataError(f"lengths must be a 1-D list of whole numbers (frames per sequence), got {lengths!r}; "
+                        "pass e.g. lengths=[len(x) for x in sequences].")
+    short = np.flatnonzero(lengths < 1)
+    if len(short):
+        raise DataError(f"lengths {describe_rows(short)} are below 1 frame; every sequence needs at least one "
+                        "frame: drop the empty sequences from X and lengths.")
+    if lengths.sum() != n_frames:
+        raise DataError(f"lengths add up to {int(lengths.sum())} frames but X has {n_frames}; lengths must count "
+                        "every frame of X, sequences in order.")
+    return np.concatenate([[0], np.cumsum(lengths.astype(np.int64))])
+
+
+def as_sequences(X, lengths=None, Xprev=None, what: str = "X") -> Sequences:
+    """Validated :class:`Sequences` from hmmlearn-style ``(X, lengths)``, a list of 2-D arrays (one
+    per sequence) or a :class:`Sequences`; ``Xprev`` (same layout as ``X``) gives each frame's
+    predecessor for autoregressive models. Raises :class:`DataError` naming the problem and the fix."""
+    if isinstance(X, Sequences):
+        if lengths is not None:
+            raise DataError(f"{what} is a Sequences, which already marks where each sequence starts; drop lengths=.")
+        if Xprev is not None and X.Xprev is not None:
+            raise DataError(f"Xprev is given twice (as {what}.Xprev and as Xprev=); drop one of them.")
+        return Sequences.from_arrays(X.X, X.offsets, what, Xprev=X.Xprev if Xprev is None else Xprev)
+    if isinstance(X, (list, tuple)) and len(X) and all(np.ndim(x) == 2 for x in X):
+        if lengths is not None:
+            raise DataError(f"{what} is a list of sequences, so lengths= is not needed; drop it (lengths go with "
+                            "one 2-D array holding the frames of all sequences).")
+        seqs = Sequences.from_list(X, what)
+        if Xprev is not None:
+            if not isinstance(Xprev, (list, tuple)) or len(Xprev) != len(X):
+                raise DataError(f"{what} is a list of {len(X)} sequences, so Xprev must be a list of as many arrays "
+                                "(each sequence's predecessor frames).")
+            Xprev = np.concatenate([_as_float_matrix(p, f"Xprev[{i}]") for i, p in enumerate(Xprev)])
+        return Sequences.from_arrays(seqs.X, seqs.offsets, what, Xprev=Xprev)
+    frames = _as_float_matrix(X, what)
+    offsets = np.array([0, len(frames)]) if lengths is None else _lengths_offsets(lengths, len(frames))
+    return Sequences.from_arrays(frames, offsets, what, Xprev=Xprev)
+
+
+def _checked_frames(family, seqs: Sequences, what: str = "X"):
+    """What ``family`` scores (frames, with predecessors for AR models), validated by the family."""
+    if getattr(family, "needs_predecessor", False):
+        return family.check_data(seqs, what)
+    return family.check_data(seqs.X, what)
+
+
+# ---------------------------------------------------------------------- the estimators
+class _HMMEstimator(SavableMixin, BaseEstimator):
+    """Shared shell of :class:`HDPHMM` and :class:`FiniteHMM`; subclasses set the transition module,
+    its prior and the moves memoized VI makes by default."""
+
+    _transitions = None  # the transition module, alloc.hdp_hmm or alloc.finite_hmm
+    _default_moves: tuple = ()
+
+    def __init__(self, n_states=50, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
+                 start_concentration=5.0, stickiness=0.0, algorithm="memoized", n_batches=1, moves=None,
+                 move_options=None, init="contiguous_blocks", max_laps=100, min_laps=2, tol=1e-6,
+                 learning_rate_delay=10.0, learning_rate_decay=0.7, random_state=None, verbose=0, n_jobs=1,
+                 callbacks=None):
+        self.n_states = n_states
+        self.obs_model = obs_model
+        self.obs_prior = obs_prior
+        self.transition_concentration = transition_concentration
+        self.start_concentration = start_concentration
+        self.stickiness = stickiness
+        self.algorithm = algorithm
+        self.n_batches = n_batches
+        self.moves = moves
+        self.move_options = move_options
+        self.init = init
+        self.max_laps = max_laps
+        self.min_laps = min_laps
+        self.tol = tol
+        self.learning_rate_delay = learning_rate_delay
+        self.learning_rate_decay = learning_rate_decay
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.callbacks = callbacks
+
+    # ------------------------------------------------------------------ configuration
+    def _family(self):
+        family = obs.get(self.obs_model)  # unknown names: a clear error
+        if family.name not in HMM_OBS_MODELS:
+            raise ValueError(f"obs_model={family.name!r} models whole documents, not the frames of a sequence; "
+                             f"choose one of {list(HMM_OBS_MODELS)}")
+        if not isinstance(self.obs_prior, (dict, type(None))):
+            raise TypeError(f"obs_prior must be a dict of prior options, got {type(self.obs_prior).__name__}")
+        obs.expfam.check_prior_options(family, self.obs_prior or {})
+        return family
+
+    def _transitions_prior(self) -> dict:
+        return self._transitions.default_prior(self.transition_concentration, self.start_concentration,
+                                               self.stickiness)
+
+    def _moves(self) -> tuple:
+        """``moves``, or by default this class's moves under memoized VI and none otherwise."""
+        if self.moves is None:
+            return self._default_moves if ALGORITHM_ALIASES.get(self.algorithm, self.algorithm) == "memoized" else ()
+        moves = (self.moves,) if isinstance(self.moves, str) else tuple(self.moves)
+        if "birth" in moves:
+            raise ValueError("births are not implemented for hidden Markov models; use moves=('merge', 'delete') "
+                             "and start from a generous n_states (the initial truncation)")
+        return moves
+
+    def _configs(self):
+        """``(learn config, moves config)``, checking every setting (before any data are read)."""
+        check_int("n_states", self.n_states, 1)
+        self._family()
+        self._transitions_prior()  # checks the concentrations
+        check_choice("algorithm", self.algorithm, HMM_ALGORITHMS)
+        check_choice("init", self.init, HMM_INITS)
+        if not (self.n_jobs == -1 or (isinstance(self.n_jobs, (int, np.integer)) and self.n_jobs >= 1)):
+            raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {self.n_jobs!r}")
+        learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
+                            n_batches=self.n_batches, learning_rate_delay=self.learning_rate_delay,
+                            learning_rate_decay=self.learning_rate_decay)
+        return learn, moves_config(self._moves(), self.move_options, HMM_MOVES, type(self).__name__)
+
+    def _make_model(self, frames=None, obs_prior=None) -> HMMModel:
+        family = self._family()
+        if obs_prior is None:
+            obs_prior = family.default_prior(frames, **dict(self.obs_prior or {}))
+        return HMMModel(family, obs_prior, self._transitions, self._transitions_prior())
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, lengths=None, *, Xprev=None):
+        """Fit to sequences from a ``contiguous_blocks`` (or ``kmeans++``) start; returns ``self``.
+
+        ``X``: the frames of all sequences stacked (n_frames, n_features) with ``lengths`` (frames
+        per sequence, in order; default one sequence), a list of 2-D arrays, or a
+        :class:`~stickbreak.data.Sequences`. ``Xprev`` (``obs_model="ar_gauss"`` only; optional):
+        each frame's predecessor, laid out like ``X``; by default the previous frame of the same
+        sequence, the first frame being its own predecessor. A ``Sequences`` may carry its own.
+        Every setting and the data are checked before any work starts.
+        """
+        learn_cfg, moves_cfg = self._configs()
+        seqs = as_sequences(X, lengths, Xprev)
+        frames = _checked_frames(self._family(), seqs)
+        n_seq = seqs.n_items
+        if learn_cfg.n_batches > n_seq:
+            raise ValueError(f"n_batches={learn_cfg.n_batches} exceeds the number of sequences ({n_seq}): batches "
+                             f"hold whole sequences; use n_batches <= {n_seq} (or split long sequences)")
+        if learn_cfg.algorithm == "stochastic" and n_seq < 2:
+            raise ValueError("algorithm='stochastic' draws minibatches of whole sequences, and X holds one sequence; "
+                             "use algorithm='memoized' or 'vb', or pass several sequences (lengths=)")
+        rng = as_generator(self.random_state)
+        learner = make_learner(learn_cfg, moves_cfg, rng)
+        model = self._make_model(frames)
+        batches = driver.split_batches(seqs, learn_cfg.n_batches, int(rng.integers(2**31)))
+        source = InMemoryMinibatches(seqs, learn_cfg.n_batches) if learn_cfg.algorithm == "stochastic" else batches.data
+        params = initial_params(model, seqs, self.n_states, self.init, rng)
+        with numba_threads(self.n_jobs):
+            result = driver.fit(model, source, params, learner, learn_cfg, callbacks=self.callbacks or (),
+                                verbose=self.verbose, desc=type(self).__name__)
+            stats = result.stats
+            if learn_cfg.algorithm == "stochastic":  # the trace holds estimates: finish with one exact pass
+                stats = summarize_batches(model, result.params, batches.data)[0]
+        exact = learn_cfg.algorithm != "stochastic"
+        if result.stop_reason == "max_laps" and exact and learn_cfg.tol > 0:
+            warnings.warn(f"{type(self).__name__} did not converge in {learn_cfg.max_laps} laps (relative ELBO change "
+                          f"above tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=2)
+        self.n_features_in_ = seqs.n_features
+        moves = list(getattr(result.state, "accepted", ()))
+        elbo = result.elbo if exact else total_elbo(model.elbo_terms(result.params, stats))
+        self._set_fitted(model, result.params, stats, [r.as_dict() for r in result.trace], result.stop_reason,
+                         elbo, moves)
+        return self
+
+    def _set_fitted(self, model: HMMModel, params: HMMParams, stats: SuffStats, trace, stop_reason: str,
+                    elbo: float, moves):
+        self.model_, self.params_, self.stats_ = model, params, stats
+        self.trace_, self.stop_reason_, self.moves_ = trace, stop_reason, moves
+        self.converged_ = stop_reason == "converged"
+        self.n_iter_ = len(trace)
+        self.elbo_ = self.lower_bound_ = float(elbo)
+        self.elbo_trace_ = np.array([r["elbo"] for r in trace])
+        self.n_states_ = params.n_components
+        self.state_counts_ = stats.counts.copy()
+        self.n_active_states_ = int(np.sum(stats.counts >= driver.EFFECTIVE_COUNT))
+        start, trans = model.expected_transition_matrix(params)
+        self.startprob_ = start / start.sum()
+        self.transmat_ = trans / trans.sum(axis=1, keepdims=True)
+        self.state_weights_ = self._state_weights(params)
+        for name, value in model.obs.summary(params.obs).items():
+            setattr(self, f"{name}_", value)
+
+    def _state_weights(self, params: HMMParams) -> np.ndarray:
+        return sticks.stick_weights(params.trans["rho"])[0]
+
+    # ------------------------------------------------------------------ using the model
+    def _validated(self, X, lengths, Xprev) -> Sequences:
+        check_is_fitted(self, "params_")
+        seqs = as_sequences(X, lengths, Xprev)
+        check_n_features(self, seqs.n_features)
+        _checked_frames(self.model_.obs, seqs)
+        return seqs
+
+    def predict(self, X, lengths=None, *, Xprev=None) -> np.ndarray:
+        """The Viterbi state path of every sequence (under ``E log`` parameters), concatenated:
+        one state per frame, a position ``0 .. n_states_ - 1`` of this model's states."""
+        seqs = self._validated(X, lengths, Xprev)
+        with numba_threads(self.n_jobs):
+            return self.model_.viterbi(self.params_, seqs)
+
+    def predict_proba(self, X, lengths=None, *, Xprev=None) -> np.ndarray:
+        """Posterior marginals ``q(z_t = k)`` by forward-backward, shape (n_frames, n_states_); rows sum to 1."""
+        seqs = self._validated(X, lengths, Xprev)
+        with numba_threads(self.n_jobs):
+            return self.model_.local_step(self.params_, seqs).resp
+
+    def score_sequences(self, X, lengths=None, *, Xprev=None) -> np.ndarray:
+        """Log predictive density of each sequence, in nats (see :meth:`score`)."""
+        seqs = self._validated(X, lengths, Xprev)
+        with numba_threads(self.n_jobs):
+            return self.model_.log_predictive(self.params_, seqs)
+
+    def score(self, X, lengths=None, *, Xprev=None) -> float:
+        """Total log predictive density of the sequences, in nats (higher is better).
+
+        A *plug-in* predictive: the forward algorithm run with the posterior-mean start and
+        transition probabilities and each state's posterior predictive density per frame
+        (:meth:`stickbreak.alloc.HMMModel.log_predictive`), not the exact Bayesian predictive,
+        which integrates over the transition parameters jointly along the sequence.
+        """
+        return float(np.sum(self.score_sequences(X, lengths, Xprev=Xprev)))
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
+        check_is_fitted(self, "params_")
+        arrays = {
+            **persist.prefixed("obs_prior.", self.model_.obs_prior),
+            **persist.prefixed("obs.", self.params_.obs),
+            **persist.prefixed("trans.", self.params_.trans),
+            "uids": self.params_.uids,
+            **self.stats_.to_arrays("stats."),
+        }
+        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_,
+                 "elbo": self.elbo_, "moves": self.moves_}
+        return persist.save_model(path, type(self).__name__, self._saved_params(), arrays, extra)
+
+    @classmethod
+    def _from_saved(cls, meta, arrays):
+        params = dict(meta["params"])
+        if isinstance(params.get("moves"), list):
+            params["moves"] = tuple(params["moves"])
+        est = cls(**params)
+        model = est._make_model(obs_prior=persist.nested_arrays(arrays, "obs_prior."))
+        fitted = HMMParams(arrays["uids"], persist.nested_arrays(arrays, "obs."), persist.nested_arrays(arrays, "trans."))
+        extra = meta["extra"]
+        est.n_features_in_ = int(extra["n_features_in"])
+        est._set_fitted(model, fitted, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
+                        extra["elbo"], extra["moves"])
+        return est
+
+
+_PARAMETERS_DOC = """
+    Parameters
+    ----------
+    n_states : int
+        {n_states}
+    obs_model : {{"gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern"}}
+        Emission of each state: full or diagonal Gaussian, zero-mean Gaussian, first-order
+        autoregressive Gaussian (``x_t ~ N(A_k x_(t-1), Sigma_k)``; predecessors from ``Xprev`` or
+        the previous frame) or independent Bernoulli features (binary data).
+    obs_prior : dict, optional
+        Prior options of the observation model, e.g. ``{{"covariance": 0.5, "dof": 10}}``; see each
+        module in ``stickbreak.obs``.
+    transition_concentration : float
+        alpha: each row is ``pi_j ~ Dir({row})``.
+    start_concentration : float
+        alpha_0 of the start distribution ``pi_0 ~ Dir({start})``.
+    stickiness : float
+        kappa >= 0, extra prior mass on staying in the same state (0: not sticky). Segmentations
+        of real data (motion capture, speech) want a large value, e.g. 50.
+    algorithm : {{"memoized", "vb", "stochastic"}}
+        Memoized VI over ``n_batches`` batches of whole sequences (Hughes 2016, §6.4; the only one
+        with moves), full-batch VB, or stochastic VI on minibatches of sequences (alias "svi",
+        step ``(learning_rate_delay + t)^-learning_rate_decay``; needs two sequences or more).
+    n_batches : int
+        Batches (memoized, vb) or minibatches per lap (stochastic) of whole sequences; at most the
+        number of sequences.
+    moves : sequence of {{"merge", "delete"}}, optional
+        Memoized VI: merge pairs of states and delete small ones, each accepted only when the
+        exact whole-data ELBO rises. Default (None): {default_moves}. ``()`` for none.
+        Births are not implemented for HMMs.
+    move_options : dict, optional
+        Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{{"merge_max_pairs": 50}}``.
+    init : {{"contiguous_blocks", "kmeans++"}}
+        Each state fitted to one random window of consecutive frames (bnpy's ``randcontigblocks``),
+        or the frames clustered by Bregman k-means++ ignoring time.
+    max_laps, min_laps, tol
+        Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
+    learning_rate_delay, learning_rate_decay
+        Stochastic VI step size (tau, kappa).
+    random_state : int, numpy Generator or None
+    verbose : int
+        0 silent, 1 progress bar.
+    n_jobs : int
+        Threads of the forward-backward and Viterbi kernels, parallel over sequences (-1: all cores).
+    callbacks : list of callables, optional
+        ``callback(lap_record, params)`` after every lap; returning True stops the fit.
+
+    Attributes
+    ----------
+    n_states_ : number of states K of the final model (moves change it).
+    n_active_states_ : states with at least one expected training frame.
+    state_counts_ : (K,) expected training frames per state.
+    startprob_ : (K,) posterior-mean start probabilities, renormalised over the K states.
+    transmat_ : (K, K) posterior-mean transition probabilities, each row renormalised over the K
+        states{renormalised}.
+    state_weights_ : (K,) {state_weights}
+    means_, covariances_ : Gaussian states' posterior means and ``E[Lambda]^-1`` (Gaussian models;
+        ``"zero_mean_gauss"`` has only ``covariances_``).
+    coefs_ : (K, D, D) posterior-mean AR coefficients (``"ar_gauss"``, with ``covariances_``).
+    probs_ : (K, D) posterior-mean probability of a 1 (``"bern"``).
+    elbo_ : final ELBO (nats; exact, also after stochastic VI); ``elbo_trace_`` the ELBO of every lap.
+    trace_ : list of per-lap records (ELBO and its terms, K, K_eff, seconds, moves tried and accepted).
+    moves_ : the accepted moves, in order (dicts with ``kind``, ``lap`` and the states' uids).
+    converged_, n_iter_, stop_reason_ : whether the tolerance was met, laps run, why the fit stopped.
+    params_, model_ : the variational parameters and the model, for the functional API.
+"""
+
+
+def _signature_with(init, **extra):
+    """``init``'s signature with keyword-only parameters ``extra`` added after ``stickiness``
+    (what scikit-learn's ``get_params`` and ``clone`` read)."""
+    parameters = list(inspect.signature(init).parameters.values())
+    at = [p.name for p in parameters].index("stickiness") + 1
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=value) for name, value in extra.items()]
+    return inspect.signature(init).replace(parameters=parameters[:at] + added + parameters[at:])
+
+
+@persist.register
+class HDPHMM(_HMMEstimator):
+    __doc__ = """The (sticky) HDP hidden Markov model by variational inference (Hughes 2016, Ch. 6).
+
+    The number of states is learned: ``n_states`` is the initial truncation, an upper bound;
+    merges and deletes (memoized VI, on by default) remove states the data do not need.
+    ``stickiness=0`` is the HDP-HMM of Teh et al. (2006), ``stickiness > 0`` the sticky HDP-HMM
+    of Fox et al. (2011).
+
+    ``concentration`` : float
+        gamma of the top-level sticks ``u_k ~ Beta(1, gamma)`` shared by every row; larger
+        favours more states.
+    """ + _PARAMETERS_DOC.format(
+        n_states="Initial truncation level K (an upper bound on the number of states).", row="alpha pi^G + kappa e_j",
+        start="alpha_0 pi^G", default_moves="('merge', 'delete') with memoized VI, none otherwise",
+        renormalised=" (the HDP leaves some mass on states beyond the truncation; it is dropped)",
+        state_weights="top-level state probabilities ``E[pi^G]`` (their sum is below 1).")
+
+    _transitions = hdp_hmm
+    _default_moves = HMM_MOVES
+
+    def __init__(self, n_states=50, *, concentration=10.0, **options):
+        super().__init__(n_states, **options)
+        self.concentration = concentration
+
+    __init__.__signature__ = _signature_with(_HMMEstimator.__init__, concentration=10.0)
+
+    def _transitions_prior(self) -> dict:
+        return hdp_hmm.default_prior(self.transition_concentration, self.start_concentration, self.stickiness,
+                                     self.concentration)
+
+
+@persist.register
+class FiniteHMM(_HMMEstimator):
+    __doc__ = """A Bayesian hidden Markov model with ``n_states`` states and Dirichlet transition rows
+    (the weak-limit form of the sticky HDP-HMM; Hughes 2016, §6.1), by variational inference.
+    """ + _PARAMETERS_DOC.format(
+        n_states="Number of states K.", row="alpha / K + kappa e_j", start="alpha_0 / K",
+        default_moves="none (K stays fixed); ('merge', 'delete') let the ELBO prune states",
+        renormalised=" (they already sum to one)", state_weights="uniform ``1 / K`` (a finite HMM has no top level).")
+
+    _transitions = finite_hmm
+    _default_moves = ()
+
+    def _state_weights(self, params: HMMParams) -> np.ndarray:
+        return np.full(params.n_components, 1.0 / params.n_components)
