@@ -1,0 +1,89 @@
+"""What the HMM benchmarks share: the data sets, the model, one fit with a Hamming distance per lap."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from stickbreak import driver, obs
+from stickbreak.alloc import HMMModel, finite_hmm, hdp_hmm
+from stickbreak.alloc.hmm import frames_for
+from stickbreak.config import LearnConfig, MovesConfig
+from stickbreak.data import Sequences
+from stickbreak.evaluate import hamming_distance
+from stickbreak.learn.init_hmm import initial_params
+from stickbreak.learn.memoized import MemoizedVI
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def toy(seed: int = 0):
+    """The thesis's toy: 32 sequences x 1000 frames, 8 sticky 2-D Gaussian states."""
+    from stickbreak.datasets.synthetic import make_sticky_hmm_toy
+
+    X, offsets, labels = make_sticky_hmm_toy(seed=seed)
+    return Sequences.from_arrays(X, offsets), labels
+
+
+def mocap6():
+    """``../shared/data/mocap6``: 6 sequences, 12 joint angles, bnpy's Xprev, 12 exercise labels."""
+    m = np.load(SHARED / "mocap6" / "mocap6.npz")
+    offsets = np.concatenate([[0], np.cumsum(m["lengths"])])
+    return Sequences.from_arrays(m["X"], offsets, Xprev=m["Xprev"]), m["Z"].astype(int)
+
+
+def ami_clips():
+    """``../shared/data/ami_diarization_debug``: 15 clips of 19 MFCCs at 100 Hz, speaker per frame (<0: none/overlap)."""
+    z = np.load(SHARED / "ami_diarization_debug" / "mfcc19_100hz.npz")
+    cuts = np.cumsum(z["lengths"])[:-1]
+    return [(str(uri), Sequences.from_arrays(x, [0, len(x)]), lab.astype(int))
+            for uri, x, lab in zip(z["uris"], np.split(z["X"], cuts), np.split(z["labels"], cuts))]
+
+
+def make_model(data: Sequences, family: str, stickiness: float, obs_prior=None, finite: bool = False,
+               transition_concentration: float = 0.5, start_concentration: float = 5.0, concentration: float = 10.0):
+    fam = obs.get(family)
+    prior = fam.default_prior(frames_for(fam, data), **dict(obs_prior or {}))
+    if finite:
+        return HMMModel(fam, prior, finite_hmm, finite_hmm.default_prior(transition_concentration, start_concentration, stickiness))
+    return HMMModel(fam, prior, hdp_hmm,
+                    hdp_hmm.default_prior(transition_concentration, start_concentration, stickiness, concentration))
+
+
+def sequence_batches(data: Sequences, n_batches: int):
+    """Batches of whole sequences (sequence s in batch s mod B) and the frame order they imply."""
+    groups = [np.arange(b, data.n_items, n_batches) for b in range(n_batches)]
+    frames = np.concatenate([np.arange(data.offsets[s], data.offsets[s + 1]) for g in groups for s in g])
+    return [data.subset(g) for g in groups], frames
+
+
+def fit(model, data: Sequences, labels, n_states: int, moves, n_batches: int, seed: int, max_laps: int,
+        foreground_only: bool = False, tol: float = 1e-6, init: str = "contiguous_blocks") -> dict:
+    """One memoized run from a contiguous-block init; the trace holds the Hamming distance per lap."""
+    batches, frames = sequence_batches(data, n_batches)
+    truth = labels[frames]
+    params = initial_params(model, data, n_states, init, np.random.default_rng(seed))
+    lap_hamming, scoring = [], [0.0]
+
+    def track(record, params):  # the time spent scoring is left out of the reported fit time
+        t0 = time.perf_counter()
+        states = np.concatenate([model.viterbi(params, b) for b in batches])
+        lap_hamming.append(hamming_distance(truth, states, foreground_only=foreground_only))
+        scoring[0] += time.perf_counter() - t0
+
+    learner = MemoizedVI(MovesConfig(moves=tuple(moves)), np.random.default_rng(seed + 1000))
+    start, cpu = time.perf_counter(), time.process_time()
+    result = driver.fit(model, batches, params, learner, LearnConfig(max_laps=max_laps, n_batches=n_batches, tol=tol),
+                        callbacks=[track])
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    trace = [{"lap": r.lap, "elbo": r.elbo, "K": r.n_components, "K_eff": r.n_effective, "seconds": r.seconds,
+              "hamming": h} for r, h in zip(result.trace, lap_hamming)]
+    zero = next((t["lap"] for t in trace if t["hamming"] == 0.0), None)
+    return {"n_states": n_states, "moves": list(moves), "seed": seed, "laps": result.n_laps, "stop": result.stop_reason,
+            "final_K": result.trace[-1].n_components, "elbo": result.elbo, "hamming": lap_hamming[-1],
+            "first_lap_hamming_zero": zero, "wall_s": wall, "cpu_s": cpu,
+            "fit_wall_s": wall - scoring[0], "trace": trace}
