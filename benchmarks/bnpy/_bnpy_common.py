@@ -36,3 +36,19 @@ def import_bnpy():
         from bnpy.Runner import createUniqueRandomSeed
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     return bnpy, createUniqueRandomSeed
+
+
+def timed_run(bnpy, data, alloc_model: str, obs_model: str, algo: str, taskid: int, verbose: bool, kw: dict):
+    """``bnpy.run`` timed: ``(hmodel, info, error, traceback_text, wall_s, cpu_s)``. A crash is
+    returned with its traceback (hmodel and info None) so that the runner can record it."""
+    import time
+    import traceback
+
+    t_wall0, t_cpu0 = time.perf_counter(), time.process_time()
+    hmodel = info = err = tb = None
+    try:
+        hmodel, info = bnpy.run(data, alloc_model, obs_model, algo, taskID=taskid, doSaveToDisk=True,
+                                doWriteStdOut=bool(verbose), **kw)
+    except Exception as e:  # record bnpy crashes in the output instead of losing the run
+        err, tb = e, traceback.format_exc()
+    return hmodel, info, err, tb, time.perf_counter() - t_wall0, time.process_time() - t_cpu0

@@ -136,13 +136,11 @@ import json
 import shutil
 import sys
 import tempfile
-import time
-import traceback
 
 import numpy as np
 from importlib.metadata import version as _dist_version
 
-from _bnpy_common import import_bnpy  # the sibling module (this script's folder is on sys.path)
+from _bnpy_common import import_bnpy, timed_run  # the sibling module (this script's folder is on sys.path)
 # Shared helpers of the topic runner (pure functions; importing it has no side effects beyond
 # the same env defaults as above).
 from run_hdptopics import MOVE_KINDS, move_summary, quiet_delete_logger, trace_arrays
@@ -377,17 +375,7 @@ def fit_and_save(args, bnpy, createUniqueRandomSeed, Data, X, Xprev, lengths, do
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     task_output_path = os.path.join(outdir, str(taskid))
 
-    t_wall0, t_cpu0 = time.perf_counter(), time.process_time()
-    try:
-        hmodel, info = bnpy.run(Data, "HDPHMM", args.obs, args.algo,
-                                taskID=taskid, doSaveToDisk=True,
-                                doWriteStdOut=bool(args.verbose), **kw)
-        err = None
-    except Exception as e:  # record bnpy crashes in the output instead of losing the run
-        err = e
-        tb = traceback.format_exc()
-    fit_wall = time.perf_counter() - t_wall0
-    fit_cpu = time.process_time() - t_cpu0
+    hmodel, info, err, tb, fit_wall, fit_cpu = timed_run(bnpy, Data, "HDPHMM", args.obs, args.algo, taskid, args.verbose, kw)
 
     if err is not None:
         la = _HOOK["learnAlg"]

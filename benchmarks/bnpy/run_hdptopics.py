@@ -131,13 +131,11 @@ import re
 import shutil
 import sys
 import tempfile
-import time
-import traceback
 
 import numpy as np
 from importlib.metadata import version as _dist_version
 
-from _bnpy_common import import_bnpy  # the sibling module (this script's folder is on sys.path)
+from _bnpy_common import import_bnpy, timed_run  # the sibling module (this script's folder is on sys.path)
 
 MOVE_KINDS = ("birth", "merge", "delete", "shuffle", "prune")
 _CB_MODNAME = "bnpy_hdptopics_hook"  # name under which bnpy imports this module as its hook
@@ -406,17 +404,7 @@ def fit_and_save(args, bnpy, createUniqueRandomSeed, Data, moves, outdir, doc_ke
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     task_output_path = os.path.join(outdir, str(taskid))
 
-    t_wall0, t_cpu0 = time.perf_counter(), time.process_time()
-    try:
-        hmodel, info = bnpy.run(Data, "HDPTopicModel", "Mult", "memoVB",
-                                taskID=taskid, doSaveToDisk=True,
-                                doWriteStdOut=bool(args.verbose), **kw)
-        err = None
-    except Exception as e:  # record bnpy crashes in the output instead of losing the run
-        err = e
-        tb = traceback.format_exc()
-    fit_wall = time.perf_counter() - t_wall0
-    fit_cpu = time.process_time() - t_cpu0
+    hmodel, info, err, tb, fit_wall, fit_cpu = timed_run(bnpy, Data, "HDPTopicModel", "Mult", "memoVB", taskid, args.verbose, kw)
 
     if err is not None:
         la = _HOOK["learnAlg"]

@@ -26,6 +26,7 @@ from ..core.suffstats import SuffStats
 from ..data import DenseData
 from ..obs import expfam
 from ..obs.expfam import Natural, ObsFamily
+from . import sticks
 
 #: theta <-> rho alternations of the HDP global step when the states changed (a move's candidate).
 ROUNDS_AFTER_CHANGE = 10
@@ -183,21 +184,16 @@ class HMMModel:
         from ..moves.merge import data_gain
 
         gain = data_gain(self.obs, self.obs_prior, params.obs, stats, first, second)
-        start, trans = stats.fields["start"], stats.fields["trans"]
-        base = self._transition_only_elbo(start, trans, params.trans)
+        counts = SuffStats(stats.uids, {k: stats.fields[k] for k in ("N", "start", "trans")}, square=("trans",))
+        base = self._transition_only_elbo(counts, params.trans)
         for m, (a, b) in enumerate(zip(first, second)):
-            keep = np.arange(len(start)) != b
-            merged_start, merged_trans = start.copy(), trans.copy()
-            merged_start[a] += merged_start[b]
-            merged_trans[a] += merged_trans[b]
-            merged_trans[:, a] += merged_trans[:, b]
-            sticks = None
-            if "rho" in params.trans:
-                sticks = {"rho": _aligned_rho(params, params.uids[keep])}
-            gain[m] += self._transition_only_elbo(merged_start[keep], merged_trans[np.ix_(keep, keep)], sticks) - base
+            merged = counts.merge(int(stats.uids[a]), int(stats.uids[b]))
+            aligned = {"rho": _aligned_rho(params, merged.uids)} if "rho" in params.trans else None
+            gain[m] += self._transition_only_elbo(merged, aligned) - base
         return gain
 
-    def _transition_only_elbo(self, start: np.ndarray, trans: np.ndarray, previous) -> float:
+    def _transition_only_elbo(self, counts: SuffStats, previous) -> float:
+        start, trans = counts.fields["start"], counts.fields["trans"]
         post = self.transitions.global_step(self.transitions_prior, start, trans, previous, rounds=0)
         return float(sum(self.transitions.elbo(self.transitions_prior, post, start, trans).values()))
 
@@ -250,8 +246,6 @@ class HMMModel:
 
 def _aligned_rho(previous: HMMParams, new_uids) -> np.ndarray:
     """The previous sticks re-aligned to ``new_uids`` (see :func:`.sticks.align`)."""
-    from . import sticks
-
     return sticks.align({"rho": previous.trans["rho"], "omega": previous.trans["omega"]}, previous.uids, new_uids)["rho"]
 
 
