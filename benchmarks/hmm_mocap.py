@@ -88,7 +88,7 @@ def main(argv=None):
         model = make_model(data, "ar_gauss", kappa, PRIOR)
         for n_states in [int(k) for k in args.initial_K.split(",")]:
             for seed in [int(s) for s in args.seeds.split(",")]:
-                for moves in (("merge", "delete"), ("merge",), ()):
+                for moves in (("birth", "merge", "delete"), ("merge", "delete"), ("merge",), ()):
                     row = fit(model, data, labels, n_states, moves, data.n_items, seed, args.laps, tol=TOL)
                     row.update(library="stickbreak", kappa=kappa)
                     rows.append(row)

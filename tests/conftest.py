@@ -103,3 +103,16 @@ def real_data_for(name: str, n_items: int = 500):
         z = np.load(Path(__file__).resolve().parents[1] / "src" / "stickbreak" / "datasets" / "files" / "mocap6.npz")
         return LaggedData(z["X"][:n_items], z["Xprev"][:n_items])
     raise AssertionError(name)
+
+
+def assert_cache_consistent(state) -> None:
+    """Memoized VI's invariant: every batch's cached statistics, fast-forwarded through the move log,
+    sum to the whole-data statistics (fields and entropies)."""
+    from stickbreak.moves.records import fast_forward
+
+    cached = [fast_forward(m, state.log[s:], b).without_merge_terms() for b, (m, s) in enumerate(zip(state.memo, state.seen))]
+    total = sum(cached[1:], cached[0])
+    np.testing.assert_array_equal(total.uids, state.stats.uids)
+    for key in total.fields:
+        np.testing.assert_allclose(total.fields[key], state.stats.fields[key], rtol=1e-9, atol=1e-7)
+    np.testing.assert_allclose(total.elbo_terms["entropy"], state.stats.elbo_terms["entropy"], rtol=1e-9, atol=1e-7)

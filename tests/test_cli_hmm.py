@@ -77,7 +77,7 @@ def test_fit_hmm_from_sequence_files(toy_files, capsys):
     [
         (["no_such_thing"], "neither a bundled data set"),
         (["old_faithful"], "holds ndarray, not sequences"),
-        (["mocap6", "--moves", "birth"], "births are not implemented"),
+        (["mocap6", "--moves", "split"], "move='split' is not valid; choose one of"),
         (["mocap6", "--algorithm", "vb", "--moves", "merge"], "need algorithm='memoized'"),
         (["mocap6", "--finite", "--concentration", "3"], "a finite HMM (--finite) has none"),
         (["mocap6", "--stickiness", "-1"], "stickiness must be zero or positive"),

@@ -94,6 +94,16 @@ def test_clone_get_params_and_the_two_classes():
         FiniteHMM(concentration=1.0)
 
 
+def test_births_grow_the_toy_from_one_state(toy):
+    X, lengths, labels = toy
+    model = HDPHMM(n_states=1, stickiness=50.0, moves=("birth", "merge", "delete"), n_batches=3, random_state=0)
+    model.fit(X, lengths)
+    assert hamming_distance(labels, model.predict(X, lengths)) == 0.0
+    assert model.n_states_ == len(np.unique(labels))
+    kinds = [m["kind"] for m in model.moves_]
+    assert kinds.count("birth") >= 2
+
+
 def test_finite_hmm_keeps_its_states(toy):
     X, lengths, labels = toy
     model = FiniteHMM(n_states=8, stickiness=50.0, random_state=0).fit(X, lengths)
@@ -161,7 +171,7 @@ def test_callbacks_progress_bar_and_bernoulli_frames(toy, capsys):
         (HDPHMM(obs_model="poisson"), (np.ones((10, 2)),), {}, r"unknown observation model 'poisson'"),
         (HDPHMM(obs_model="mult"), (np.ones((10, 2)),), {}, r"obs_model='mult' models whole documents"),
         (HDPHMM(obs_model="bern"), (np.full((10, 2), 0.5),), {}, r"must be binary.*Threshold"),
-        (HDPHMM(moves=("birth", "merge")), (np.ones((10, 2)),), {}, r"births are not implemented.*'merge', 'delete'"),
+        (HDPHMM(moves=("birth", "split")), (np.ones((10, 2)),), {}, r"move='split' is not valid; choose one of"),
         (HDPHMM(algorithm="vb", moves=("merge",)), (np.ones((10, 2)),), {}, r"need algorithm='memoized'"),
         (HDPHMM(algorithm="truncation_free"), (np.ones((10, 2)),), {}, r"algorithm='truncation_free' is not valid"),
         (HDPHMM(init="random"), (np.ones((10, 2)),), {}, r"init='random' is not valid"),

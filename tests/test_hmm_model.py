@@ -20,6 +20,8 @@ from stickbreak.learn.init_hmm import initial_params
 from stickbreak.learn.memoized import MemoizedVI
 from stickbreak.obs import expfam
 
+from conftest import assert_cache_consistent
+
 
 def _toy(n_sequences=6, length=120, seed=0):
     X, offsets, labels = make_sticky_hmm_toy(n_sequences=n_sequences, length=length, seed=seed)
@@ -168,44 +170,53 @@ def test_memoized_with_one_batch_equals_batch_vb():
     assert np.allclose([r.elbo for r in batch.trace], [r.elbo for r in memo.trace], rtol=1e-10)
 
 
-@pytest.mark.parametrize("kappa", [0.0, 50.0])
-def test_memoized_with_moves_is_monotone_and_recovers_the_toy(kappa):
+def _memoized_toy(kappa, n_states, moves, seed):
+    """Memoized VI on an 8 x 150 toy over 4 batches, failing on any ELBO decrease; the ELBO after
+    the first lap is checked to be monotone. Returns (model, result, Hamming distance)."""
     from stickbreak.evaluate import hamming_distance
 
     data, labels = _toy(8, 150, seed=1)
     model = _model(data, "hdp", kappa)
-    params = initial_params(model, data, 20, "contiguous_blocks", np.random.default_rng(6))
+    params = initial_params(model, data, n_states, "contiguous_blocks", np.random.default_rng(6))
     batches = [data.subset(np.arange(b, 8, 4)) for b in range(4)]
     with warnings.catch_warnings():
         warnings.simplefilter("error", ELBODecreaseWarning)
-        result = driver.fit(model, batches, params, MemoizedVI(MovesConfig(moves=("merge", "delete")), np.random.default_rng(1)),
+        result = driver.fit(model, batches, params, MemoizedVI(MovesConfig(moves=moves), np.random.default_rng(seed)),
                             LearnConfig(max_laps=25, n_batches=4))
     elbos = np.array([r.elbo for r in result.trace[1:]])
     assert np.all(np.diff(elbos) >= -1e-9 * np.abs(elbos[1:]))
-    assert sum(r.moves["merge"]["accepted"] for r in result.trace) > 0
     frames = np.concatenate([np.arange(data.offsets[s], data.offsets[s + 1]) for b in range(4) for s in range(b, 8, 4)])
     predicted = np.concatenate([model.viterbi(result.params, batch) for batch in batches])
+    return model, result, hamming_distance(labels[frames], predicted)
+
+
+@pytest.mark.parametrize("kappa", [0.0, 50.0])
+def test_memoized_with_moves_is_monotone_and_recovers_the_toy(kappa):
+    _, result, hamming = _memoized_toy(kappa, 20, ("merge", "delete"), seed=1)
+    assert sum(r.moves["merge"]["accepted"] for r in result.trace) > 0
     if kappa > 0:  # without stickiness, 1200 frames are too few to keep the rarest state apart
-        assert hamming_distance(labels[frames], predicted) == 0.0
+        assert hamming == 0.0
 
 
 # ---------------------------------------------------------------------------------------- moves
-def _brute_merged_stats(model, params, data, a, b):
-    """Statistics of the merged q(z) built from the twin's full pairwise marginals (no kernel)."""
+def _brute_stats(model, params, data, merge=None):
+    """Statistics of q(z) (with states ``merge = (a, b)`` merged) from the twin's full pairwise
+    marginals (no kernel)."""
     loglik = model.obs.expected_loglik(params.obs, DenseData(data.X))
     log_start, log_trans = model._log_transitions(params)
     resp_all, start, trans, table = [], 0.0, 0.0, 0.0
     for s in range(data.n_items):
         lo, hi = data.offsets[s], data.offsets[s + 1]
         resp, pairwise, _ = ref.sequence_posterior(log_start, log_trans, loglik[lo:hi])
-        resp, pairwise = ref.merge_states(resp, pairwise, a, b)
+        if merge is not None:
+            resp, pairwise = ref.merge_states(resp, pairwise, *merge)
         resp_all.append(resp)
         start, trans = start + resp[0], trans + pairwise.sum(axis=0)
         table = table + ref.entropy_table(resp, pairwise)
     resp = np.concatenate(resp_all)
     fields = {"N": resp.sum(axis=0), **model.obs.suff_stats(DenseData(data.X), resp, model.obs_prior),
               "start": start, "trans": trans}
-    keep = np.delete(params.uids, b)
+    keep = params.uids if merge is None else np.delete(params.uids, merge[1])
     return SuffStats(keep, fields, {"entropy": table[1:].sum(axis=1) + table[0]},
                      {"n_items": float(data.n_items), "log_base": model.obs.log_base(DenseData(data.X))}, square=("trans",))
 
@@ -219,7 +230,7 @@ def test_merge_delta_elbo_equals_brute_force(kappa):
     stats = model.summarize(data, model.local_step(params, data, merge_pairs=pairs), params.uids, merge_pairs=pairs)
     for a, b in pairs:
         merged = stats.merge(a, b)
-        brute = _brute_merged_stats(model, params, data, a, b)
+        brute = _brute_stats(model, params, data, (a, b))
         for name in merged.fields:
             assert np.allclose(merged.fields[name], brute.fields[name], rtol=1e-8, atol=1e-8), name
         assert np.isclose(merged.elbo_terms["entropy"].sum(), brute.elbo_terms["entropy"].sum(), rtol=1e-8)
@@ -260,6 +271,87 @@ def test_delete_proposal_with_one_refinement_is_the_local_step_without_the_targe
     for name in brute.fields:
         assert np.allclose(proposal.fields[name], brute.fields[name])
     assert np.allclose(sum(model.score(proposal, params)[1].values()), sum(model.score(brute, params)[1].values()))
+
+
+def test_split_matrix_moves_the_target_to_its_newborns():
+    from stickbreak.alloc.hmm_birth import split_matrix
+
+    E = split_matrix(4, 1, np.array([0.25, 0.75]))
+    assert E.shape == (4, 5)
+    assert np.allclose(E.sum(axis=1), 1.0)
+    assert np.allclose(E[1], [0, 0.25, 0.75, 0, 0]) and E[0, 0] == 1 and E[2, 3] == 1 and E[3, 4] == 1
+    M = np.random.default_rng(12).random((4, 4))
+    expanded = E.T @ M @ E
+    assert np.isclose(expanded.sum(), M.sum())
+    assert np.allclose(expanded[1:3, 1:3].sum(), M[1, 1]) and np.allclose(expanded[0, 1:3].sum(), M[0, 1])
+
+
+def _birth_setup(kappa, n_sequences=4, length=80, seed=13):
+    from stickbreak.alloc.hmm_birth import expanded_params
+
+    data, _ = _toy(n_sequences, length, seed=seed)
+    model = _model(data, "hdp", kappa)
+    params = initial_params(model, data, 3, "contiguous_blocks", np.random.default_rng(seed))
+    whole = model.summarize(data, model.local_step(params, data), params.uids)
+    params = model.global_step(whole, params)
+    target, born = int(params.uids[1]), np.array([10, 11])
+    centers = expfam.concat_components(expfam.select_components(params.obs, [1]),
+                                       expfam.select_components(params.obs, [0, 2]))  # the newborns copy states 0, 2
+    log_weights = np.log([0.0, 0.4, 0.6])
+    return data, model, params, whole, target, centers, log_weights, born, expanded_params
+
+
+@pytest.mark.parametrize("kappa", [0.0, 20.0])
+def test_birth_candidate_over_batches_equals_brute_force(kappa):
+    """The birth's candidate (each batch expanded separately) equals the twin's statistics of all the
+    data under the expanded states, and so does its ELBO; the newborns replace the target in place."""
+    with np.errstate(divide="ignore"):
+        data, model, params, whole, target, centers, log_weights, born, expanded_params = _birth_setup(kappa)
+    batches = [data.subset([0, 2]), data.subset([1, 3])]
+    pairs = np.array([[int(params.uids[0]), 11]])
+    parts = model.birth_proposal(batches, params, whole, target, centers, log_weights, born, 1, pairs)
+    candidate = (parts[0] + parts[1]).without_merge_terms()
+    expanded = expanded_params(model, params, whole, target, centers, log_weights, born)
+    assert np.array_equal(candidate.uids, [params.uids[0], 10, 11, params.uids[2]])
+    brute = _brute_stats(model, expanded, data.subset([0, 2, 1, 3]))
+    for name in brute.fields:
+        assert np.allclose(candidate.fields[name], brute.fields[name], rtol=1e-8, atol=1e-8), name
+    assert np.isclose(candidate.elbo_terms["entropy"].sum(), brute.elbo_terms["entropy"].sum(), rtol=1e-8)
+    assert np.isclose(sum(model.score(candidate, params)[1].values()), sum(model.score(brute, params)[1].values()),
+                      rtol=1e-10)
+    # the pair entropies gathered for merges in the expanded chain are exact too
+    merged = (parts[0] + parts[1]).merge(*pairs[0])
+    brute_merged = _brute_stats(model, expanded, data.subset([0, 2, 1, 3]), (0, 2))
+    assert np.isclose(merged.elbo_terms["entropy"].sum(), brute_merged.elbo_terms["entropy"].sum(), rtol=1e-8)
+
+
+def test_expanded_transitions_split_the_target_by_its_shares():
+    """The expanded transition posterior is fitted to the counts ``M0 E`` and ``E^T M E``: mass into
+    the target is split 0.4 / 0.6 over the newborns, which share its mass out."""
+    with np.errstate(divide="ignore"):
+        data, model, params, whole, target, centers, log_weights, born, expanded_params = _birth_setup(0.0)
+    expanded = expanded_params(model, params, whole, target, centers, log_weights, born)
+    start_prior, trans_prior = hdp_hmm.prior_rows(model.transitions_prior, expanded.trans["rho"])
+    counts = expanded.trans["trans"][:, :-1] - trans_prior[:, :-1]
+    start = expanded.trans["start"][:-1] - start_prior[:-1]
+    M, M0 = whole.fields["trans"], whole.fields["start"]
+    shares = np.array([0.4, 0.6])
+    assert np.allclose(counts[[0, 3]][:, [1, 2]], np.outer(M[[0, 2], 1], shares))
+    assert np.allclose(counts[[1, 2]][:, [0, 3]], np.outer(shares, M[1, [0, 2]]))
+    assert np.allclose(counts[1:3, 1:3], M[1, 1] * np.outer(shares, shares))
+    assert np.allclose(start, [M0[0], *(M0[1] * shares), M0[2]])
+
+
+@pytest.mark.parametrize("kappa", [0.0, 50.0])
+def test_memoized_births_from_one_state_are_monotone_consistent_and_recover_the_toy(kappa):
+    """From a single state, births (with merges and deletes) find the toy's 8 states over 4 batches;
+    the ELBO never drops, and the cached batch statistics fast-forwarded through the move log
+    (full-width birth records, then the lap's merges) sum to the whole-data statistics."""
+    _, result, hamming = _memoized_toy(kappa, 1, ("birth", "merge", "delete"), seed=2)
+    accepted = {kind: sum(r.moves[kind]["accepted"] for r in result.trace) for kind in ("birth", "merge")}
+    assert accepted["birth"] >= 2 and accepted["merge"] >= 1, accepted
+    assert_cache_consistent(result.state)
+    assert hamming == 0.0
 
 
 def test_square_fields_follow_the_states():

@@ -39,7 +39,7 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--batches", "--n-batches", dest="batches", type=int, default=1,
                    help="batches (minibatches for stochastic) of whole sequences; at most the number of sequences")
     p.add_argument("--moves", default=None,
-                   help="memoized VI: comma-separated moves (merge,delete) or 'none' "
+                   help="memoized VI: comma-separated moves (birth,merge,delete) or 'none' "
                         "(default: merge,delete for the HDP-HMM, none for --finite)")
     p.add_argument("--move-option", action="append", metavar="KEY=VALUE", help="move setting (repeatable); see MovesConfig")
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")

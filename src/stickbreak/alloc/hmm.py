@@ -12,7 +12,9 @@ of ``q(z)``, kept per state as its row of the entropy table plus its start entry
 
 Merges (Eq. 6.49) add rows and columns of ``M``; the merged entropy of each planned pair is
 gathered during the local step, exactly (``pair_gain``). Deletes re-run the local step without
-the targets (:meth:`HMMModel.delete_proposal`) and are accepted on the whole-data ELBO.
+the targets (:meth:`HMMModel.delete_proposal`); births split a state's pooled frames into newborns
+and re-run the local step on every batch with the expanded states (:mod:`.hmm_birth`); both are
+accepted on the whole-data ELBO.
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ from types import ModuleType
 
 import numpy as np
 
-from ..core.suffstats import SuffStats
+from ..core.suffstats import SuffStats, fold
 from ..data import DenseData
 from ..obs import expfam
 from ..obs.expfam import Natural, ObsFamily
 from . import sticks
 
 #: theta <-> rho alternations of the HDP global step when the states changed (a move's candidate).
-ROUNDS_AFTER_CHANGE = 10
+ROUNDS_AFTER_CHANGE = 3
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,16 +186,16 @@ class HMMModel:
         from ..moves.merge import data_gain
 
         gain = data_gain(self.obs, self.obs_prior, params.obs, stats, first, second)
-        counts = SuffStats(stats.uids, {k: stats.fields[k] for k in ("N", "start", "trans")}, square=("trans",))
-        base = self._transition_only_elbo(counts, params.trans)
+        start, trans = stats.fields["start"], stats.fields["trans"]
+        base = self._transition_only_elbo(start, trans, params.trans)
         for m, (a, b) in enumerate(zip(first, second)):
-            merged = counts.merge(int(stats.uids[a]), int(stats.uids[b]))
-            aligned = {"rho": _aligned_rho(params, merged.uids)} if "rho" in params.trans else None
-            gain[m] += self._transition_only_elbo(merged, aligned) - base
+            merged_start = np.delete(fold(start, a, b), b)
+            merged_trans = np.delete(np.delete(fold(trans, a, b, square=True), b, axis=0), b, axis=1)
+            aligned = {"rho": _aligned_rho(params, np.delete(stats.uids, b))} if "rho" in params.trans else None
+            gain[m] += self._transition_only_elbo(merged_start, merged_trans, aligned) - base
         return gain
 
-    def _transition_only_elbo(self, counts: SuffStats, previous) -> float:
-        start, trans = counts.fields["start"], counts.fields["trans"]
+    def _transition_only_elbo(self, start: np.ndarray, trans: np.ndarray, previous) -> float:
         post = self.transitions.global_step(self.transitions_prior, start, trans, previous, rounds=0)
         return float(sum(self.transitions.elbo(self.transitions_prior, post, start, trans).values()))
 
@@ -217,6 +219,18 @@ class HMMModel:
         # the planned merge pairs' entropies (the costly part) only for the final proposal
         final = self.local_step(current, batch, merge_pairs=merge_pairs)
         return self.summarize(batch, final, others, merge_pairs=merge_pairs), None
+
+    def birth_pool_items(self, batch, local, params, column: int, members):
+        """The frames (with predecessors, for AR families) a birth pools for clustering."""
+        return self.frames(batch).subset(members)
+
+    def birth_proposal(self, batches, params: HMMParams, whole: SuffStats, target: int, centers, log_weights,
+                       born, refine_steps: int, merge_pairs=None) -> list:
+        """Every batch's statistics with state ``target`` split into ``born`` (see :mod:`.hmm_birth`):
+        a chain cannot be split frame by frame, so the learner expands all batches at once."""
+        from .hmm_birth import proposal
+
+        return proposal(self, batches, params, whole, target, centers, log_weights, born, refine_steps, merge_pairs)
 
     # ---------------------------------------------------------------- prediction
     def viterbi(self, params: HMMParams, batch) -> np.ndarray:

@@ -26,6 +26,16 @@ def _as_uids(uids) -> np.ndarray:
     return out
 
 
+def fold(value: np.ndarray, a: int, b: int, square: bool = False) -> np.ndarray:
+    """A copy of ``value`` with component ``b`` added into component ``a`` (both axes if ``square``);
+    ``b`` stays in place (the merge's additive part, Hughes 2016 Eq. 4.1 and 6.49)."""
+    value = value.copy()
+    value[a] += value[b]
+    if square:
+        value[:, a] += value[:, b]
+    return value
+
+
 @dataclass(frozen=True, eq=False)
 class SuffStats:
     """Named arrays over components, all additive.
@@ -103,6 +113,17 @@ class SuffStats:
         if len(hits) == 0:
             raise KeyError(f"no component with uid {uid}; uids are {self.uids.tolist()}")
         return int(hits[0])
+
+    def indices_of(self, uids) -> np.ndarray:
+        """Positions of ``uids`` (an array) among the components; KeyError names a missing one."""
+        uids = np.asarray(uids, dtype=np.int64).reshape(-1)
+        sorter = np.argsort(self.uids, kind="stable")
+        found = sorter[np.minimum(np.searchsorted(self.uids, uids, sorter=sorter), len(sorter) - 1)] if len(sorter) else \
+            np.zeros(len(uids), dtype=np.int64)
+        missing = np.flatnonzero(self.uids[found] != uids) if len(sorter) else np.arange(len(uids))
+        if len(missing):
+            self.index_of(int(uids[missing[0]]))  # raises, naming the uid
+        return found
 
     def _replace(self, **changes) -> "SuffStats":
         values = dict(
@@ -189,7 +210,7 @@ class SuffStats:
     def select(self, uids) -> "SuffStats":
         """Keep only (and reorder to) the given uids; merge pairs touching dropped ones are discarded."""
         uids = _as_uids(uids)
-        order = np.array([self.index_of(u) for u in uids], dtype=np.int64)
+        order = self.indices_of(uids)
         keep = np.isin(self.merge_pairs, uids).all(axis=1)
         return self._map_components(
             lambda v: v[order], uids=uids, merge_pairs=self.merge_pairs[keep], merge_entropy=self.merge_entropy[keep],
@@ -224,10 +245,11 @@ class SuffStats:
         pair = self._pair_index(uid_a, uid_b) if (self.merge_fields or "entropy" in self.elbo_terms) else None
         fields = {}
         for name, value in self.fields.items():
-            value = value.copy()
-            value[a] = self.merge_fields[name][pair] if name in self.merge_fields else value[a] + value[b]
-            if name in self.square:
-                value[:, a] += value[:, b]
+            if name in self.merge_fields:
+                value = value.copy()
+                value[a] = self.merge_fields[name][pair]
+            else:
+                value = fold(value, a, b, name in self.square)
             fields[name] = value
         elbo_terms = {name: value.copy() for name, value in self.elbo_terms.items()}
         if "entropy" in elbo_terms:

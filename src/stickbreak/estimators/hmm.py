@@ -41,8 +41,8 @@ from .topics import numba_threads
 HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern")
 HMM_ALGORITHMS = ("memoized", "vb", "stochastic", "svi")
 HMM_INITS = ("contiguous_blocks", "kmeans++")
-#: Moves memoized VI can make on HMM states; births are not implemented for HMMs.
-HMM_MOVES = ("merge", "delete")
+#: Moves memoized VI can make on HMM states.
+HMM_MOVES = ("birth", "merge", "delete")
 
 
 # ---------------------------------------------------------------------- input
@@ -148,11 +148,7 @@ class _HMMEstimator(SavableMixin, BaseEstimator):
         """``moves``, or by default this class's moves under memoized VI and none otherwise."""
         if self.moves is None:
             return self._default_moves if ALGORITHM_ALIASES.get(self.algorithm, self.algorithm) == "memoized" else ()
-        moves = (self.moves,) if isinstance(self.moves, str) else tuple(self.moves)
-        if "birth" in moves:
-            raise ValueError("births are not implemented for hidden Markov models; use moves=('merge', 'delete') "
-                             "and start from a generous n_states (the initial truncation)")
-        return moves
+        return (self.moves,) if isinstance(self.moves, str) else tuple(self.moves)
 
     def _configs(self):
         """``(learn config, moves config)``, checking every setting (before any data are read)."""
@@ -402,7 +398,7 @@ class HDPHMM(_HMMEstimator):
         state_weights="top-level state probabilities ``E[pi^G]`` (their sum is below 1).")
 
     _transitions = hdp_hmm
-    _default_moves = HMM_MOVES
+    _default_moves = ("merge", "delete")
 
     def __init__(self, n_states=50, *, concentration=10.0, **options):
         super().__init__(n_states, **options)

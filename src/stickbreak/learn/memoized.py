@@ -17,7 +17,7 @@ Merges follow an accepted delete only when the delete's proposals carry the pair
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -119,6 +119,7 @@ class _Lap:
         self.pair_fields: dict = {}  # non-additive merged fields per pair (topic models), summed over batches
         self.delete_proposals: list = [None] * len(batches)
         self.delete_warm: list = [None] * len(batches)
+        self.visited: set = set()  # batches visited so far this lap
 
     # ---------------------------------------------------------------- planning
     def _plan(self, state: MemoState) -> LapPlan:
@@ -157,6 +158,7 @@ class _Lap:
     def visit(self, b: int) -> None:
         batch = self.batches[b]
         params_before = self.params
+        self.visited.add(b)
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
         warm = fast_forward_warm(self.warm[b], self.log[self.seen[b]:], b)
         aligned = warm is not None and np.array_equal(warm[0], params_before.uids)
@@ -227,7 +229,8 @@ class _Lap:
         statistics just cached for it."""
         still_active = []
         for proposal in self.active:
-            advanced = birth.extend(self.model, proposal, b, batch, local, params_before, self.cfg, self.rng)
+            advanced = birth.extend(self.model, proposal, b, batch, local, params_before, self.cfg, self.rng,
+                                    self._expand_all)
             if advanced is None:
                 self._birth_failed(proposal.target)
             elif advanced.complete:
@@ -255,13 +258,28 @@ class _Lap:
             new_uids = list(range(self.next_uid, self.next_uid + room))
             self.next_uid += room  # reserved whether or not the birth is accepted: uids are never reused
             proposal = birth.start(self.model, b, batch, local, params_before, target, new_uids,
-                                   len(self.batches), cfg, self.rng)
+                                   len(self.batches), cfg, self.rng, self._expand_all)
             if proposal is None:
                 self._birth_failed(target)
             elif proposal.complete:  # a single batch: nothing more to track
                 self._evaluate_birth(proposal)
             else:
                 self.active.append(proposal)
+
+    @property
+    def _expand_all(self):
+        """For models with ``birth_proposal`` (HMMs): expand a created proposal on every batch at once
+        into full-width statistics (with this lap's merge pairs), leaving it complete."""
+        if not hasattr(self.model, "birth_proposal"):
+            return None
+
+        def expand(proposal):
+            parts = self.model.birth_proposal([self.batches[b] for b in range(len(self.batches))], self.params,
+                                              self.stats, proposal.target, proposal.centers, proposal.log_weights,
+                                              proposal.born, self.cfg.birth_refine_steps, self.plan.merge_pairs)
+            return replace(proposal, expansions=dict(enumerate(parts)), remaining=frozenset(), full_width=True)
+
+        return expand
 
     def _birth_ownership(self, local):
         """Each item's share of each component and the components' b-scores (None: by size)."""
@@ -280,7 +298,11 @@ class _Lap:
             self._birth_failed(target)
             return
         self._rescore(candidate, params, terms)
-        self._record(BirthRecord(self.number, target, tuple(int(u) for u in proposal.born), proposal.expansions))
+        self._record(BirthRecord(self.number, target, tuple(int(u) for u in proposal.born), proposal.expansions,
+                                 proposal.full_width))
+        if proposal.full_width:  # every state's chain entropy changed: so did the pairs' gathered so far
+            self.pair_entropy = sum((proposal.expansions[b].merge_entropy for b in self.visited),
+                                    np.zeros(len(self.plan.merge_pairs)))
         if reordered:
             self._record(ReorderRecord(self.number, tuple(int(u) for u in candidate.uids)))
         self.counts["birth"]["accepted"] += 1

@@ -25,7 +25,11 @@ documents) provides hooks: ``birth_ownership(local)`` (each item's share of each
 ``birth_pool_items(batch, local, params, column, members)`` (the items pooled for clustering),
 ``birth_item_model`` (the observation model the pool is clustered with) and
 ``birth_expansion(batch, local, params, column, centers, log_weights, uids)`` (a batch's statistics
-over [target, newborns]).
+over [target, newborns]). A model whose statistics cannot be split item by item (HMMs: transition
+counts couple neighbouring frames) provides ``birth_proposal(batches, params, whole, target, centers,
+log_weights, born, refine_steps, merge_pairs)`` instead: once the newborns are created, the learner
+expands every batch at once (``expand_all`` of :func:`extend`) into *full-width* statistics over all
+components, whose sum is the candidate.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ class TrackedBirth:
     log_weights: np.ndarray | None = None
     expansions: dict | None = None   # batch -> SuffStats over [target, newborns...]
     remaining: frozenset = frozenset()
+    full_width: bool = False         # expansions over all components (not just [target, newborns])
 
     @property
     def created(self) -> bool:
@@ -108,10 +113,10 @@ def _column(params, uid: int) -> int:
     return int(np.flatnonzero(params.uids == uid)[0])
 
 
-def start(model, b: int, batch, local, params, target: int, new_uids, n_batches: int, config, rng):
+def start(model, b: int, batch, local, params, target: int, new_uids, n_batches: int, config, rng, expand_all=None):
     """A new proposal for ``target`` that starts collecting at batch ``b`` (see :func:`extend`)."""
     proposal = TrackedBirth(target, tuple(int(u) for u in new_uids), n_batches)
-    return extend(model, proposal, b, batch, local, params, config, rng)
+    return extend(model, proposal, b, batch, local, params, config, rng, expand_all)
 
 
 def _collect(model, proposal: TrackedBirth, b: int, batch, local, params, owned: np.ndarray, config, rng) -> TrackedBirth:
@@ -156,9 +161,11 @@ def _create(model, proposal: TrackedBirth, params, config, rng) -> TrackedBirth 
                    remaining=frozenset(range(proposal.n_batches)))
 
 
-def extend(model, proposal: TrackedBirth, b: int, batch, local, params, config, rng):
+def extend(model, proposal: TrackedBirth, b: int, batch, local, params, config, rng, expand_all=None):
     """Visit batch ``b`` (local parameters ``local`` under ``params``): collect items or create the
     newborns, then expand the batch and re-estimate the proposal. ``None`` if no split was found.
+    ``expand_all`` (a callable, for models with ``birth_proposal``): once created, the proposal is
+    handed to it, which expands every batch and returns it complete.
 
     When the target gives up all its mass its log-weight is -inf, so its column of the split is
     exactly zero, its posterior the prior and its weight stays zero.
@@ -173,6 +180,8 @@ def extend(model, proposal: TrackedBirth, b: int, batch, local, params, config, 
         proposal = _create(model, proposal, params, config, rng)
         if proposal is None:
             return None
+        if expand_all is not None:
+            return expand_all(proposal)
     expansions = dict(proposal.expansions)
     expansions[b] = _expansion(model, batch, local, params, column, proposal)
     total = sum(list(expansions.values())[1:], next(iter(expansions.values())))
@@ -184,9 +193,12 @@ def extend(model, proposal: TrackedBirth, b: int, batch, local, params, config, 
 
 def candidate(stats: SuffStats, proposal: TrackedBirth) -> SuffStats:
     """Whole-data statistics with the birth applied: the target's row replaced by its kept part, the
-    newborns appended (Eq. 4.22)."""
+    newborns appended (Eq. 4.22); for full-width expansions, simply their sum."""
     parts = list(proposal.expansions.values())
-    return stats.with_components(sum(parts[1:], parts[0])).clipped()
+    total = sum(parts[1:], parts[0])
+    if proposal.full_width:
+        return total.without_merge_terms().clipped()
+    return stats.with_components(total).clipped()
 
 
 def best_order(model, candidate: SuffStats):

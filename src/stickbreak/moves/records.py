@@ -20,15 +20,19 @@ class BirthRecord:
     """Newborn components appended; each batch's target mass re-split over target and newborns.
 
     ``expansions`` maps a batch to the statistics of [target, newborns] there; a batch without one
-    gets zero-padded newborns (Eq. 4.21).
+    gets zero-padded newborns (Eq. 4.21). ``full_width``: each batch's expansion holds all the
+    components (HMMs) and replaces the batch's statistics.
     """
 
     lap: int
     target: int
     new_uids: tuple[int, ...]
     expansions: dict
+    full_width: bool = False
 
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
+        if self.full_width:
+            return self.expansions[batch]
         if batch in self.expansions:
             return stats.with_components(self.expansions[batch])
         return stats.insert_empty(list(self.new_uids))
