@@ -225,13 +225,20 @@ def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight
 
 
 @njit(cache=True, nogil=True)
+def longest_row(indptr, first, last):
+    """The most entries of any row ``first <= d < last`` of a CSR matrix (at least 1): buffer sizes."""
+    longest = 1
+    for d in range(first, last):
+        longest = max(longest, indptr[d + 1] - indptr[d])
+    return longest
+
+
+@njit(cache=True, nogil=True)
 def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
            max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted,
            doc_weight):
     n_topics = prior.size
-    longest = 1
-    for d in range(first, last):
-        longest = max(longest, indptr[d + 1] - indptr[d])
+    longest = longest_row(indptr, first, last)
     p, log_p, scratch, doc_entropy = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
     s, weight, local_buffer = np.empty(longest), np.empty(longest), np.empty(n_topics * longest)
     work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest), np.empty(n_topics),
