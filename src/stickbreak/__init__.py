@@ -14,10 +14,10 @@ __version__ = "0.1.0"
 
 from . import datasets  # noqa: E402
 from .data import BagOfWords, DataError, DenseData, Sequences, ShardStore  # noqa: E402
-from .estimators import LDA, DPMixture, FiniteMixture, HDPTopicModel  # noqa: E402
+from .estimators import DILN, LDA, DPMixture, FiniteMixture, HDPTopicModel  # noqa: E402
 from .estimators import HDPHMM, FiniteHMM  # noqa: E402
 from .persist import load  # noqa: E402
 
-__all__ = ["LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "load",
+__all__ = ["DILN", "LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "load",
            "__version__"]
 __all__ += ["HDPHMM", "FiniteHMM"]

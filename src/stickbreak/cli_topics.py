@@ -22,12 +22,14 @@ TOPICS_SHOWN = 12
 
 
 def add_fit_topics(sub) -> None:
-    p = sub.add_parser("topics", help="LDA or HDP topic model",
-                       description="Fit LDA or the HDP topic model to word counts and print the main topics.")
+    p = sub.add_parser("topics", help="LDA, HDP or DILN topic model",
+                       description="Fit LDA, the HDP topic model or DILN to word counts and print the main topics.")
     p.add_argument("data", help=f"a bundled corpus ({', '.join(datasets.names())}), an LDA-C/UCI/MatrixMarket/.npz "
                                 "file or a directory with bow.npz + vocab.txt.gz")
-    p.add_argument("--model", default="hdp", choices=("lda", "hdp"), help="hdp (default; learns the number of topics) or lda")
-    p.add_argument("-K", "--n-topics", type=int, default=None, help="topics (LDA) or truncation level (HDP; default 100)")
+    p.add_argument("--model", default="hdp", choices=("lda", "hdp", "diln"),
+                   help="hdp (default; learns the number of topics), lda, or diln (an HDP with correlated topics)")
+    p.add_argument("-K", "--n-topics", type=int, default=None,
+                   help="topics (LDA) or truncation level (HDP: default 100; DILN: default 200)")
     p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
                    help="vb, svi (= stochastic), memoized or truncation_free (HDP only; starts from no topics); "
                         "collapsed, one sweep per lap: gibbs (LDA or HDP), svb, cvb, cvb0, hybrid_vb_gibbs, "
@@ -39,6 +41,11 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--alpha", type=float, default=None, help="doc_topic_prior (LDA default 1/K, HDP 0.5)")
     p.add_argument("--eta", type=float, default=None, help="topic_word_prior (LDA default 1/K, HDP 0.1)")
     p.add_argument("--gamma", type=float, default=10.0, help="HDP top-level concentration")
+    p.add_argument("--latent-dim", type=int, default=20, help="DILN: dimension d of the topic locations")
+    p.add_argument("--location-variance", type=float, default=None, help="DILN: variance c of the topic locations "
+                                                                         "(default 1/d; must be below 1)")
+    p.add_argument("--no-correlation", action="store_true",
+                   help="DILN: the HDP special case (exp(-l'u) := 1, Paisley et al. 2012, §4.3)")
     p.add_argument("--n-batches", type=int, default=None, help="memoized batches / SVI minibatches per lap")
     p.add_argument("--moves", default="", help="HDP with memoized VI: comma-separated moves, e.g. merge,delete")
     p.add_argument("--max-laps", type=int, default=100)
@@ -93,6 +100,8 @@ def _estimator(args):
     if args.algorithm in COLLAPSED_ALGORITHMS:
         common["burn_in"] = args.burn_in
     moves = _moves(args)
+    if args.model == "diln":
+        return _diln_estimator(args, moves, common)
     if args.model == "lda":
         if moves:
             raise ValueError("--moves needs --model hdp: LDA keeps a fixed number of topics")
@@ -107,6 +116,34 @@ def _estimator(args):
     if args.eta is not None:
         hdp["topic_word_prior"] = args.eta
     return HDPTopicModel(n_topics=100 if args.n_topics is None else args.n_topics, **hdp)
+
+
+def _diln_estimator(args, moves, common):
+    from .estimators import DILN
+
+    if moves:
+        raise ValueError("--moves is for the HDP topic model; DILN learns its topics' use within the truncation -K")
+    if args.algorithm not in (None, "vb", "svi", "stochastic"):
+        raise ValueError(f"--model diln takes --algorithm vb or svi, not {args.algorithm}")
+    common.pop("burn_in", None)
+    extra = {} if args.eta is None else {"topic_word_prior": args.eta}
+    return DILN(n_topics=200 if args.n_topics is None else args.n_topics, latent_dim=args.latent_dim,
+                location_variance=args.location_variance, correlated=not args.no_correlation, **extra, **common)
+
+
+def print_correlations(est, n_pairs: int = 5, n_words: int = 5) -> list:
+    """The most positively and negatively correlated pairs of used topics, with their top words."""
+    if getattr(est, "topic_correlation_", None) is None:
+        return []
+    words = {t["topic"]: " ".join(str(w) for w, _ in t["words"]) for t in est.top_words(n_words)}
+    for label, negative in (("positively", False), ("negatively", True)):
+        print(f"most {label} correlated topics (cosine of their locations):")
+        for pair in est.top_correlated_pairs(n_pairs, negative=negative):
+            i, j = pair["topics"]
+            print(f"  {pair['correlation']:+.2f}  [{words.get(i, i)}]  ~  [{words.get(j, j)}]")
+    used = np.flatnonzero(est.topic_sizes_ >= 1.0)
+    first, second = (used[i] for i in np.triu_indices(len(used), k=1))
+    return [[int(a), int(b), float(c)] for a, b, c in zip(first, second, est.topic_correlation_[first, second])]
 
 
 def _moves(args) -> tuple:
@@ -171,6 +208,7 @@ def run_fit_topics(args) -> int:
     if _moves(args):
         print(move_summary(est.trace_, _moves(args)))
     rows = print_topics(est, args.top_words)
+    correlations = print_correlations(est) if args.model == "diln" else []
     if heldout_tokens is not None:
         score = est.heldout_per_word_[-1]
         print(f"held-out tokens: {int(heldout_tokens.sum())} of the training documents; per-word log-likelihood "
@@ -178,12 +216,15 @@ def run_fit_topics(args) -> int:
               "burn-in sweeps for samplers)")
     if test is not None:
         score = est.score(test)
+        how = "Monte Carlo over q, Paisley et al. Eq. 40" if args.model == "diln" else "point estimate of theta"
         print(f"held-out documents: {test.n_items}; per-word log-likelihood {score:.4f} nats "
-              f"(perplexity {np.exp(-score):.1f}; document completion, half of each document's tokens)")
+              f"(perplexity {np.exp(-score):.1f}; document completion, half of each document's tokens, {how})")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         est.save(args.out / "model.npz")
         _write_csv(args.out / "topics.csv", ["topic", "tokens", "top words"], rows)
+        if correlations:
+            _write_csv(args.out / "correlations.csv", ["topic_i", "topic_j", "correlation"], correlations)
         keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
         _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
         print(f"wrote {args.out}/model.npz, topics.csv, trace.csv")

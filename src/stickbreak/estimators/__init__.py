@@ -1,8 +1,9 @@
 """scikit-learn compatible estimators."""
 
+from .diln import DILN
 from .hmm import HDPHMM, FiniteHMM
 from .mixture import DPMixture, FiniteMixture
 from .topics import LDA, HDPTopicModel
 
-__all__ = ["DPMixture", "FiniteMixture", "HDPTopicModel", "LDA"]
+__all__ = ["DILN", "DPMixture", "FiniteMixture", "HDPTopicModel", "LDA"]
 __all__ += ["HDPHMM", "FiniteHMM"]

@@ -150,6 +150,10 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
     def _topic_word_prior(self) -> float:
         return self.topic_word_prior
 
+    def _initial_params(self, model, lam: np.ndarray, n_docs: int, rng: np.random.Generator):
+        """The first global parameters around the initial topics ``lam`` (subclasses may draw more)."""
+        return model.initial_params(lam, n_docs)
+
     def _as_bow(self, X, vocabulary=None, empty: str = "error") -> BagOfWords:
         if isinstance(X, ShardStore):  # validated when written
             return X
@@ -178,7 +182,7 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"heldout is scored during collapsed inference only; algorithm={self.algorithm!r} "
                              "fits without it (score held-out documents afterwards with score())")
         lam = initial_topics(plan.sample, model.obs_prior["lam"], self.n_topics, self.init, rng)
-        params = model.initial_params(lam, plan.batches.n_items)
+        params = self._initial_params(model, lam, plan.batches.n_items, rng)
         learner = make_learner(learn_cfg, self._moves_config(), rng)
         callbacks = list(self.callbacks or ())
         with numba_threads(self.n_jobs):
@@ -248,7 +252,7 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
             model = self._make_model(data.n_features, stochastic=True)
             lam = initial_topics(data, model.obs_prior["lam"], self.n_topics, self.init, rng)
             total = self.total_docs or data.n_items
-            params = model.initial_params(lam, total)
+            params = self._initial_params(model, lam, total, rng)
             self.n_features_in_, self.vocabulary_ = data.n_features, data.vocabulary
             self.trace_, self.model_, self.params_ = [], model, params
         check_n_features(self, data.n_features)
@@ -295,6 +299,20 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
             local = self.model_.local_step(self.params_, data)
         theta = local.doc_topic + local.prior[None, :]
         return theta / theta.sum(axis=1, keepdims=True)
+
+    def doc_topic_posterior(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(shape, rate)`` (D, K) of each document's topic weights fitted to ``X`` with the topics
+        fixed, as independent Gammas whose normalisation gives the proportions: ``q(pi_d) = Dir(N_d +
+        a)`` is ``shape = N_d + a``, ``rate = 1`` (the HDP's leftover mass ``a_>K`` is left out). The
+        input of :func:`stickbreak.evaluate.model_completion` (Paisley et al. 2012, Eq. 40)."""
+        data = self._validated(X)
+        if isinstance(self.model_, (TruncationFreeTopics, TwoLevelHDP)):
+            raise ValueError("doc_topic_posterior needs the direct-assignment family (variational_family='direct', "
+                             "not truncation_free or gibbs): the other fits keep no Dirichlet posterior per document")
+        with numba_threads(self.n_jobs):
+            local = self.model_.local_step(self.params_, data)
+        shape = local.doc_topic + local.prior[None, :]
+        return shape, np.ones_like(shape)
 
     def score(self, X, y=None) -> float:
         """Held-out log-likelihood per word (nats) by document completion: each document's tokens
@@ -367,9 +385,10 @@ _COMMON_DOC = """
     n_batches, batch_size : int
         Batches (memoized) or minibatches per lap (stochastic); ``batch_size`` (documents per
         minibatch, S) overrides ``n_batches`` with ``ceil(n_docs / batch_size)``.
-    init : {"random", "documents", "exponential"}
-        Nearly uniform random topics (scikit-learn's start), topics from random documents, or the SVI
-        paper's ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6).
+    init : {"random", "documents", "exponential", "kmeans_l1"}
+        Nearly uniform random topics (scikit-learn's start), topics from random documents, the SVI
+        paper's ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6), or the DILN
+        paper's k-means with the L1 distance (Paisley et al. 2012, §5.2).
     max_laps, min_laps, tol
         Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
     learning_rate_delay, learning_rate_decay, sampling

@@ -1,0 +1,203 @@
+"""scikit-learn style DILN topic model (Paisley, Wang & Blei 2012), a thin shell over
+:class:`~stickbreak.alloc.diln.DILNModel` and the shared batch and stochastic learners.
+
+>>> from stickbreak import DILN, datasets
+>>> ap = datasets.load("ap")
+>>> model = DILN(n_topics=100, max_laps=30, random_state=0).fit(ap.X)
+>>> model.top_correlated_pairs(5)          # the most positively correlated topic pairs
+>>> model.document_locations(ap.X[:10])    # u_m, for retrieval by cosine similarity
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .. import driver, persist
+from ..alloc.diln import LOCAL_STARTS, DILNModel, DILNPrior, DilnStats, nearest_by_cosine, topic_correlation
+from ..config import check_choice, check_int, check_positive
+from .topics import _TopicEstimator, numba_threads
+
+#: Local-step tolerance on ``max_k |Delta N_dk|`` for batch and stochastic VI (as for LDA and the HDP:
+#: a minibatch is seen once per lap).
+BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
+ALGORITHMS = ("vb", "svi", "stochastic")
+
+
+@persist.register
+class DILN(_TopicEstimator):
+    __doc__ = """The discrete infinite logistic normal topic model (Paisley, Wang & Blei 2012).
+
+    An HDP whose document-level topic weights are correlated through latent locations: topic k sits
+    at ``l_k`` in R^d, document m at ``u_m``, and ``Z_mk ~ Gamma(beta p_k, exp(-l_k'u_m))``, so topics
+    whose locations point the same way tend to appear together. Truncated at ``n_topics``; the
+    number of topics used is learned. Batch VI is the paper's Algorithm 1, stochastic VI its
+    Algorithm 2 (Newton-preconditioned steps for the sticks and locations, natural-gradient topics).
+
+    Parameters
+    ----------
+    n_topics : int
+        Truncation T (the paper's 200); topics the data do not need stay (nearly) empty.
+    latent_dim, location_variance : int, float
+        d and c of the locations ``l_k ~ N(0, c I_d)`` (default c = 1/d; paper d = 20, c = 1/20; c < 1).
+    topic_word_prior : float
+        gamma0 of the topics ``eta_k ~ Dir(gamma0)`` (paper: 0.1 to 1 batch, 0.01 stochastic).
+    correlated : bool
+        False sets ``exp(-l'u) := 1``: the HDP special case (§4.3), the same code otherwise.
+    alpha_prior, beta_prior : (shape, rate)
+        Gamma priors of the top-level concentration alpha and the document-level beta (paper: (1, 1e-3)).
+    initial_beta : float
+        beta before the first global step.
+    algorithm : {"vb", "svi" (alias "stochastic")}
+        Batch coordinate ascent (the ELBO never decreases) or stochastic VI; ``tol`` is the
+        fractional ELBO change at which batch VI stops (the paper's 1e-3).
+    init : {"kmeans_l1", "random", "documents", "exponential"}
+        ``"kmeans_l1"``: the paper's three iterations of k-means with the L1 distance on the
+        documents' word distributions, clusters ordered by usage, smoothed (§5.2).
+    newton_steps : int
+        Newton steps on each document's location per local iteration.
+    n_batches, batch_size : int
+        Stochastic VI: minibatches per lap, or documents per minibatch (overrides ``n_batches``).
+        Batch VI: the corpus is processed in ``n_batches`` pieces (the same result).
+    max_laps, min_laps, tol
+        Stop when the fractional ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
+    learning_rate_delay, learning_rate_decay, sampling
+        Stochastic VI: step ``(delay + t)^-decay`` (the paper's zeta = 25, kappa in {0.6, 0.75, 0.9}).
+    local_max_iter, local_tol, local_start
+        The document-level loop: iterations cap, tolerance on ``max_k |Delta N_dk|`` (default 0.5 for
+        batch VI, 0.05 for stochastic VI) and, for batch VI, where each document starts: ``"scratch"``
+        (from the prior weights every lap), ``"warm"`` (from the last lap) or ``"best"`` (both, keeping
+        the better). Warm and best make the ELBO provably monotone but stay near the first lap's
+        assignments (see :class:`~stickbreak.alloc.diln.DILNModel`); scratch is the default.
+    n_jobs, total_docs, random_state, verbose, callbacks
+        As for :class:`~stickbreak.LDA` (``total_docs``: the stream size ``partial_fit`` assumes).
+
+    Attributes
+    ----------
+    topic_word_, components_, topic_sizes_, n_topics_, topic_weights_ (``p_k``), vocabulary_,
+    lower_bound_, elbo_trace_, trace_, n_iter_, converged_, stop_reason_ : as for :class:`~stickbreak.LDA`.
+    topic_correlation_ : (n_topics, n_topics) cosine of the topic locations, ``l_i'l_j / |l_i||l_j|``.
+    topic_locations_ : (n_topics, latent_dim) the locations ``l_k``.
+    alpha_, beta_ : the fitted concentrations.
+    """
+
+    _weight_model = "diln"
+
+    def __init__(self, n_topics=200, *, latent_dim=20, location_variance=None, topic_word_prior=0.5,
+                 correlated=True, alpha_prior=(1.0, 1e-3), beta_prior=(1.0, 1e-3), initial_beta=1.0, algorithm="vb",
+                 n_batches=1, batch_size=None, init="kmeans_l1", max_laps=100, min_laps=2, tol=1e-3,
+                 learning_rate_delay=25.0, learning_rate_decay=0.75, sampling="without_replacement", local_max_iter=100,
+                 local_tol=None, local_start="scratch", newton_steps=1, n_jobs=1, total_docs=None, random_state=None, verbose=0,
+                 callbacks=None):
+        self.n_topics, self.latent_dim, self.location_variance = n_topics, latent_dim, location_variance
+        self.topic_word_prior, self.correlated, self.initial_beta = topic_word_prior, correlated, initial_beta
+        self.alpha_prior, self.beta_prior = alpha_prior, beta_prior
+        self.algorithm, self.n_batches, self.batch_size, self.init = algorithm, n_batches, batch_size, init
+        self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
+        self.learning_rate_delay, self.learning_rate_decay, self.sampling = learning_rate_delay, learning_rate_decay, sampling
+        self.local_max_iter, self.local_tol, self.newton_steps = local_max_iter, local_tol, newton_steps
+        self.local_start = local_start
+        self.n_jobs, self.total_docs, self.random_state, self.verbose, self.callbacks = n_jobs, total_docs, random_state, verbose, callbacks
+
+    # ------------------------------------------------------------------ configuration
+    def _prior(self) -> DILNPrior:
+        check_int("latent_dim", self.latent_dim, 1)
+        variance = 1.0 / self.latent_dim if self.location_variance is None else self.location_variance
+        return DILNPrior(float(self.topic_word_prior), tuple(self.alpha_prior), tuple(self.beta_prior),
+                         int(self.latent_dim), float(variance))
+
+    def _make_model(self, n_words: int, obs_prior=None, stochastic: bool = False) -> DILNModel:
+        check_choice("algorithm", self.algorithm, ALGORITHMS)
+        check_int("n_topics", self.n_topics, 2)
+        check_int("local_max_iter", self.local_max_iter, 1)
+        check_int("newton_steps", self.newton_steps, 1)
+        check_positive("initial_beta", self.initial_beta)
+        if not isinstance(self.correlated, (bool, np.bool_)):
+            raise TypeError(f"correlated must be True (DILN) or False (its HDP special case), got {self.correlated!r}")
+        if not (self.n_jobs == -1 or (isinstance(self.n_jobs, (int, np.integer)) and self.n_jobs >= 1)):
+            raise ValueError(f"n_jobs must be a positive integer or -1, got {self.n_jobs!r}")
+        stochastic = stochastic or self._algorithm == "stochastic"
+        local_tol = self.local_tol if self.local_tol is not None else (STOCHASTIC_LOCAL_TOL if stochastic
+                                                                       else BATCH_LOCAL_TOL)
+        check_positive("local_tol", local_tol)
+        prior = self._prior()
+        if obs_prior is None:
+            obs_prior = {"lam": np.full(n_words, prior.topic_word_prior)}
+        import numba
+
+        chunks = numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
+        check_choice("local_start", self.local_start, LOCAL_STARTS)
+        return DILNModel(obs_prior, prior, bool(self.correlated), "newton_step" if stochastic else "optimize",
+                         "scratch" if stochastic else self.local_start, int(self.local_max_iter), float(local_tol),
+                         location_tol=1e-3, newton_steps=int(self.newton_steps), n_chunks=chunks,
+                         keep_documents=not stochastic)
+
+    def _initial_params(self, model, lam, n_docs, rng):
+        return model.initial_params(lam, rng, float(self.initial_beta))
+
+    def _set_fitted(self, model, params, stats, trace, stop_reason):
+        stats = stats.core if isinstance(stats, DilnStats) else stats  # what is saved: no per-document arrays
+        super()._set_fitted(model, params, stats, trace, stop_reason)
+        self.topic_locations_ = params.locations
+        self.topic_correlation_ = topic_correlation(params.locations) if model.correlated else None
+        self.alpha_, self.beta_ = params.alpha, params.beta
+
+    # ------------------------------------------------------------------ using the model
+    def _local(self, X):
+        data = self._validated(X)
+        model = self.model_
+        with numba_threads(self.n_jobs):
+            return DILNModel(model.obs_prior, model.prior, model.correlated, local_start="scratch",
+                             max_iter=model.max_iter, tol=min(model.tol, STOCHASTIC_LOCAL_TOL),
+                             location_tol=model.location_tol, newton_steps=model.newton_steps,
+                             n_chunks=model.n_chunks).local_step(self.params_, data)
+
+    def doc_topic_posterior(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(shape, rate)`` (D, T) of ``q(Z_d)`` fitted to the documents ``X`` with the corpus-level
+        parameters fixed (Eqs. 22-24): ``Z_dk ~ Gamma(a_dk, b_dk)``, proportions ``Z_d / sum_k Z_dk``."""
+        local = self._local(X)
+        return local.a, local.b
+
+    def transform(self, X) -> np.ndarray:
+        """Document-topic proportions ``E[Z_dk] / sum_j E[Z_dj]`` (D, T)."""
+        local = self._local(X)
+        mean = local.mean_z
+        return mean / mean.sum(axis=1, keepdims=True)
+
+    def document_locations(self, X) -> np.ndarray:
+        """The documents' locations ``u_m`` (D, latent_dim): documents close in angle use correlated
+        topics (the paper's retrieval by cosine similarity, Fig. 7)."""
+        if not self.correlated:
+            raise ValueError("the HDP special case (correlated=False) has no document locations")
+        return self._local(X).u
+
+    def similar_documents(self, X_query, X_reference=None, n: int = 10) -> tuple[np.ndarray, np.ndarray]:
+        """For each query document, the ``n`` reference documents (default: the queries themselves,
+        each excluding itself) whose locations ``u`` have the largest cosine similarity (Fig. 7):
+        ``(indices, similarities)``, both (D_query, n)."""
+        query = self.document_locations(X_query)
+        reference = query if X_reference is None else self.document_locations(X_reference)
+        return nearest_by_cosine(query, reference, n, exclude_self=X_reference is None)
+
+    def top_correlated_pairs(self, n: int = 10, min_size: float = driver.EFFECTIVE_COUNT,
+                             negative: bool = False) -> list[dict]:
+        """The ``n`` most positively (``negative=True``: negatively) correlated pairs among the used
+        topics: ``{"topics": (i, j), "correlation"}``, strongest first."""
+        check_is_fitted(self, "params_")
+        if self.topic_correlation_ is None:
+            raise ValueError("the HDP special case (correlated=False) has no topic correlations")
+        used = np.flatnonzero(self.topic_sizes_ >= min_size)
+        corr = self.topic_correlation_[np.ix_(used, used)]
+        i, j = np.triu_indices(len(used), k=1)
+        values = corr[i, j]
+        order = np.argsort(values if negative else -values, kind="stable")[:n]
+        return [{"topics": (int(used[i[o]]), int(used[j[o]])), "correlation": float(values[o])} for o in order]
+
+    def score(self, X, y=None, n_samples: int = 100) -> float:
+        """Held-out per-word log-likelihood (nats) by the paper's document completion (§5.1, Eq. 40):
+        each document's tokens are split at random in half (seed 0), q of the document is fitted to the
+        first half, and the second is scored by Monte Carlo over q(Z) and q(eta)
+        (:func:`stickbreak.evaluate.model_completion`). Higher is better."""
+        from ..evaluate.completion_mc import model_completion
+
+        return float(model_completion(self, X, seed=0, n_samples=n_samples).per_word)
