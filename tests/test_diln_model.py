@@ -66,6 +66,32 @@ def test_kernel_matches_numpy_twin(correlated, start):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
+def test_document_location_gradient_by_finite_differences():
+    """The gradient and Hessian the kernel's Newton step on u uses (Eq. 24) are those of the document's
+    ELBO with q(Z) fixed (the twin's first-principles objective)."""
+    rng = np.random.default_rng(8)
+    shapes, loc = rng.gamma(1.0, 0.5, 5), rng.normal(0, 0.5, (5, 3))
+    a, b, u = rng.gamma(2.0, 1.0, 5), rng.gamma(2.0, 1.0, 5), rng.normal(0, 0.3, 3)
+    words, cnts = np.array([0, 2]), np.array([3.0, 1.0])
+    log_eta_t = np.log(rng.dirichlet(np.ones(5), 4))
+    phi = rng.dirichlet(np.ones(5), 2)
+
+    def elbo(v):
+        return ref.doc_objective(words, cnts, log_eta_t, shapes, loc, True, (phi.T @ cnts, phi, a, b, 2.0, v, 0))
+
+    x = loc @ u
+    weight = a / b * np.exp(-x)
+    grad = loc.T @ (weight - shapes) - u
+    hess = -(loc.T * weight) @ loc - np.eye(3)
+    h = 1e-5
+    for j in range(3):
+        e = np.eye(3)[j] * h
+        assert (elbo(u + e) - elbo(u - e)) / (2 * h) == pytest.approx(grad[j], rel=1e-6, abs=1e-8)
+        fd = ((loc.T @ (a / b * np.exp(-loc @ (u + e)) - shapes) - (u + e))
+              - (loc.T @ (a / b * np.exp(-loc @ (u - e)) - shapes) - (u - e))) / (2 * h)
+        np.testing.assert_allclose(fd, hess[:, j], rtol=1e-6, atol=1e-8)
+
+
 def test_local_step_solves_the_location_equation():
     """At convergence ``u`` is the stationary point of Eq. 24: sum_k (E Z_k e^{-l_k'u} - s_k) l_k = u."""
     model, params, X = fitted()

@@ -180,13 +180,16 @@ class DILN(_TopicEstimator):
         return nearest_by_cosine(query, reference, n, exclude_self=X_reference is None)
 
     def top_correlated_pairs(self, n: int = 10, min_size: float = driver.EFFECTIVE_COUNT,
-                             negative: bool = False) -> list[dict]:
-        """The ``n`` most positively (``negative=True``: negatively) correlated pairs among the used
-        topics: ``{"topics": (i, j), "correlation"}``, strongest first."""
+                             negative: bool = False, among: int | None = 30) -> list[dict]:
+        """The ``n`` most positively (``negative=True``: negatively) correlated pairs among the ``among``
+        largest topics (the paper's figures show the 30 most probable; None: all topics with at least
+        ``min_size`` tokens): ``{"topics": (i, j), "correlation"}``, strongest first."""
         check_is_fitted(self, "params_")
         if self.topic_correlation_ is None:
             raise ValueError("the HDP special case (correlated=False) has no topic correlations")
         used = np.flatnonzero(self.topic_sizes_ >= min_size)
+        if among is not None:
+            used = np.sort(used[np.argsort(-self.topic_sizes_[used], kind="stable")[:among]])
         corr = self.topic_correlation_[np.ix_(used, used)]
         i, j = np.triu_indices(len(used), k=1)
         values = corr[i, j]

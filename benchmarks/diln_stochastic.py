@@ -1,0 +1,160 @@
+"""Stochastic DILN against stochastic HDP and online LDA, held-out score over time (Paisley, Wang &
+Blei 2012, §5.2, Figs. 8-11).
+
+Protocol (the paper's Nature-corpus settings, on our largest corpus by documents):
+
+* Data: ``../shared/data/<corpus>`` (default ``gcide_definitions``, 126,240 documents), empty documents
+  dropped, permuted with ``RandomState(0)``; ``--n-test`` documents held out (the paper: 10,000), the
+  vocabulary restricted to the words of the training documents. Test documents with at least two
+  tokens are split at random in half (seed 1); ``--n-eval`` of them are scored.
+* Models, each trained by stochastic VI with minibatches of ``--batch-size`` documents (the paper's
+  750) drawn without replacement, ``rho_t = (25 + t)^-kappa``, topic prior ``gamma0 = 0.01``, the
+  k-means L1 start on the first minibatch: ``diln`` (T = 200, d = 20, c = 1/20; Alg. 2), ``hdp`` (the same
+  with ``exp(-l'u) := 1``: the paper's stochastic HDP), ``ldaK`` (online LDA, K topics, ``alpha = 1/K``).
+* Score every ``--eval-every`` minibatches: held-out per-word log-likelihood by Eq. 40 (Monte Carlo over
+  ``q``, :func:`stickbreak.evaluate.model_completion`, ``--samples`` draws) against the training CPU time
+  so far (scoring excluded). One process per model (one thread), ``--workers`` at a time.
+
+Run:  .venv/bin/python benchmarks/diln_stochastic.py [--corpus gcide_definitions] [--kappas 0.6,0.9] [--passes 2]
+Writes benchmarks/results/diln_stochastic_<corpus>.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from datetime import datetime, timezone
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
+RESULTS = ROOT / "benchmarks" / "results"
+MODELS = ("diln", "hdp", "lda25", "lda75", "lda125")
+
+
+def load(corpus: str, n_test: int, n_eval: int) -> dict:
+    from stickbreak.evaluate import split_documents
+
+    z = np.load(DATA / corpus / "bow.npz")
+    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"])).astype(np.float64)
+    X = X[np.asarray(X.sum(axis=1)).ravel() > 0]
+    order = np.random.RandomState(0).permutation(X.shape[0])
+    train, test = X[order[:-n_test]], X[order[-n_test:]]
+    keep = np.asarray(train.sum(axis=0)).ravel() > 0
+    train, test = sp.csr_matrix(train[:, keep]), sp.csr_matrix(test[:, keep])
+    test = test[np.asarray(test.sum(axis=1)).ravel() > 1][:n_eval]
+    observed, heldout = split_documents(test, mode="tokens", heldout_fraction=0.5, seed=1)
+    return {"train": train, "observed": sp.csr_matrix(observed), "heldout": sp.csr_matrix(heldout),
+            "describe": {"corpus": corpus, "train_docs": train.shape[0], "train_tokens": int(train.sum()),
+                         "V": train.shape[1], "eval_docs": test.shape[0], "heldout_tokens": int(heldout.sum())}}
+
+
+def make_estimator(name: str, kappa: float, n_docs: int, seed: int):
+    from stickbreak import DILN, LDA
+
+    common = dict(topic_word_prior=0.01, init="kmeans_l1", learning_rate_delay=25.0, learning_rate_decay=kappa,
+                  total_docs=n_docs, random_state=seed)
+    if name in ("diln", "hdp"):
+        return DILN(n_topics=200, latent_dim=20, location_variance=1 / 20, correlated=name == "diln",
+                    algorithm="svi", **common)
+    k = int(name[3:])
+    return LDA(k, doc_topic_prior=1.0 / k, algorithm="svi", **common)
+
+
+def run_one(name: str, kappa: float, args) -> dict:
+    from stickbreak.evaluate import model_completion
+
+    warnings.simplefilter("ignore")
+    data = load(args.corpus, args.n_test, args.n_eval)
+    train = data["train"]
+    est = make_estimator(name, kappa, train.shape[0], args.seed)
+    rng = np.random.default_rng(args.seed)
+    n_batches = train.shape[0] // args.batch_size
+    trace, cpu, step = [], 0.0, 0
+    for _ in range(args.passes):
+        order = rng.permutation(train.shape[0])
+        for b in range(n_batches):
+            start = time.process_time()
+            est.partial_fit(train[np.sort(order[b * args.batch_size:(b + 1) * args.batch_size])])
+            cpu += time.process_time() - start
+            step += 1
+            if step % args.eval_every == 0 or step == args.passes * n_batches:
+                score = model_completion(est, observed=data["observed"], heldout=data["heldout"],
+                                         n_samples=args.samples, seed=1)
+                trace.append({"step": step, "docs_seen": step * args.batch_size, "cpu_s": cpu,
+                              "per_word": score.per_word, "n_topics_used": int(est.n_topics_)})
+                print(f"{name} kappa={kappa} step {step}: {score.per_word:.4f} ({cpu:.0f} CPU s)", flush=True)
+    row = {"model": name, "kappa": kappa, "trace": trace, "describe": data["describe"]}
+    if name in ("diln", "hdp"):
+        row["alpha"], row["beta"] = est.alpha_, est.beta_
+    return row
+
+
+def markdown(payload: dict) -> str:
+    rows = payload["rows"]
+    d = next(iter(rows.values()))["describe"]
+    lines = [f"# Stochastic DILN vs stochastic HDP vs online LDA on {d['corpus']} (Paisley et al. 2012, Fig. 8)", "",
+             f"Generated {payload['generated']} by `{payload['command']}`.", "",
+             f"{d['train_docs']:,} training documents ({d['train_tokens']:,} tokens, V = {d['V']:,}); "
+             f"{d['eval_docs']:,} held-out documents scored, {d['heldout_tokens']:,} held-out tokens (half of each). "
+             f"Minibatches of {payload['batch_size']}, rho_t = (25 + t)^-kappa, gamma0 = 0.01, one thread; "
+             f"Eq. 40 with {payload['samples']} draws.", "",
+             "Held-out per-word log-likelihood (nats) against training CPU seconds:", ""]
+    kappas = sorted({r["kappa"] for r in rows.values()})
+    for kappa in kappas:
+        lines += [f"kappa = {kappa:g}:", "", "| model | score after each evaluation (CPU s) | final | topics used |",
+                  "|---|---|---:|---:|"]
+        for name in MODELS:
+            r = rows.get(f"{name}|{kappa}")
+            if r is None:
+                continue
+            t = r["trace"]
+            points = ", ".join(f"{x['per_word']:.3f} ({x['cpu_s']:.0f})" for x in t[:: max(1, len(t) // 8)])
+            lines.append(f"| {name} | {points} | **{t[-1]['per_word']:.4f}** | {t[-1]['n_topics_used']} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default="gcide_definitions")
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--kappas", default="0.6")
+    ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--batch-size", type=int, default=750)
+    ap.add_argument("--n-test", type=int, default=10_000)
+    ap.add_argument("--n-eval", type=int, default=2000)
+    ap.add_argument("--eval-every", type=int, default=20)
+    ap.add_argument("--samples", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args(argv)
+    out_json = RESULTS / f"diln_stochastic_{args.corpus}.json"
+    payload = json.loads(out_json.read_text()) if out_json.exists() else {"rows": {}}
+    payload.update(batch_size=args.batch_size, samples=args.samples)
+    jobs = [(m, float(k)) for k in args.kappas.split(",") for m in args.models.split(",")]
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        futures = {pool.submit(run_one, m, k, args): (m, k) for m, k in jobs}
+        for future in as_completed(futures):
+            row = future.result()
+            payload["rows"][f"{row['model']}|{row['kappa']}"] = row
+            payload["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            payload["command"] = "python benchmarks/diln_stochastic.py " + " ".join(argv or sys.argv[1:])
+            out_json.write_text(json.dumps(payload, indent=1))
+    (RESULTS / f"diln_stochastic_{args.corpus}.md").write_text(markdown(payload))
+    print(markdown(payload))
+
+
+if __name__ == "__main__":
+    main()
