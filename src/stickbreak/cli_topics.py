@@ -47,6 +47,9 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--no-correlation", action="store_true",
                    help="DILN: the HDP special case (exp(-l'u) := 1, Paisley et al. 2012, §4.3)")
     p.add_argument("--n-batches", type=int, default=None, help="memoized batches / SVI minibatches per lap")
+    p.add_argument("--n-active", type=int, default=None, metavar="L",
+                   help="L-sparse local steps (Hughes 2016, ch. 7): at most L topics per word type of a document "
+                        "(LDA/HDP with vb, svi or memoized; default dense)")
     p.add_argument("--moves", default="", help="HDP with memoized VI: comma-separated moves, e.g. merge,delete")
     p.add_argument("--max-laps", type=int, default=100)
     p.add_argument("--tol", type=float, default=1e-4, help="relative ELBO change at convergence")
@@ -101,7 +104,11 @@ def _estimator(args):
         common["burn_in"] = args.burn_in
     moves = _moves(args)
     if args.model == "diln":
+        if args.n_active is not None:
+            raise ValueError("--n-active is for --model lda or hdp; DILN's local step is dense")
         return _diln_estimator(args, moves, common)
+    if args.n_active is not None:
+        common["n_active"] = args.n_active
     if args.model == "lda":
         if moves:
             raise ValueError("--moves needs --model hdp: LDA keeps a fixed number of topics")

@@ -25,6 +25,7 @@ from scipy.special import digamma, gammaln
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords
 from ..kernels.topics import BEST, SCRATCH, WARM, topic_local_step
+from ..kernels.topics_sparse import sparse_token_share, sparse_topic_local_step
 from ..obs import expfam, mult
 from ..obs.expfam import Natural
 
@@ -38,6 +39,8 @@ BIRTH_MIN_COUNT = 0.5
 #: Share of the target's document prior mass ``alpha pi^G_t`` the target keeps in a birth (the
 #: thesis's example keeps 10 %: 0.2 -> 0.02 + 0.09 + 0.09); the newborns share the rest.
 BIRTH_KEEP = 0.1
+#: Smallest share of the target's prior mass a newborn gets.
+MIN_BIRTH_SHARE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,9 @@ class LocalOptions:
     of both by the document's ELBO. Warm and best never lower the ELBO, so batch and memoized VI
     are then provably monotone; but warm alone stays near its first-lap assignments (Wikipedia:
     0.08 nats/word worse held out) and best costs 1.5x scratch, so scratch, bnpy's default, is ours.
-    ``n_chunks`` splits the documents over parallel threads.
+    ``n_chunks`` splits the documents over parallel threads. ``n_active`` (L): at most this many
+    topics per word type of a document get a non-zero responsibility (Hughes 2016, Ch. 7 §7.3;
+    :mod:`~stickbreak.kernels.topics_sparse`); ``None``, or at least the number of topics, is dense.
     """
 
     max_iter: int = 100
@@ -60,10 +65,30 @@ class LocalOptions:
     n_restarts: int = 0
     start: str = "scratch"
     n_chunks: int = 1
+    n_active: int | None = None
 
     def __post_init__(self):
         if self.start not in START_CODES:
             raise ValueError(f"start={self.start!r} is not valid; choose one of {list(START_CODES)}")
+        if self.n_active is not None and (isinstance(self.n_active, bool) or int(self.n_active) != self.n_active
+                                          or self.n_active < 1):
+            raise ValueError(f"n_active={self.n_active!r} is not valid; give a positive integer (or None: dense)")
+
+    def sparse_for(self, n_topics: int) -> bool:
+        """Whether the L-sparse kernel runs for ``n_topics`` topics."""
+        return self.n_active is not None and self.n_active < n_topics
+
+    def run(self, indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+            n_restarts, pairs, doc_weight, max_iter=None, n_active=None):
+        """The dense or L-sparse kernel (same arguments and outputs) for these options."""
+        max_iter = self.max_iter if max_iter is None else max_iter
+        n_active = self.n_active if n_active is None else n_active
+        if n_active is not None and n_active < doc_topic.shape[1]:
+            return sparse_topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest,
+                                           doc_topic, start, int(n_active), max_iter, self.tol, n_restarts, pairs,
+                                           self.n_chunks, doc_weight)
+        return topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic,
+                                start, max_iter, self.tol, n_restarts, pairs, self.n_chunks, doc_weight)
 
 
 @dataclass(frozen=True, eq=False)
@@ -187,10 +212,9 @@ class TopicModel:
         pairs = np.zeros((0, 2), dtype=np.int64) if merge_pairs is None else np.asarray(merge_pairs, dtype=np.int64)
         columns = _columns(params.uids, pairs)
         doc_weight = np.zeros((batch.n_items if keep_loglik else 0, params.n_components))
-        word_topic, entropy, pair_entropy, n_iters, n_restarts = topic_local_step(
+        word_topic, entropy, pair_entropy, n_iters, n_restarts = opts.run(
             counts.indptr, counts.indices, counts.data, params.exp_loglik, params.centered_loglik, prior,
-            float(prior_rest), doc_topic, start, opts.max_iter, opts.tol, opts.n_restarts, columns, opts.n_chunks,
-            doc_weight)
+            float(prior_rest), doc_topic, start, opts.n_restarts, columns, doc_weight)
         return TopicLocal(doc_topic, prior, float(prior_rest), word_topic, entropy, n_iters, n_restarts,
                           pairs, pair_entropy, doc_weight if keep_loglik else None)
 
@@ -326,6 +350,10 @@ class TopicModel:
             raise ValueError("a birth needs the local step's document weights: call local_step(keep_loglik=True)")
         sub = batch.subset(rows)
         c = sub.counts
+        if self.local.sparse_for(params.n_components):  # the same top-L selection as the local step's last
+            weight = np.ascontiguousarray(local.doc_weight[rows])
+            return sub, sparse_token_share(c.indptr, c.indices, params.exp_loglik, params.centered_loglik, weight,
+                                           column, int(self.local.n_active))
         doc_of = np.repeat(np.arange(len(rows)), np.diff(c.indptr))
         weight = local.doc_weight[rows]
         norm = np.empty(c.nnz)
@@ -358,6 +386,9 @@ class TopicModel:
         weights = np.exp(log_weights - np.max(log_weights))
         shares = (1.0 - BIRTH_KEEP) * weights / weights.sum()
         shares[0] += BIRTH_KEEP
+        if np.any(shares[1:] < MIN_BIRTH_SHARE):  # a newborn with no prior mass and (hard split) no tokens: log 0
+            newborn = np.maximum(shares[1:], MIN_BIRTH_SHARE)
+            shares[1:] = newborn * (1.0 - shares[0]) / newborn.sum()
         prior_new = local.prior[column] * shares
         n_docs, n_new = local.doc_topic.shape[0], len(shares)
         counts_new = np.zeros((n_docs, n_new))
@@ -374,10 +405,12 @@ class TopicModel:
             log_phi = mult.expected_t(centers)["lam"].T
             centered = np.ascontiguousarray(log_phi - log_phi.max(axis=1, keepdims=True))
             split = np.zeros((len(rows), n_new))
-            sub_words, sub_entropy, *_ = topic_local_step(
+            # under the L-sparse family each token's target share goes to one of [target, newborns],
+            # so it keeps at most L topics and the proposal stays in the family
+            sub_words, sub_entropy, *_ = self.local.run(
                 c.indptr, c.indices, weighted, np.exp(centered), centered, prior_new, 0.0, split, START_CODES["scratch"],
-                self.local.max_iter, self.local.tol, 0, np.zeros((0, 2), dtype=np.int64), self.local.n_chunks,
-                np.zeros((0, n_new)))
+                0, np.zeros((0, 2), dtype=np.int64), np.zeros((0, n_new)),
+                n_active=1 if self.local.sparse_for(params.n_components) else None)
             counts_new[rows] = split
             word_counts[0] -= np.bincount(c.indices, weights=weighted, minlength=batch.n_features)
             word_counts += sub_words.T

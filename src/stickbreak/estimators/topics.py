@@ -132,6 +132,7 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
         local_tol = self._local_tol(stochastic or self._algorithm == "stochastic")
         check_positive("local_tol", local_tol)
         check_int("n_restarts", self.n_restarts, 0)
+        n_active = self._n_active()
         weights = TOPIC_WEIGHT_MODELS[self._weight_model]
         chunks = numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
         if obs_prior is None:
@@ -144,11 +145,23 @@ class _TopicEstimator(SavableMixin, TransformerMixin, BaseEstimator):
             check_int("doc_truncation", self.doc_truncation, 1)
             return TwoLevelHDP(obs_prior, self.concentration, self.doc_topic_prior, self.doc_truncation,
                                self.local_max_iter, float(local_tol), chunks)
-        local = LocalOptions(self.local_max_iter, float(local_tol), self.n_restarts, self.local_start, chunks)
+        local = LocalOptions(self.local_max_iter, float(local_tol), self.n_restarts, self.local_start, chunks, n_active)
         return TopicModel(obs_prior, weights, self._weights_prior(), local)
 
     def _topic_word_prior(self) -> float:
         return self.topic_word_prior
+
+    def _n_active(self) -> int | None:
+        """``n_active`` validated: a positive integer for the variational direct-assignment step, or None."""
+        n_active = getattr(self, "n_active", None)
+        if n_active is None:
+            return None
+        if isinstance(n_active, bool) or not isinstance(n_active, (int, np.integer)) or n_active < 1:
+            raise ValueError(f"n_active must be a positive integer (topics per word type) or None, got {n_active!r}")
+        if self._algorithm not in ("vb", "stochastic", "memoized") or self._two_level:
+            raise ValueError(f"n_active (L-sparse local steps) applies to algorithm 'vb', 'svi' or 'memoized' with "
+                             f"the direct variational family, not {self.algorithm!r}; drop n_active or change algorithm")
+        return int(n_active)
 
     def _initial_params(self, model, lam: np.ndarray, n_docs: int, rng: np.random.Generator):
         """The first global parameters around the initial topics ``lam`` (subclasses may draw more)."""
@@ -399,6 +412,10 @@ _COMMON_DOC = """
         restart proposals per document (Alg. 5.2) and where it starts (``"scratch"``, ``"warm"``
         or ``"best"``; see :class:`stickbreak.alloc.LocalOptions`; warm and best make batch and
         memoized VI provably monotone).
+    n_active : int, optional
+        L-sparse local steps (Hughes 2016, Ch. 7): at most this many topics per word type of a
+        document get a non-zero responsibility, which makes large ``n_topics`` affordable; the
+        moves stay exact within that family. None (default) is dense.
     n_jobs : int
         Threads for the local step (-1: all cores).
     total_docs : int, optional
@@ -444,14 +461,15 @@ class LDA(_TopicEstimator):
     def __init__(self, n_topics=10, *, doc_topic_prior=None, topic_word_prior=None, algorithm="vb", n_batches=1,
                  batch_size=None, init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0,
                  learning_rate_decay=0.7, sampling="without_replacement", local_max_iter=100, local_tol=None,
-                 n_restarts=0, local_start="scratch", n_jobs=1, total_docs=None, random_state=None, verbose=0,
-                 callbacks=None, sample_threshold=1, burn_in=10):
+                 n_restarts=0, local_start="scratch", n_active=None, n_jobs=1, total_docs=None, random_state=None,
+                 verbose=0, callbacks=None, sample_threshold=1, burn_in=10):
         self.n_topics, self.doc_topic_prior, self.topic_word_prior = n_topics, doc_topic_prior, topic_word_prior
         self.sample_threshold, self.burn_in = sample_threshold, burn_in
         self.algorithm, self.n_batches, self.batch_size, self.init = algorithm, n_batches, batch_size, init
         self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
         self.learning_rate_delay, self.learning_rate_decay, self.sampling = learning_rate_delay, learning_rate_decay, sampling
         self.local_max_iter, self.local_tol, self.n_restarts, self.local_start = local_max_iter, local_tol, n_restarts, local_start
+        self.n_active = n_active
         self.n_jobs, self.total_docs, self.random_state, self.verbose, self.callbacks = n_jobs, total_docs, random_state, verbose, callbacks
 
     def _topic_word_prior(self) -> float:
@@ -517,7 +535,7 @@ class HDPTopicModel(_TopicEstimator):
                  algorithm="memoized", variational_family="direct", doc_truncation=20, n_batches=10, batch_size=None,
                  init="random", max_laps=100, min_laps=2, tol=1e-4, learning_rate_delay=10.0, learning_rate_decay=0.7,
                  sampling="without_replacement", local_max_iter=100, local_tol=None, n_restarts=5,
-                 local_start="scratch", moves=None, move_options=None, n_sweeps=5, prune_every=20_000, n_jobs=1,
+                 local_start="scratch", n_active=None, moves=None, move_options=None, n_sweeps=5, prune_every=20_000, n_jobs=1,
                  total_docs=None, random_state=None, verbose=0, callbacks=None, burn_in=10, concentration_priors=None):
         self.n_topics, self.concentration, self.burn_in = n_topics, concentration, burn_in
         self.concentration_priors = concentration_priors
@@ -529,6 +547,7 @@ class HDPTopicModel(_TopicEstimator):
         self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
         self.learning_rate_delay, self.learning_rate_decay, self.sampling = learning_rate_delay, learning_rate_decay, sampling
         self.local_max_iter, self.local_tol, self.n_restarts, self.local_start = local_max_iter, local_tol, n_restarts, local_start
+        self.n_active = n_active
         self.n_jobs, self.total_docs, self.random_state, self.verbose, self.callbacks = n_jobs, total_docs, random_state, verbose, callbacks
 
     _move_kinds = ("birth", "merge", "delete")
