@@ -116,3 +116,132 @@ def assert_cache_consistent(state) -> None:
     for key in total.fields:
         np.testing.assert_allclose(total.fields[key], state.stats.fields[key], rtol=1e-9, atol=1e-7)
     np.testing.assert_allclose(total.elbo_terms["entropy"], state.stats.elbo_terms["entropy"], rtol=1e-9, atol=1e-7)
+
+
+def fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, n_active=None, **moves_options):
+    """Memoized VI from k-means++ with every ELBO decrease (after each batch and move) an error;
+    returns (model, batches, result)."""
+    import warnings
+
+    from stickbreak.alloc import make_mixture_model
+    from stickbreak.config import LearnConfig, MixtureConfig, MovesConfig
+    from stickbreak.driver import ELBODecreaseWarning, fit, split_batches
+    from stickbreak.learn import MemoizedVI
+    from stickbreak.learn.init import initial_params
+
+    data = obs.get(name).check_data(X)
+    model = make_mixture_model(MixtureConfig(obs_model=name, n_components=n_components, n_active=n_active), data)
+    params = initial_params(model, data, n_components, "kmeans++", np.random.default_rng(seed))
+    batches = split_batches(data, n_batches, seed)
+    learner = MemoizedVI(MovesConfig(moves=moves, **moves_options), np.random.default_rng(seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ELBODecreaseWarning)
+        result = fit(model, batches.data, params, learner, LearnConfig(algorithm="memoized", max_laps=max_laps, tol=0))
+    return model, batches, result
+
+
+def elbo_of(model, stats) -> float:
+    """The whole-data ELBO of summed statistics."""
+    from stickbreak.core.model import total_elbo
+
+    return total_elbo(model.score(stats)[1])
+
+
+def assert_same_stats(a, b, rtol=1e-10) -> None:
+    """Two statistics agree: uids, every field and the entropy."""
+    np.testing.assert_array_equal(a.uids, b.uids)
+    assert set(a.fields) == set(b.fields)
+    for key in a.fields:
+        np.testing.assert_allclose(a.fields[key], b.fields[key], rtol=rtol, atol=1e-8, err_msg=key)
+    np.testing.assert_allclose(a.elbo_terms["entropy"], b.elbo_terms["entropy"], rtol=rtol, atol=1e-8)
+
+
+def check_delete_delta(model, data, params, reassign) -> None:
+    """Summed per-batch delete proposals (one refinement step) of the smallest component equal the
+    statistics of the explicit re-assignment ``reassign(log_weights without the target)``, and so
+    does the ELBO change (Hughes 2016, Eq. 4.25-4.27)."""
+    import pytest
+
+    from stickbreak.driver import split_batches
+    from stickbreak.moves import delete
+
+    batches = split_batches(data, 3, seed=0)
+    parts = [model.summarize(b, model.local_step(params, b), params.uids) for b in batches.data]
+    whole = sum(parts[1:], parts[0])
+    target = int(params.uids[np.argmin(whole.counts)])
+    proposals = [delete.batch_proposal(model, b, params, target, whole, part, refine_steps=1)
+                 for b, part in zip(batches.data, parts)]
+    fast = sum(proposals[1:], proposals[0])
+    without = delete.without_component(params, target)
+    brute = None
+    for batch in batches.data:
+        part = model.summarize_resp(batch, reassign(model.log_weights(without, batch)), without.uids)
+        brute = part if brute is None else brute + part
+    assert_same_stats(fast, brute)
+    before = elbo_of(model, whole)
+    assert elbo_of(model, fast) - before == pytest.approx(elbo_of(model, brute) - before, rel=1e-9, abs=1e-7)
+
+
+def check_merge_delta(model, data, params, pairs, as_family=lambda resp: resp) -> None:
+    """Each merge of ``pairs`` (uids) on cached statistics equals the statistics, and the ELBO change,
+    of the explicitly merged responsibilities ``as_family(dense merged resp)`` (Hughes 2016, Eq. 4.3)."""
+    import pytest
+
+    from stickbreak.core.sparse_resp import to_dense
+
+    uids = params.uids
+    local = model.local_step(params, data)
+    stats = model.summarize(data, local, uids, merge_pairs=pairs)
+    before = elbo_of(model, stats.without_merge_terms())
+    for kept, removed in pairs:
+        fast = stats.merge(kept, removed).without_merge_terms()
+        resp = to_dense(local.resp).copy()
+        a, b = int(np.flatnonzero(uids == kept)[0]), int(np.flatnonzero(uids == removed)[0])
+        resp[:, a] += resp[:, b]
+        brute = model.summarize_resp(data, as_family(np.delete(resp, b, axis=1)), np.delete(uids, b))
+        assert_same_stats(fast, brute)
+        assert elbo_of(model, fast) - before == pytest.approx(elbo_of(model, brute) - before, rel=1e-9, abs=1e-7)
+
+
+def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, split: resp):
+    """A birth tracked over two batches (the second expanded at creation, then both re-expanded with
+    known parameters) equals the statistics, and the ELBO change, of the explicit proposal
+    responsibilities: the target's mass split by :func:`birth.split_target` (Hughes 2016, Eq. 4.12-4.19).
+    ``check_proposal(full resp, split)`` may inspect and convert each batch's proposal. Returns
+    the whole-data candidate statistics."""
+    import pytest
+
+    from stickbreak.core.sparse_resp import to_dense
+    from stickbreak.driver import split_batches
+    from stickbreak.moves import birth
+
+    batches = split_batches(data, 2, seed=0)
+    locals_ = [model.local_step(params, batch) for batch in batches.data]
+    parts = [model.summarize(batch, loc, params.uids) for batch, loc in zip(batches.data, locals_)]
+    whole = parts[0] + parts[1]
+    target = int(params.uids[np.argmax(whole.counts)])
+    rng = np.random.default_rng(0)
+    proposal = birth.start(model, 0, batches.data[0], locals_[0], params, target, list(range(10, 20)), 2, cfg, rng)
+    proposal = birth.extend(model, proposal, 1, batches.data[1], locals_[1], params, cfg, rng)  # pool complete
+    assert proposal is not None and proposal.created and not proposal.complete and len(proposal.born) >= 2
+    used = {}
+    for b in (0, 1):  # batch 0 expanded for the first time, batch 1 again (a revisit)
+        used[b] = (proposal.centers, proposal.log_weights)
+        proposal = birth.extend(model, proposal, b, batches.data[b], locals_[b], params, cfg, rng)
+    assert proposal.complete
+    fast = birth.candidate(whole, proposal)
+    column = int(np.flatnonzero(params.uids == target)[0])
+    uids = np.concatenate([params.uids, proposal.born])
+    slots = model.split_slots(params.n_components) if hasattr(model, "split_slots") else None
+    brute = None
+    for b, batch in enumerate(batches.data):
+        resp = to_dense(locals_[b].resp).copy()
+        split = to_dense(birth.split_target(model, batch, resp[:, column], *used[b], slots))
+        resp[:, column] = split[:, 0]  # the target keeps part of its mass
+        full = check_proposal(np.column_stack([resp, split[:, 1:]]), split)
+        part = model.summarize_resp(batch, full, uids)
+        brute = part if brute is None else brute + part
+    assert_same_stats(fast, brute)
+    before = elbo_of(model, whole)
+    assert elbo_of(model, fast) - before == pytest.approx(elbo_of(model, brute) - before, rel=1e-9, abs=1e-7)
+    return fast

@@ -12,7 +12,7 @@ from stickbreak.driver import ELBODecreaseWarning, fit, split_batches
 from stickbreak.learn import MemoizedVI
 from stickbreak.learn.init import initial_params
 
-from conftest import ALL_FAMILIES, assert_cache_consistent, real_data_for
+from conftest import ALL_FAMILIES, assert_cache_consistent, fit_memoized, real_data_for
 
 
 @pytest.mark.parametrize("name", ALL_FAMILIES)
@@ -26,22 +26,10 @@ def test_one_batch_without_moves_equals_batch_vb(name, cls):
     np.testing.assert_allclose(memo.predict_proba(X), vb.predict_proba(X), rtol=1e-8, atol=1e-12)
 
 
-def _fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, **moves_options):
-    data = obs.get(name).check_data(X)
-    model = make_mixture_model(MixtureConfig(obs_model=name, n_components=n_components), data)
-    params = initial_params(model, data, n_components, "kmeans++", np.random.default_rng(seed))
-    batches = split_batches(data, n_batches, seed)
-    learner = MemoizedVI(MovesConfig(moves=moves, **moves_options), np.random.default_rng(seed))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ELBODecreaseWarning)  # checked after every batch and every move
-        result = fit(model, batches.data, params, learner, LearnConfig(algorithm="memoized", max_laps=max_laps, tol=0))
-    return model, batches, result
-
-
 @pytest.mark.parametrize("name", ALL_FAMILIES)
 @pytest.mark.parametrize("moves", [(), ("birth", "merge", "delete")])
 def test_elbo_never_decreases_after_first_lap(name, moves):
-    model, batches, result = _fit_memoized(real_data_for(name, 400), name, moves, n_batches=4, n_components=3,
+    model, batches, result = fit_memoized(real_data_for(name, 400), name, moves, n_batches=4, n_components=3,
                                            max_laps=6)
     elbo = np.array([r.elbo for r in result.trace])
     assert np.all(np.diff(elbo) >= -1e-9 * np.abs(elbo[1:]))
@@ -52,7 +40,7 @@ def test_elbo_never_decreases_after_first_lap(name, moves):
 def test_cached_batch_stats_stay_consistent_through_moves(name, n_items, n_batches, n_components, seed):
     """After laps of births, merges, deletes and reorders over several batches, every batch's cached
     statistics, fast-forwarded through the move log, sum to the whole-data statistics."""
-    model, batches, result = _fit_memoized(real_data_for(name, n_items), name, ("birth", "merge", "delete"),
+    model, batches, result = fit_memoized(real_data_for(name, n_items), name, ("birth", "merge", "delete"),
                                            n_batches=n_batches, n_components=n_components, max_laps=12, seed=seed,
                                            birth_max_new=10)  # pinned: the seeded runs below exercise every move
     state = result.state

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from . import datasets, obs
-from .config import ALGORITHMS, INIT_METHODS, SAMPLING, WEIGHT_MODELS
+from .config import ALGORITHMS, INIT_METHODS, SAMPLING, WEIGHT_MODELS, check_n_active
 from .data import DataError
 from .data.io import read_data
 from .data.shards import ShardStore
@@ -51,6 +51,9 @@ def _add_fit_mixture(sub) -> None:
     p.add_argument("-K", "--n-components", type=int, default=20, help="truncation level / number of components")
     p.add_argument("--concentration", type=float, default=1.0, help="DP concentration or Dirichlet alpha")
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
+    p.add_argument("--n-active", type=int, default=None, metavar="L",
+                   help="at most L clusters per item get non-zero responsibility (L-sparse, faster for large K; "
+                        "default: dense)")
     p.add_argument("--algorithm", default="vb", choices=ALGORITHMS,
                    help="vb (batch), stochastic (SVI) or memoized (needed for moves)")
     p.add_argument("--moves", default="", help="comma-separated moves for memoized VI, e.g. birth,merge,delete")
@@ -101,6 +104,7 @@ def _print_clusters(est, X, labels) -> list:
 def _run_fit_mixture(args) -> int:
     from .estimators import DPMixture, FiniteMixture
 
+    check_n_active(args.n_active)  # before reading any data
     X, labels, name = read_data(args.data)
     cls = DPMixture if args.weights == "dp" else FiniteMixture
     moves = tuple(m.strip() for m in args.moves.split(",") if m.strip())
@@ -109,12 +113,12 @@ def _run_fit_mixture(args) -> int:
               move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
               max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs,
               learning_rate_delay=args.learning_rate_delay, learning_rate_decay=args.learning_rate_decay,
-              sampling=args.sampling, random_state=args.seed, verbose=0 if args.quiet else 1)
+              sampling=args.sampling, n_active=args.n_active, random_state=args.seed, verbose=0 if args.quiet else 1)
     if isinstance(X, ShardStore):
         shape = f"{X.n_items}x{X.n_features} in {len(X)} shards"
     else:
         shape = "x".join(map(str, X.counts.shape if hasattr(X, "counts") else X.shape))
-    how = args.algorithm + (f" + {','.join(moves)}" if moves else "")
+    how = args.algorithm + (f" + {','.join(moves)}" if moves else "") + (f", L={args.n_active}" if args.n_active else "")
     print(f"{cls.__name__}({args.obs}, K={args.n_components}, {how}) on {name} ({shape})")
     start = time.perf_counter()
     est.fit(X)

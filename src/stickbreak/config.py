@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+import numpy as np
+
 from . import obs
 
 WEIGHT_MODELS = ("dp", "finite")
@@ -46,17 +48,32 @@ def check_positive(name: str, value, allow_zero: bool = False) -> None:
         raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'} and finite, got {value}")
 
 
+def check_n_active(value) -> int | None:
+    """``n_active`` (L-sparse responsibilities, Hughes 2016 Sec. 7.1) as an int >= 1, or None (dense)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(
+            f"n_active must be a positive integer (at most this many clusters per item get non-zero "
+            f"responsibility) or None for dense responsibilities; got {value!r}. Pass e.g. n_active=4, or None."
+        )
+    return int(value)
+
+
 @dataclass(frozen=True)
 class MixtureConfig:
-    """A mixture model: observation family, weight model, truncation and priors."""
+    """A mixture model: observation family, weight model, truncation and priors; ``n_active`` (None
+    or L >= 1) keeps at most L non-zero responsibilities per item (Hughes 2016, Sec. 7.1)."""
 
     obs_model: str = "gauss"
     weights: str = "dp"
     n_components: int = 20
     concentration: float = 1.0
     obs_prior: Mapping[str, Any] = field(default_factory=dict)
+    n_active: int | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "n_active", check_n_active(self.n_active))
         family = obs.get(self.obs_model)
         check_choice("weights", self.weights, WEIGHT_MODELS)
         check_int("n_components", self.n_components, 1)

@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 
 from .config import LearnConfig
 from .core.model import total_elbo
+from .core.sparse_resp import row_argmax
 from .data import batch_indices
 from .learn.base import ELBODecreaseWarning
 
@@ -97,7 +98,7 @@ def predict_labels(model, params, batches: Batches) -> np.ndarray:
     labels = np.empty(batches.n_items, dtype=np.int64)
     with threadpool_limits(limits=1, user_api="blas"):
         for idx, batch in zip(batches.index, batches.data):
-            labels[idx] = np.argmax(model.local_step(params, batch).resp, axis=1)
+            labels[idx] = row_argmax(model.local_step(params, batch).resp)
     return labels
 
 

@@ -25,7 +25,8 @@ def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
     if obs_prior is None:
         obs_prior = family.default_prior(data, **dict(config.obs_prior))
     weights = WEIGHT_MODELS[config.weights]
-    return MixtureModel(family, obs_prior, weights, weights.default_prior(config.concentration))
+    return MixtureModel(family, obs_prior, weights, weights.default_prior(config.concentration),
+                        n_active=getattr(config, "n_active", None))
 
 
 __all__ = ["HMMLocal", "HMMModel", "HMMParams", "TRANSITION_MODELS", "LocalOptions", "MixtureLocal", "MixtureModel", "MixtureParams", "TOPIC_WEIGHT_MODELS", "TopicLocal", "TopicModel",

@@ -3,6 +3,11 @@
 :class:`MixtureModel` implements the four verbs of :mod:`stickbreak.core.model`. The local step is
 ``r_n = softmax_k(E log p(x_n|phi_k) + E log pi_k)`` (Eq. 3.46-3.49); its statistics are the counts
 ``N_k``, the family's statistics and the entropy ``H_k``.
+
+With ``n_active = L < K`` the local step keeps only each item's L largest weights (Hughes 2016,
+Sec. 7.1, Alg. 7.2): the exact optimum over responsibilities with at most L non-zeros, stored as an
+L-sparse CSR matrix (:mod:`stickbreak.core.sparse_resp`). Every consumer (statistics, moves)
+accepts either form; ``n_active`` None or >= K is the dense path, unchanged.
 """
 
 from __future__ import annotations
@@ -11,10 +16,13 @@ from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import logsumexp
 
+from ..config import check_n_active
+from ..core import sparse_resp
 from ..core.suffstats import SuffStats
-from ..kernels import RESP_FLOOR, column_entropy, normalize_log_resp, pair_merge_entropy
+from ..kernels import RESP_FLOOR, normalize_log_resp, pair_merge_entropy, sparse_pair_merge_entropy, top_l_resp
 from ..obs import expfam
 from ..obs.expfam import Natural, ObsFamily
 
@@ -34,10 +42,10 @@ class MixtureParams:
 
 @dataclass(frozen=True, eq=False)
 class MixtureLocal:
-    """Responsibilities (N, K), per-item log normaliser, per-component entropy and, when asked
-    for, the expected log-likelihoods ``E log p(x_n | phi_k)`` (N, K)."""
+    """Responsibilities (N, K) (an ndarray, or an L-sparse ``csr_matrix``), per-item log normaliser,
+    per-component entropy and, when asked for, the expected log-likelihoods ``E log p(x_n | phi_k)`` (N, K)."""
 
-    resp: np.ndarray
+    resp: np.ndarray | sp.csr_matrix
     log_norm: np.ndarray
     entropy: np.ndarray
     loglik: np.ndarray | None = None
@@ -45,19 +53,34 @@ class MixtureLocal:
 
 @dataclass(frozen=True, eq=False)
 class MixtureModel:
-    """Observation family x weight model (``alloc.dp_mixture`` or ``alloc.finite_mixture``) with priors."""
+    """Observation family x weight model (``alloc.dp_mixture`` or ``alloc.finite_mixture``) with priors;
+    ``n_active`` (None: dense) caps the non-zero responsibilities per item (Hughes 2016, Sec. 7.1)."""
 
     obs: ObsFamily
     obs_prior: Natural
     weights: ModuleType
     weights_prior: dict
+    n_active: int | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "n_active", check_n_active(self.n_active))
 
     def n_items(self, batch) -> int:
         return batch.n_items
 
     def __reduce__(self):
         # the families are modules; pickle them by name (sklearn and joblib pickle fitted estimators)
-        return (_rebuild, (self.obs.name, self.obs_prior, self.weights.name, self.weights_prior))
+        return (_rebuild, (self.obs.name, self.obs_prior, self.weights.name, self.weights_prior, self.n_active))
+
+    def sparse_for(self, n_components: int) -> bool:
+        """Whether responsibilities over ``n_components`` are L-sparse (``n_active < K``)."""
+        return self.n_active is not None and self.n_active < n_components
+
+    def split_slots(self, n_components: int) -> int | None:
+        """How many components one item's share of a split component may spread over while the item
+        keeps at most ``n_active`` non-zeros: ``max(1, L - K + 1)`` (every item holds min(L, K)
+        non-zeros, the target among them); None when unconstrained (dense)."""
+        return None if self.n_active is None else max(1, self.n_active - n_components + 1)
 
     # ---------------------------------------------------------------- the four verbs
     def log_weights(self, params: MixtureParams, batch) -> np.ndarray:
@@ -71,8 +94,17 @@ class MixtureModel:
         interface and unused (the pair entropies come from the responsibilities in :meth:`summarize`)."""
         loglik = self.obs.expected_loglik(params.obs, batch)
         logits = np.ascontiguousarray(loglik + self.weights.expected_log_weights(params.weights)[None, :])
+        return self.resp_from_log_weights(logits, loglik if keep_loglik else None)
+
+    def resp_from_log_weights(self, logits: np.ndarray, loglik: np.ndarray | None = None) -> MixtureLocal:
+        """Local parameters from C-contiguous log-weights (N, K), which are overwritten: dense softmax,
+        or top-L when ``n_active < K`` (Hughes 2016, Sec. 7.1, Alg. 7.2)."""
+        n_comp = logits.shape[1]
+        if self.sparse_for(n_comp):
+            values, indices, log_norm, entropy = top_l_resp(logits, self.n_active, RESP_FLOOR)
+            return MixtureLocal(sparse_resp.from_top_l(values, indices, n_comp), log_norm, entropy, loglik)
         log_norm, entropy = normalize_log_resp(logits, RESP_FLOOR)
-        return MixtureLocal(logits, log_norm, entropy, loglik if keep_loglik else None)
+        return MixtureLocal(logits, log_norm, entropy, loglik)
 
     def warm_start(self, local: MixtureLocal) -> None:
         """Mixtures need no warm start: the local step is exact in one pass."""
@@ -82,14 +114,14 @@ class MixtureModel:
         """Statistics of one batch; with ``merge_pairs`` ((M, 2) uids) also each pair's merged entropy."""
         resp = local.resp
         uids = np.arange(resp.shape[1]) if uids is None else np.asarray(uids)
-        fields = {"N": resp.sum(axis=0), **self.obs.suff_stats(batch, resp, self.obs_prior)}
+        fields = {"N": sparse_resp.column_sums(resp), **self.obs.suff_stats(batch, resp, self.obs_prior)}
         pairs, pair_entropy = np.zeros((0, 2), dtype=np.int64), np.zeros(0)
         if merge_pairs is not None and len(merge_pairs):
             pairs = np.asarray(merge_pairs, dtype=np.int64).reshape(-1, 2)
             position = {int(u): i for i, u in enumerate(uids)}
             first = np.array([position[int(a)] for a in pairs[:, 0]], dtype=np.int64)
             second = np.array([position[int(b)] for b in pairs[:, 1]], dtype=np.int64)
-            pair_entropy = pair_merge_entropy(resp, first, second, RESP_FLOOR)
+            pair_entropy = _pair_entropy(resp, first, second)
         return SuffStats(
             uids=uids,
             fields=fields,
@@ -99,10 +131,11 @@ class MixtureModel:
             merge_entropy=pair_entropy,
         )
 
-    def summarize_resp(self, batch, resp: np.ndarray, uids) -> SuffStats:
-        """Statistics of given responsibilities (e.g. a move's proposal), entropy included."""
-        resp = np.ascontiguousarray(resp)
-        local = MixtureLocal(resp, np.zeros(batch.n_items), column_entropy(resp, RESP_FLOOR))
+    def summarize_resp(self, batch, resp, uids) -> SuffStats:
+        """Statistics of given responsibilities (e.g. a move's proposal; dense or sparse CSR), entropy
+        included (sparse: over the non-zeros only)."""
+        resp = sp.csr_matrix(resp) if sparse_resp.is_sparse(resp) else np.ascontiguousarray(resp)
+        local = MixtureLocal(resp, np.zeros(batch.n_items), sparse_resp.entropy(resp, RESP_FLOOR))
         return self.summarize(batch, local, uids)
 
     def global_step(self, stats: SuffStats, previous: MixtureParams | None = None) -> MixtureParams:
@@ -154,8 +187,17 @@ class MixtureModel:
         return logsumexp(per_component, axis=1)
 
 
-def _rebuild(obs_name, obs_prior, weights_name, weights_prior) -> MixtureModel:
+def _pair_entropy(resp, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Merged entropy of each pair; from sparse responsibilities only the non-zeros count."""
+    if sparse_resp.is_sparse(resp):
+        values, indices = sparse_resp.top_l_parts(resp)
+        return sparse_pair_merge_entropy(np.ascontiguousarray(values), np.ascontiguousarray(indices), resp.shape[1],
+                                         first, second, RESP_FLOOR)
+    return pair_merge_entropy(resp, first, second, RESP_FLOOR)
+
+
+def _rebuild(obs_name, obs_prior, weights_name, weights_prior, n_active=None) -> MixtureModel:
     from . import WEIGHT_MODELS
     from .. import obs
 
-    return MixtureModel(obs.get(obs_name), obs_prior, WEIGHT_MODELS[weights_name], weights_prior)
+    return MixtureModel(obs.get(obs_name), obs_prior, WEIGHT_MODELS[weights_name], weights_prior, n_active)

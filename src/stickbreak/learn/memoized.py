@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.model import total_elbo
+from ..core.sparse_resp import column_sums, column_sums_of_product
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
@@ -286,8 +287,8 @@ class _Lap:
         hook = getattr(self.model, "birth_ownership", None)
         if hook is not None:
             return hook(local), None
-        mass = local.resp.sum(axis=0)
-        return local.resp, (local.resp * local.loglik).sum(axis=0) / np.maximum(mass, 1e-300)
+        mass = column_sums(local.resp)  # dense or L-sparse responsibilities
+        return local.resp, column_sums_of_product(local.resp, local.loglik) / np.maximum(mass, 1e-300)
 
     def _evaluate_birth(self, proposal) -> None:
         """Accept a fully tracked birth iff the exact whole-data ELBO rises (trying size order too)."""

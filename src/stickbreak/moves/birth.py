@@ -14,7 +14,9 @@ restricted local step (Eq. 4.12-4.16):
 
     r'_{n,c} = r_nj p_nc,   p_n = softmax_c(E log p(x_n | c) + log pi_c),   c in {j, new_1, ...},
 
-whose statistics are the batch's *expansion* (Eq. 4.17-4.19); the posteriors are re-estimated from
+whose statistics are the batch's *expansion* (Eq. 4.17-4.19); with L-sparse responsibilities
+(``n_active``, Hughes 2016 Sec. 7.1) ``p_n`` is the top-m softmax, m = ``model.split_slots(K)``, so
+every item keeps at most L non-zeros and the proposal stays in the family the local step optimises; the posteriors are re-estimated from
 all expansions so far. By default j gives up all its mass (Eq. 4.11, ``log pi_j = -inf``); with
 ``birth_keep_target`` it competes for its items too. Once every batch has been expanded, the
 whole-data candidate is the current statistics with j's row replaced by its kept part and the
@@ -39,10 +41,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import logsumexp
 
+from ..core import sparse_resp
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import concat_items
 from ..learn.init import bregman_kmeans, kmeans_plus_plus
+from ..kernels import RESP_FLOOR, top_l_resp
 from ..obs import expfam
 
 
@@ -82,14 +86,16 @@ def _item_model(model):
 
 def _owned(model, local, column: int) -> np.ndarray:
     hook = getattr(model, "birth_ownership", None)
-    return local.resp[:, column] if hook is None else hook(local)[:, column]
+    return sparse_resp.column(local.resp, column) if hook is None else hook(local)[:, column]
 
 
 def _expansion(model, batch, local, params, column: int, proposal) -> SuffStats:
     hook = getattr(model, "birth_expansion", None)
     if hook is not None:
         return hook(batch, local, params, column, proposal.centers, proposal.log_weights, proposal.uids)
-    split = split_target(model, batch, local.resp[:, column], proposal.centers, proposal.log_weights)
+    slots = getattr(model, "split_slots", None)
+    split = split_target(model, batch, sparse_resp.column(local.resp, column), proposal.centers, proposal.log_weights,
+                         None if slots is None else slots(params.n_components))
     return model.summarize_resp(batch, split, proposal.uids)
 
 
@@ -103,10 +109,20 @@ def _log_proportions(mass: np.ndarray) -> np.ndarray:
         return np.log(mass / max(float(mass.sum()), 1e-300))
 
 
-def split_target(model, batch, owned: np.ndarray, centers, log_weights: np.ndarray) -> np.ndarray:
-    """Restricted local step: each item's target mass ``owned`` spread over [target, newborns], (N, J+1)."""
+def split_target(model, batch, owned: np.ndarray, centers, log_weights: np.ndarray, n_slots: int | None = None):
+    """Restricted local step: each item's target mass ``owned`` spread over [target, newborns], (N, J+1).
+
+    With ``n_slots`` < J+1 over the top ``n_slots`` of them only (Hughes 2016, Alg. 7.2; the exact
+    optimum of the restricted objective with that many non-zeros), as an L-sparse CSR matrix.
+    """
     logits = model.obs.expected_loglik(centers, batch) + log_weights
-    return owned[:, None] * np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+    if n_slots is None or n_slots >= logits.shape[1]:
+        return owned[:, None] * np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+    logits = np.ascontiguousarray(logits)
+    values, indices, _, _ = top_l_resp(logits.copy(), n_slots, RESP_FLOOR)
+    chosen = np.take_along_axis(logits, indices, axis=1)
+    values = np.where(np.isneginf(chosen), 0.0, values * owned[:, None])  # a -inf weight gets nothing
+    return sparse_resp.from_top_l(values, indices, logits.shape[1])
 
 
 def _column(params, uid: int) -> int:

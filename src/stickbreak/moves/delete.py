@@ -2,7 +2,8 @@
 
 Planned at the start of a lap for a group of targets ``T`` (one, in the thesis; the learner grows
 the group while deletes succeed). At each batch the proposal re-assigns every item over the
-remaining components, ``r'_n = softmax_{k not in T}(W_nk)``, and refines it: the remaining
+remaining components, ``r'_n = softmax_{k not in T}(W_nk)`` (top-L with ``n_active``, Hughes 2016
+Sec. 7.1, so the proposal lies in the family the local step optimises), and refines it: the remaining
 components are re-estimated from the whole-data statistics with this batch's proposal swapped in,
 and the responsibilities recomputed (Eq. 4.25-4.27). The refinement is what lets a delete succeed
 where every merge fails (Fig. 4.5): the absorbing components move to cover the target's items.
@@ -13,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..alloc.mixture import MixtureLocal, MixtureParams
-from ..kernels import RESP_FLOOR, normalize_log_resp
+from ..alloc.mixture import MixtureParams
 from ..obs import expfam
 
 
@@ -33,9 +33,8 @@ def batch_proposal(model, batch, params: MixtureParams, targets, whole, stats_b,
     rest = whole.select(others) - stats_b.without_merge_terms().select(others)
     proposal = None
     for step in range(max(1, refine_steps)):
-        logits = model.log_weights(current, batch)
-        log_norm, entropy = normalize_log_resp(logits, RESP_FLOOR)
-        proposal = model.summarize(batch, MixtureLocal(logits, log_norm, entropy), others)
+        local = model.resp_from_log_weights(model.log_weights(current, batch))
+        proposal = model.summarize(batch, local, others)
         if step < refine_steps - 1:
             current = model.global_step((rest + proposal).clipped())
     return proposal

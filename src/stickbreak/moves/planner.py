@@ -83,7 +83,7 @@ def birth_targets(params, owned: np.ndarray, score, plan: LapPlan, history: Move
     thesis's b-score, the average log-likelihood of a component's items; without one, the largest
     components first)."""
     score = -np.asarray(whole_counts, dtype=float) if score is None else score
-    owned = (owned > config.birth_resp_threshold).sum(axis=0)
+    owned = np.asarray((owned > config.birth_resp_threshold).sum(axis=0)).ravel()  # dense or sparse CSR
     candidates = []
     for k, uid in enumerate(params.uids):
         uid = int(uid)

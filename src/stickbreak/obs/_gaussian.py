@@ -12,8 +12,9 @@ import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import digamma, gammaln
 
+from ..core import sparse_resp
 from ..data import DenseData
-from ..kernels import blockwise_squared_norms
+from ..kernels import blockwise_squared_norms, sparse_weighted_outer_sums
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -166,8 +167,13 @@ def weighted_outer_sums(X: np.ndarray, resp: np.ndarray) -> np.ndarray:
     """``sum_n r_nk x_n x_n^T`` for every component, shape (K, D, D).
 
     Written as ``Y^T Y`` with ``Y = sqrt(r_k) X`` so that numpy calls the symmetric rank-k update
-    (half the flops of a general product).
+    (half the flops of a general product). L-sparse ``resp`` (CSR) goes to a kernel that touches only
+    the non-zeros, O(N L D^2) instead of O(N K D^2) (Hughes 2016, Sec. 7.1).
     """
+    if sparse_resp.is_sparse(resp):
+        values, indices = sparse_resp.top_l_parts(resp)
+        return sparse_weighted_outer_sums(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(values),
+                                          np.ascontiguousarray(indices), resp.shape[1])
     out = np.empty((resp.shape[1], X.shape[1], X.shape[1]))
     root = np.sqrt(resp)
     for k in range(resp.shape[1]):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ..core.sparse_resp import column_sums, weighted_sums
 from ..data import DataError, DenseData
 from ..data.errors import describe_rows
 from ._gaussian import per_feature
@@ -45,9 +46,10 @@ def default_prior(data: DenseData, pseudo_count_one=DEFAULT_PSEUDO_COUNT, pseudo
     return {"lam1": lam1, "lam0": lam0}
 
 
-def suff_stats(data: DenseData, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
-    ones = resp.T @ data.X
-    return {"ones": ones, "zeros": resp.sum(axis=0)[:, None] - ones}
+def suff_stats(data: DenseData, resp, prior: Natural) -> dict[str, np.ndarray]:
+    """``ones = sum_n r_nk x_n`` and ``zeros = sum_n r_nk (1 - x_n)``; ``resp`` dense or L-sparse CSR."""
+    ones = weighted_sums(resp, data.X)
+    return {"ones": ones, "zeros": column_sums(resp)[:, None] - ones}
 
 
 def log_base(data: DenseData) -> float:

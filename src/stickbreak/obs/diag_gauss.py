@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ..core.sparse_resp import weighted_sums
 from ..data import DenseData
 from . import _gaussian as G
 from ._gaussian import LOG_2PI
@@ -43,9 +44,10 @@ def default_prior(data: DenseData, mean=None, mean_precision=G.DEFAULT_MEAN_PREC
     return G.with_origin(nat, origin)
 
 
-def suff_stats(data: DenseData, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
+def suff_stats(data: DenseData, resp, prior: Natural) -> dict[str, np.ndarray]:
+    """``x = sum_n r_nk x_n`` and ``xx = sum_n r_nk x_n^2`` (centred); ``resp`` dense or L-sparse CSR."""
     centred = data.X - prior["origin"]
-    return {"x": resp.T @ centred, "xx": resp.T @ centred**2}
+    return {"x": weighted_sums(resp, centred), "xx": weighted_sums(resp, centred**2)}
 
 
 def stats_to_natural(stats) -> Natural:

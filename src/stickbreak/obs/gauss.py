@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.sparse_resp import weighted_sums
 from ..data import DenseData
 from . import _gaussian as G
 from .expfam import Natural, positive_scalar
@@ -58,9 +59,10 @@ def default_prior(data: DenseData, mean=None, mean_precision=G.DEFAULT_MEAN_PREC
     return G.with_origin(nat, origin)
 
 
-def suff_stats(data: DenseData, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
+def suff_stats(data: DenseData, resp, prior: Natural) -> dict[str, np.ndarray]:
+    """``x = sum_n r_nk x_n`` and ``xxT = sum_n r_nk x_n x_n^T`` (centred); ``resp`` dense or L-sparse CSR."""
     centred = data.X - prior["origin"]
-    return {"x": resp.T @ centred, "xxT": G.weighted_outer_sums(centred, resp)}
+    return {"x": weighted_sums(resp, centred), "xxT": G.weighted_outer_sums(centred, resp)}
 
 
 def stats_to_natural(stats) -> Natural:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ..core.sparse_resp import is_sparse
 from ..data import BagOfWords
 from ..kernels import sparse_lgamma_ratio
 from ._gaussian import per_feature
@@ -36,7 +37,10 @@ def default_prior(data: BagOfWords, pseudo_count=DEFAULT_PSEUDO_COUNT) -> Natura
     return {"lam": lam}
 
 
-def suff_stats(data: BagOfWords, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
+def suff_stats(data: BagOfWords, resp, prior: Natural) -> dict[str, np.ndarray]:
+    """``word_counts = sum_n r_nk x_n``, (K, V); ``resp`` dense or L-sparse CSR (sparse times sparse)."""
+    if is_sparse(resp):
+        return {"word_counts": (resp.T.tocsr() @ data.counts).toarray()}
     return {"word_counts": np.asarray(data.counts.T @ resp).T.copy()}
 
 

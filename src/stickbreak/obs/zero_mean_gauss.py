@@ -32,7 +32,8 @@ def default_prior(data: DenseData, covariance=None, dof=None) -> Natural:
     return {"nu": np.array(nu), "scatter": nu * G.prior_covariance(covariance, second_moment, G.DEFAULT_COVARIANCE_FRACTION)}
 
 
-def suff_stats(data: DenseData, resp: np.ndarray, prior: Natural) -> dict[str, np.ndarray]:
+def suff_stats(data: DenseData, resp, prior: Natural) -> dict[str, np.ndarray]:
+    """``xxT = sum_n r_nk x_n x_n^T``; ``resp`` dense or L-sparse CSR (then O(N L D^2))."""
     return {"xxT": G.weighted_outer_sums(data.X, resp)}
 
 
