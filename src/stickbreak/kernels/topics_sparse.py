@@ -47,10 +47,11 @@ FULL_EVERY = 10
 #: ``sizes[1]`` columns, ``local`` (U, K) likelihoods ``E[v_u, k]`` word-major, per word type the
 #: selected topics ``index`` (U, L) (-1 past the selection), ``resp`` and cached ``lik`` (U, L) and
 #: ``log_s`` (U,), and two scratch vectors ``next_counts``, ``products`` (K).
-#: ``position[k]`` is topic k's column in ``local`` (-1: none); ``seeded`` (K) and ``seeds`` (L) are
-#: :func:`_select`'s scratch.
+#: ``position[k]`` is topic k's column in ``local`` (-1: none); ``seeded`` (K), ``seeds``, ``best_index``
+#: and ``best_value`` (L) are :func:`_select_rows`' scratch.
 DocState = namedtuple("DocState", ["doc_topic", "p", "log_p", "active", "sizes", "compact", "local", "index", "resp",
-                                   "lik", "log_s", "next_counts", "products", "position", "seeded", "seeds"])
+                                   "lik", "log_s", "next_counts", "products", "position", "seeded", "seeds",
+                                   "best_index", "best_value"])
 
 
 @njit(cache=True, nogil=True)
@@ -114,70 +115,94 @@ def top_l_of_row(log_row, log_p, active, n_active_topics, size, index, resp):
 
 
 @njit(cache=True, nogil=True)
-def _select(values, topics, n_topics, p, log_row, log_p, size, index, resp, lik, products, position, seeded, seeds):
-    """Top-``size`` selection of one word type by the products ``values[j] p[topics[j]]`` over
-    ``j < n_topics`` (no exps; logs if they all underflow); ``lik`` keeps the selected ``values``.
+def _select_rows(words, local, topics, n_topics, p, centered_loglik, log_p, index, resp, lik, log_s, products,
+                 position, seeded, seeds, best_index, best_value):
+    """Top-``L`` selection (Alg. 7.2) of every word type ``u < words.size`` by the products
+    ``local[u, j] p[topics[j]]`` over ``j < n_topics`` (no exps; logs for a word type whose products
+    all underflow); fills the rows ``u`` of ``index``, ``resp``, ``lik`` (the selected ``local``
+    values) and ``log_s[u]``.
 
-    The word type's previous topics (``index``, -1 for none; mapped to columns by ``position``)
+    Each word type's previous topics (``index[u]``, -1 for none; mapped to columns by ``position``)
     enter first: the top set rarely changes, so nearly every other candidate is rejected by one
-    comparison. ``seeded`` (all False) and ``seeds`` are scratch."""
-    for j in range(n_topics):
-        products[j] = values[j] * p[topics[j]]
-    n_seeds = 0
-    for j in range(size):
-        k = index[j]
-        if k < 0:
-            break
-        column = position[k]
-        if column >= 0:
-            seeds[n_seeds] = column
-            seeded[column] = True
-            n_seeds += 1
-    held = 0
-    for i in range(n_seeds):
-        held = _insert(products[seeds[i]], seeds[i], held, size, resp, index)
-    for j in range(n_topics):
-        if not seeded[j] and _admits(products[j], j, held, size, resp, index):
-            held = _insert(products[j], j, held, size, resp, index)
-    for i in range(n_seeds):
-        seeded[seeds[i]] = False
-    if held == 0:
-        index[:] = -1
-        resp[:] = 0.0
-        return 0.0
-    for j in range(held):
-        lik[j] = values[index[j]]
-        index[j] = topics[index[j]]
-    if resp[0] <= 0.0:  # every product underflowed: select again in the log domain
-        log_total = top_l_of_row(log_row, log_p, topics, n_topics, size, index, resp)
-        for j in range(held):
-            lik[j] = math.exp(log_row[index[j]])
-        return log_total
-    return _finish(held, size, index, resp)
+    comparison. ``seeded`` (all False), ``seeds`` and the row buffers ``best_index``, ``best_value``
+    (L) are scratch. The loop over word types is in here and takes no row views (``index[u]``):
+    numba reference-counts (atomically) every array argument of a call and every view, and a call
+    or a view per word type cost several times the selection itself."""
+    size = index.shape[1]
+    for u in range(words.size):
+        for j in range(n_topics):
+            products[j] = local[u, j] * p[topics[j]]
+        n_seeds = 0
+        for j in range(size):
+            k = index[u, j]
+            if k < 0:
+                break
+            column = position[k]
+            if column >= 0:
+                seeds[n_seeds] = column
+                seeded[column] = True
+                n_seeds += 1
+        held = 0
+        for i in range(n_seeds):
+            held = _insert(products[seeds[i]], seeds[i], held, size, best_value, best_index)
+        for j in range(n_topics):
+            if not seeded[j] and _admits(products[j], j, held, size, best_value, best_index):
+                held = _insert(products[j], j, held, size, best_value, best_index)
+        for i in range(n_seeds):
+            seeded[seeds[i]] = False
+        if held == 0:
+            best_index[:] = -1
+            best_value[:] = 0.0
+            log_s[u] = 0.0
+        else:
+            for j in range(held):
+                lik[u, j] = local[u, best_index[j]]
+                best_index[j] = topics[best_index[j]]
+            if best_value[0] <= 0.0:  # every product underflowed: select again in the log domain
+                log_row = centered_loglik[words[u]]
+                log_s[u] = top_l_of_row(log_row, log_p, topics, n_topics, size, best_index, best_value)
+                for j in range(held):
+                    lik[u, j] = math.exp(log_row[best_index[j]])
+            else:
+                log_s[u] = _finish(held, size, best_index, best_value)
+        for j in range(size):
+            index[u, j] = best_index[j]
+            resp[u, j] = best_value[j]
 
 
 @njit(cache=True, nogil=True)
-def _reweight(log_row, p, log_p, size, index, resp, lik):
-    """Responsibilities over the word type's current topics ``index`` (Alg. 7.4 between selections)."""
-    held = size
-    total = 0.0
-    for j in range(size):
-        k = index[j]
-        if k < 0:
-            held = j
-            break
-        resp[j] = lik[j] * p[k]
-        total += resp[j]
-    if total > 0.0:
-        for j in range(held):
-            resp[j] /= total
-        return math.log(total)
+def _reweight_rows(words, p, centered_loglik, log_p, index, resp, lik, log_s):
+    """Responsibilities of every word type over its current topics ``index[u]`` (Alg. 7.4 between
+    selections) from the cached ``lik``; fills ``resp`` and ``log_s`` (no row views: see
+    :func:`_select_rows`)."""
+    size = index.shape[1]
+    for u in range(words.size):
+        held = size
+        total = 0.0
+        for j in range(size):
+            k = index[u, j]
+            if k < 0:
+                held = j
+                break
+            resp[u, j] = lik[u, j] * p[k]
+            total += resp[u, j]
+        if total > 0.0:
+            for j in range(held):
+                resp[u, j] /= total
+            log_s[u] = math.log(total)
+        else:  # every product underflowed
+            log_s[u] = _reweight_log(centered_loglik[words[u]], log_p, held, index[u], resp[u])
+
+
+@njit(cache=True, nogil=True)
+def _reweight_log(log_row, log_p, held, index, resp):
+    """:func:`_reweight_rows` of one word type in the log domain; returns ``log s``."""
     top = -np.inf
     for j in range(held):
         top = max(top, log_row[index[j]] + log_p[index[j]])
     for j in range(held):
         resp[j] = math.exp(log_row[index[j]] + log_p[index[j]] - top)
-    return top + _finish(held, size, index, resp)
+    return top + _finish(held, index.size, index, resp)
 
 
 @njit(cache=True, nogil=True)
@@ -203,24 +228,21 @@ def _compact(state, n_words):
 @njit(cache=True, nogil=True)
 def _r_step(words, counts, centered_loglik, state, full, doc_topic):
     """One r-step over the document (full selection or re-weighting); refills ``doc_topic`` over all topics."""
-    size = state.index.shape[1]
     if full:
         _compact(state, words.size)
-    n_topics = state.sizes[1]
+        _select_rows(words, state.local, state.compact, state.sizes[1], state.p, centered_loglik, state.log_p,
+                     state.index, state.resp, state.lik, state.log_s, state.products, state.position, state.seeded,
+                     state.seeds, state.best_index, state.best_value)
+    else:
+        _reweight_rows(words, state.p, centered_loglik, state.log_p, state.index, state.resp, state.lik, state.log_s)
+    index, resp = state.index, state.resp
     doc_topic[:] = 0.0
     for u in range(words.size):
-        if full:
-            state.log_s[u] = _select(state.local[u], state.compact, n_topics, state.p, centered_loglik[words[u]],
-                                     state.log_p, size, state.index[u], state.resp[u], state.lik[u], state.products,
-                                     state.position, state.seeded, state.seeds)
-        else:
-            state.log_s[u] = _reweight(centered_loglik[words[u]], state.p, state.log_p, size, state.index[u],
-                                       state.resp[u], state.lik[u])
-        for j in range(size):
-            k = state.index[u, j]
+        for j in range(index.shape[1]):
+            k = index[u, j]
             if k < 0:
                 break
-            doc_topic[k] += counts[u] * state.resp[u, j]
+            doc_topic[k] += counts[u] * resp[u, j]
 
 
 @njit(cache=True, nogil=True)
@@ -419,7 +441,8 @@ def _new_state(n_topics, longest, size):
                     np.zeros(2, dtype=np.int64), np.empty(n_topics, dtype=np.int64), np.empty((longest, n_topics)),
                     np.empty((longest, size), dtype=np.int64), np.empty((longest, size)), np.empty((longest, size)),
                     np.empty(longest), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics, dtype=np.int64),
-                    np.zeros(n_topics, dtype=np.bool_), np.empty(size, dtype=np.int64))
+                    np.zeros(n_topics, dtype=np.bool_), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+                    np.empty(size))
 
 
 @njit(cache=True, nogil=True)
@@ -428,7 +451,7 @@ def _for_doc(state, n_words):
     return DocState(state.doc_topic, state.p, state.log_p, state.active, state.sizes, state.compact,
                     state.local[:n_words], state.index[:n_words], state.resp[:n_words], state.lik[:n_words],
                     state.log_s[:n_words], state.next_counts, state.products, state.position, state.seeded,
-                    state.seeds)
+                    state.seeds, state.best_index, state.best_value)
 
 
 @njit(cache=True, nogil=True)
@@ -491,12 +514,15 @@ def sparse_token_share(indptr, indices, exp_loglik, centered_loglik, doc_weight,
     rebuilt from ``doc_weight`` (D, K) of :func:`sparse_topic_local_step` by the same selection (a
     birth's target share). Shape (nnz,)."""
     n_docs, n_topics = doc_weight.shape
+    longest = longest_row(indptr, 0, n_docs)
     share = np.zeros(indices.size)
-    active = np.empty(n_topics, dtype=np.int64)
-    log_p, values, products = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
-    index = np.empty(n_active, dtype=np.int64)
-    resp, lik = np.empty(n_active), np.empty(n_active)
+    active, position = np.empty(n_topics, dtype=np.int64), np.full(n_topics, -1, dtype=np.int64)
+    log_p, products = np.empty(n_topics), np.empty(n_topics)
+    local, log_s = np.empty((longest, n_topics)), np.empty(longest)
+    index = np.empty((longest, n_active), dtype=np.int64)
+    resp, lik = np.empty((longest, n_active)), np.empty((longest, n_active))
     seeded, seeds = np.zeros(n_topics, dtype=np.bool_), np.empty(n_active, dtype=np.int64)
+    best_index, best_value = np.empty(n_active, dtype=np.int64), np.empty(n_active)
     for d in range(n_docs):
         held = 0
         for k in range(n_topics):
@@ -504,14 +530,15 @@ def sparse_token_share(indptr, indices, exp_loglik, centered_loglik, doc_weight,
                 active[held] = k
                 held += 1
                 log_p[k] = math.log(doc_weight[d, k])
-        for t in range(indptr[d], indptr[d + 1]):
-            v = indices[t]
+        tokens = indices[indptr[d]:indptr[d + 1]]
+        for t in range(tokens.size):
             for j in range(held):
-                values[j] = exp_loglik[v, active[j]]
-            index[:] = -1
-            _select(values, active, held, doc_weight[d], centered_loglik[v], log_p, n_active, index, resp, lik,
-                    products, active, seeded, seeds)
+                local[t, j] = exp_loglik[tokens[t], active[j]]
+        index[:tokens.size] = -1  # no previous topics to seed the selection
+        _select_rows(tokens, local, active, held, doc_weight[d], centered_loglik, log_p, index,
+                     resp, lik, log_s, products, position, seeded, seeds, best_index, best_value)
+        for t in range(tokens.size):
             for j in range(n_active):
-                if index[j] == column:
-                    share[t] = resp[j]
+                if index[t, j] == column:
+                    share[indptr[d] + t] = resp[t, j]
     return share
