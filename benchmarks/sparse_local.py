@@ -130,7 +130,8 @@ def key(dataset: str, K: int, L: int | None) -> str:
 def markdown(payload: dict) -> str:
     rows = payload["rows"]
     lines = ["# L-sparse local steps against the dense step (Hughes 2016, ch. 7)", "",
-             f"Generated {payload['generated']} by `{payload['command']}`.", "",
+             f"Generated {payload['generated']} by " + ", ".join(f"`{c}`" for c in sorted({r["command"] for r in rows.values()}))
+             + ".", "",
              "CPU seconds per pass (one thread, scoring excluded), speed-up against the dense run of the same "
              "K (dense CPU / this run's CPU), held-out score (patches: log predictive density per patch; text: "
              "document completion per held-out word, nats) and components used after the last pass.", ""]
@@ -170,9 +171,9 @@ def main(argv=None):
         futures = {pool.submit(run_one, d, k, l, args): (d, k, l) for d, k, l in jobs}
         for future in as_completed(futures):
             row = future.result()
+            row["command"] = "python benchmarks/sparse_local.py " + " ".join(argv or sys.argv[1:])
             payload["rows"][key(row["dataset"], row["K"], row["L"])] = row
             payload["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-            payload["command"] = "python benchmarks/sparse_local.py " + " ".join(argv or sys.argv[1:])
             out_json.write_text(json.dumps(payload, indent=1))
             print(f"{key(row['dataset'], row['K'], row['L'])}: {row['cpu_per_pass']:.2f} s/pass, "
                   f"held-out {row['score']:.4f}, used {row['K_used']}", flush=True)

@@ -22,6 +22,7 @@ class _Doc:
         K = len(prior)
         self.N, self.log_p = np.zeros(K), np.zeros(K)
         self.active = np.arange(K)
+        self.selected_from = K  # active topics at the last full selection
         self.index = [np.zeros(0, dtype=int)] * len(c)
         self.resp = [np.zeros(0)] * len(c)
         self.log_s = np.zeros(len(c))
@@ -29,11 +30,14 @@ class _Doc:
     def copy(self):
         other = _Doc(self.C, self.c, self.prior, self.size)
         other.N, other.log_p, other.active = self.N.copy(), self.log_p.copy(), self.active.copy()
+        other.selected_from = self.selected_from
         other.index, other.resp, other.log_s = list(self.index), list(self.resp), self.log_s.copy()
         return other
 
     def r_step(self, full):
         N = np.zeros_like(self.N)
+        if full:
+            self.selected_from = len(self.active)
         for u in range(len(self.c)):
             if full:
                 chosen, resp, log_s = top_l(self.C[u, self.active] + self.log_p[self.active], self.size)
@@ -55,13 +59,14 @@ class _Doc:
             if not (keep_first and it == 0):
                 self.active = self.active[self.N[self.active] > ACTIVE_MIN_COUNT]
             self.theta_step()
+            holds_all = self.size >= len(self.active)
             full = (always_full or force_full or it < FULL_FIRST or it % FULL_EVERY == 0 or it == max_iter - 1
-                    or self.size >= len(self.active))
+                    or (holds_all and len(self.active) != self.selected_from))
             new = self.r_step(full)
             change = np.max(np.abs(new - self.N))
             self.N = new
             if change < tol:
-                if full:
+                if full or holds_all:
                     return it + 1
                 force_full = True
         return max_iter

@@ -114,6 +114,33 @@ def top_l_of_row(log_row, log_p, active, n_active_topics, size, index, resp):
     return top + _finish(held, size, index, resp)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _rank(products, n_topics, size, index, u, position, seeded, seeds, best_index, best_value):
+    """The ``size`` largest ``products[:n_topics]`` into ``best_index``/``best_value`` (columns, by value
+    descending); word type ``u``'s previous topics ``index[u]`` (-1 for none; columns by ``position``)
+    enter first, so nearly every other candidate is rejected by one comparison. Returns how many are
+    held. Inlined: a call per word type would reference-count its array arguments."""
+    n_seeds = 0
+    for j in range(size):
+        k = index[u, j]
+        if k < 0:
+            break
+        column = position[k]
+        if column >= 0:
+            seeds[n_seeds] = column
+            seeded[column] = True
+            n_seeds += 1
+    held = 0
+    for i in range(n_seeds):
+        held = _insert(products[seeds[i]], seeds[i], held, size, best_value, best_index)
+    for j in range(n_topics):
+        if not seeded[j] and _admits(products[j], j, held, size, best_value, best_index):
+            held = _insert(products[j], j, held, size, best_value, best_index)
+    for i in range(n_seeds):
+        seeded[seeds[i]] = False
+    return held
+
+
 @njit(cache=True, nogil=True)
 def _select_rows(words, local, topics, n_topics, p, centered_loglik, log_p, index, resp, lik, log_s, products,
                  position, seeded, seeds, best_index, best_value):
@@ -132,24 +159,16 @@ def _select_rows(words, local, topics, n_topics, p, centered_loglik, log_p, inde
     for u in range(words.size):
         for j in range(n_topics):
             products[j] = local[u, j] * p[topics[j]]
-        n_seeds = 0
-        for j in range(size):
-            k = index[u, j]
-            if k < 0:
-                break
-            column = position[k]
-            if column >= 0:
-                seeds[n_seeds] = column
-                seeded[column] = True
-                n_seeds += 1
-        held = 0
-        for i in range(n_seeds):
-            held = _insert(products[seeds[i]], seeds[i], held, size, best_value, best_index)
-        for j in range(n_topics):
-            if not seeded[j] and _admits(products[j], j, held, size, best_value, best_index):
-                held = _insert(products[j], j, held, size, best_value, best_index)
-        for i in range(n_seeds):
-            seeded[seeds[i]] = False
+        if n_topics <= size:  # every active topic is selected: nothing to rank
+            held = n_topics
+            largest = 0.0
+            for j in range(n_topics):
+                best_index[j] = j
+                best_value[j] = products[j]
+                largest = max(largest, products[j])
+        else:
+            held = _rank(products, n_topics, size, index, u, position, seeded, seeds, best_index, best_value)
+            largest = best_value[0]
         if held == 0:
             best_index[:] = -1
             best_value[:] = 0.0
@@ -158,7 +177,7 @@ def _select_rows(words, local, topics, n_topics, p, centered_loglik, log_p, inde
             for j in range(held):
                 lik[u, j] = local[u, best_index[j]]
                 best_index[j] = topics[best_index[j]]
-            if best_value[0] <= 0.0:  # every product underflowed: select again in the log domain
+            if largest <= 0.0:  # every product underflowed: select again in the log domain
                 log_row = centered_loglik[words[u]]
                 log_s[u] = top_l_of_row(log_row, log_p, topics, n_topics, size, best_index, best_value)
                 for j in range(held):
@@ -275,15 +294,18 @@ def _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, always
         if not (keep_first and it == 0):
             _shrink(state)
         _theta_step(state, prior)
+        # with at most L active topics every word type holds them all: select again only after the
+        # set shrank (a topic that left must lose its stale weight); otherwise re-weighting is exact
+        holds_all = state.index.shape[1] >= state.sizes[0]
         full = (always_full or force_full or it < FULL_FIRST or it % FULL_EVERY == 0 or it == max_iter - 1
-                or state.index.shape[1] >= state.sizes[0])
+                or (holds_all and state.sizes[0] != state.sizes[1]))
         _r_step(words, counts, centered_loglik, state, full, state.next_counts)
         change = 0.0
         for k in range(state.doc_topic.size):
             change = max(change, abs(state.next_counts[k] - state.doc_topic[k]))
         state.doc_topic[:] = state.next_counts
         if change < tol:
-            if full:
+            if full or holds_all:
                 return it + 1
             force_full = True
     return max_iter
