@@ -134,7 +134,7 @@ def _rank(products, n_topics, size, index, u, position, seeded, seeds, best_inde
     for i in range(n_seeds):
         held = _insert(products[seeds[i]], seeds[i], held, size, best_value, best_index)
     for j in range(n_topics):
-        if not seeded[j] and _admits(products[j], j, held, size, best_value, best_index):
+        if _admits(products[j], j, held, size, best_value, best_index) and not seeded[j]:
             held = _insert(products[j], j, held, size, best_value, best_index)
     for i in range(n_seeds):
         seeded[seeds[i]] = False
@@ -156,9 +156,12 @@ def _select_rows(words, local, topics, n_topics, p, centered_loglik, log_p, inde
     numba reference-counts (atomically) every array argument of a call and every view, and a call
     or a view per word type cost several times the selection itself."""
     size = index.shape[1]
+    weights = np.empty(n_topics)  # p over local's columns: the products below are then contiguous
+    for j in range(n_topics):
+        weights[j] = p[topics[j]]
     for u in range(words.size):
         for j in range(n_topics):
-            products[j] = local[u, j] * p[topics[j]]
+            products[j] = local[u, j] * weights[j]
         if n_topics <= size:  # every active topic is selected: nothing to rank
             held = n_topics
             largest = 0.0
