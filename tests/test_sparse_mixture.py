@@ -18,6 +18,7 @@ from stickbreak.config import MixtureConfig, MovesConfig
 from stickbreak.core import sparse_resp
 from stickbreak.driver import ELBODecreaseWarning
 from stickbreak.kernels import RESP_FLOOR, _reference as ref
+from stickbreak.moves import birth
 from stickbreak import kernels
 from stickbreak.learn.init import initial_params
 from stickbreak.obs import _gaussian
@@ -256,11 +257,11 @@ def test_sparse_delete_delta_equals_brute_force():
 
 @pytest.mark.parametrize("n_active, n_components", [(2, 3), (4, 2)])
 def test_sparse_birth_delta_equals_brute_force_and_stays_l_sparse(n_active, n_components):
-    """The birth's restricted re-assignment of the target's mass uses max(1, L - K + 1) slots, so
-    every item keeps at most L non-zeros; the candidate equals the explicit proposal's statistics."""
+    """The birth's restricted re-assignment of the target's mass uses one slot, so every item keeps
+    at most L non-zeros; the candidate equals the explicit proposal's statistics."""
     model, data, params = _sparse_case(n_active, n_components, n_items=100)
     slots = model.split_slots(params.n_components)
-    assert slots == max(1, n_active - n_components + 1)
+    assert slots == 1
 
     def in_family(resp, split):
         assert ((split > 0).sum(axis=1) <= slots).all()
@@ -299,6 +300,37 @@ def test_memoized_sparse_moves_exercise_every_kind(n_active):
     accepted = {kind: sum(r.moves[kind]["accepted"] for r in result.trace) for kind in ("birth", "merge", "delete")}
     assert min(accepted.values()) > 0, accepted
     assert_cache_consistent(result.state)
+
+
+def test_overlapping_births_with_l_above_k_keep_every_item_within_l():
+    """Two births in one lap, from K = 2 with L = 4 (> K: the local step is dense): each split gives
+    an item's share to one slot, so the accepted q keeps every item within L non-zeros and the next
+    top-L local step cannot lose ELBO. (Splitting over L - K + 1 slots per birth left 6 non-zeros.)"""
+    X = np.random.default_rng(0).uniform(-10, 10, size=(400, 2))
+    data = obs.get("gauss").check_data(X)
+    model = make_mixture_model(MixtureConfig(obs_model="gauss", n_components=2, n_active=4,
+                                             obs_prior={"covariance": 4.0}), data)
+    params = _params(model, data, 2, laps=3)
+    local = model.local_step(params, data)
+    stats = model.summarize(data, local, params.uids)
+    cfg = MovesConfig(moves=("birth",), birth_max_new=3, birth_min_items=5)
+    resp, born = sparse_resp.to_dense(local.resp).copy(), []
+    for column, target in enumerate(params.uids):
+        uids = list(range(100 + 3 * column, 103 + 3 * column))
+        proposal = birth.start(model, 0, data, local, params, int(target), uids, 1, cfg, np.random.default_rng(1))
+        used = (proposal.centers, proposal.log_weights)
+        proposal = birth.extend(model, proposal, 0, data, local, params, cfg, np.random.default_rng(1))
+        stats = birth.candidate(stats, proposal)  # the second birth applies to the first's result
+        split = sparse_resp.to_dense(birth.split_target(model, data, resp[:, column], *used,
+                                                        model.split_slots(params.n_components)))
+        resp[:, column] = split[:, 0]
+        born.append((proposal.born, split[:, 1:len(proposal.born) + 1]))
+    full = np.column_stack([resp] + [cols for _, cols in born])
+    assert full.shape[1] > 4 and ((full > 0).sum(axis=1) <= 4).all()
+    brute = model.summarize_resp(data, full, np.concatenate([params.uids] + [uids for uids, _ in born]))
+    _assert_same_stats(stats, brute.reorder(stats.uids))
+    after = model.global_step(stats)
+    assert _elbo(model, model.summarize(data, model.local_step(after, data), after.uids)) >= _elbo(model, stats) - 1e-9
 
 
 def test_zero_mean_gauss_patches_with_n_active():
@@ -382,4 +414,4 @@ def test_cli_n_active(tmp_path, capsys):
     assert code == 0 and "L=2" in out
     assert load(tmp_path / "model.npz").n_active == 2
     assert main(["fit", "mixture", "old_faithful", "--n-active", "0", "--quiet"]) == 2
-    assert "n_active must be a positive integer" in capsys.readouterr().err
+    assert "--n-active must be a positive integer" in capsys.readouterr().err

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from . import datasets, obs
-from .config import ALGORITHMS, INIT_METHODS, SAMPLING, WEIGHT_MODELS, check_n_active
+from .config import ALGORITHMS, INIT_METHODS, SAMPLING, WEIGHT_MODELS
 from .data import DataError
 from .data.io import read_data
 from .data.shards import ShardStore
@@ -104,7 +104,9 @@ def _print_clusters(est, X, labels) -> list:
 def _run_fit_mixture(args) -> int:
     from .estimators import DPMixture, FiniteMixture
 
-    check_n_active(args.n_active)  # before reading any data
+    if args.n_active is not None and args.n_active < 1:  # before reading any data
+        raise ValueError(f"--n-active must be a positive integer (at most that many clusters per item get non-zero "
+                         f"responsibility), got {args.n_active}; leave it out for dense responsibilities")
     X, labels, name = read_data(args.data)
     cls = DPMixture if args.weights == "dp" else FiniteMixture
     moves = tuple(m.strip() for m in args.moves.split(",") if m.strip())

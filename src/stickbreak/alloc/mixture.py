@@ -78,9 +78,10 @@ class MixtureModel:
 
     def split_slots(self, n_components: int) -> int | None:
         """How many components one item's share of a split component may spread over while the item
-        keeps at most ``n_active`` non-zeros: ``max(1, L - K + 1)`` (every item holds min(L, K)
-        non-zeros, the target among them); None when unconstrained (dense)."""
-        return None if self.n_active is None else max(1, self.n_active - n_components + 1)
+        keeps at most ``n_active`` non-zeros: one, so that a split never adds a non-zero, whatever
+        other births overlap it in the same lap (``L - K + 1`` slots per birth would overflow L when
+        two births share items); None when unconstrained (dense)."""
+        return None if self.n_active is None else 1
 
     # ---------------------------------------------------------------- the four verbs
     def log_weights(self, params: MixtureParams, batch) -> np.ndarray:

@@ -15,8 +15,9 @@ restricted local step (Eq. 4.12-4.16):
     r'_{n,c} = r_nj p_nc,   p_n = softmax_c(E log p(x_n | c) + log pi_c),   c in {j, new_1, ...},
 
 whose statistics are the batch's *expansion* (Eq. 4.17-4.19); with L-sparse responsibilities
-(``n_active``, Hughes 2016 Sec. 7.1) ``p_n`` is the top-m softmax, m = ``model.split_slots(K)``, so
-every item keeps at most L non-zeros and the proposal stays in the family the local step optimises; the posteriors are re-estimated from
+(``n_active``, Hughes 2016 Sec. 7.1) ``p_n`` is the top-m softmax, m = ``model.split_slots(K)`` (one:
+the item's share goes to its best of [target, newborns]), so every item keeps at most L non-zeros,
+even under overlapping births, and the proposal stays in the family the local step optimises; the posteriors are re-estimated from
 all expansions so far. By default j gives up all its mass (Eq. 4.11, ``log pi_j = -inf``); with
 ``birth_keep_target`` it competes for its items too. Once every batch has been expanded, the
 whole-data candidate is the current statistics with j's row replaced by its kept part and the
