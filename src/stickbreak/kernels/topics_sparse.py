@@ -193,10 +193,11 @@ def _select_rows(words, local, topics, n_topics, p, centered_loglik, log_p, inde
 
 
 @njit(cache=True, nogil=True)
-def _reweight_rows(words, p, centered_loglik, log_p, index, resp, lik, log_s):
+def _reweight_rows(words, p, centered_loglik, log_p, index, resp, lik, log_s, with_log):
     """Responsibilities of every word type over its current topics ``index[u]`` (Alg. 7.4 between
-    selections) from the cached ``lik``; fills ``resp`` and ``log_s`` (no row views: see
-    :func:`_select_rows`)."""
+    selections) from the cached ``lik``; fills ``resp`` and, ``with_log``, ``log_s`` (no row views:
+    see :func:`_select_rows`). ``log_s`` is read only once the iterations end, so intermediate
+    re-weightings skip its logs and :func:`_iterate` redoes a final one with them (same values)."""
     size = index.shape[1]
     for u in range(words.size):
         held = size
@@ -211,7 +212,8 @@ def _reweight_rows(words, p, centered_loglik, log_p, index, resp, lik, log_s):
         if total > 0.0:
             for j in range(held):
                 resp[u, j] /= total
-            log_s[u] = math.log(total)
+            if with_log:
+                log_s[u] = math.log(total)
         else:  # every product underflowed
             log_s[u] = _reweight_log(centered_loglik[words[u]], log_p, held, index[u], resp[u])
 
@@ -256,7 +258,8 @@ def _r_step(words, counts, centered_loglik, state, full, doc_topic):
                      state.index, state.resp, state.lik, state.log_s, state.products, state.position, state.seeded,
                      state.seeds, state.best_index, state.best_value)
     else:
-        _reweight_rows(words, state.p, centered_loglik, state.log_p, state.index, state.resp, state.lik, state.log_s)
+        _reweight_rows(words, state.p, centered_loglik, state.log_p, state.index, state.resp, state.lik, state.log_s,
+                       False)
     index, resp = state.index, state.resp
     doc_topic[:] = 0.0
     for u in range(words.size):
@@ -308,7 +311,11 @@ def _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, always
             change = max(change, abs(state.next_counts[k] - state.doc_topic[k]))
         state.doc_topic[:] = state.next_counts
         if change < tol:
-            if full or holds_all:
+            if full:
+                return it + 1
+            if holds_all:  # an exact re-weighting ends it: redo it with the logs (identical values)
+                _reweight_rows(words, state.p, centered_loglik, state.log_p, state.index, state.resp, state.lik,
+                               state.log_s, True)
                 return it + 1
             force_full = True
     return max_iter
