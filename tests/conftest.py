@@ -232,7 +232,7 @@ def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, spli
     fast = birth.candidate(whole, proposal)
     column = int(np.flatnonzero(params.uids == target)[0])
     uids = np.concatenate([params.uids, proposal.born])
-    slots = model.split_slots(params.n_components) if hasattr(model, "split_slots") else None
+    slots = getattr(model, "split_slots", None)
     brute = None
     for b, batch in enumerate(batches.data):
         resp = to_dense(locals_[b].resp).copy()

@@ -22,10 +22,6 @@ def _case(name, n_components=5, n_items=300, seed=0):
     return model, data, params
 
 
-_elbo = elbo_of
-_assert_same_stats = assert_same_stats
-
-
 @pytest.mark.parametrize("name", ALL_FAMILIES)
 def test_merge_delta_equals_brute_force(name):
     model, data, params = _case(name)
@@ -43,7 +39,7 @@ def test_merge_score_is_an_upper_bound_on_the_gain(name):
     base = stats.without_merge_terms()
     params_now, terms = model.score(base)
     scores = merge.pair_scores(model, params_now, base, first, second)
-    gains = [_elbo(model, stats.merge(a, b).without_merge_terms()) - total_elbo(terms) for a, b in pairs]
+    gains = [elbo_of(model, stats.merge(a, b).without_merge_terms()) - total_elbo(terms) for a, b in pairs]
     assert np.all(np.array(gains) <= scores + 1e-8)
 
 
@@ -55,8 +51,8 @@ def test_birth_delta_equals_brute_force(name):
     model, data, params = _case(name, n_components=2, n_items=400)
     fast = check_birth_delta(model, data, params, MovesConfig(moves=("birth",), birth_min_items=5))
     ordered, _, terms, _ = birth.best_order(model, fast)
-    assert total_elbo(terms) >= _elbo(model, fast) - 1e-9
-    _assert_same_stats(ordered.reorder(fast.uids), fast)
+    assert total_elbo(terms) >= elbo_of(model, fast) - 1e-9
+    assert_same_stats(ordered.reorder(fast.uids), fast)
 
 
 @pytest.mark.parametrize("name", ALL_FAMILIES)
@@ -79,5 +75,5 @@ def test_reorder_delta_equals_brute_force():
     stats = model.summarize(data, local, params.uids)
     order = params.uids[::-1]
     brute = model.summarize_resp(data, local.resp[:, ::-1], order)
-    _assert_same_stats(stats.reorder(order), brute)
-    assert _elbo(model, stats.reorder(order)) == pytest.approx(_elbo(model, brute), rel=1e-12)
+    assert_same_stats(stats.reorder(order), brute)
+    assert elbo_of(model, stats.reorder(order)) == pytest.approx(elbo_of(model, brute), rel=1e-12)

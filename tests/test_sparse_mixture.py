@@ -53,10 +53,6 @@ def _params(model, data, n_components, seed=0, laps=2):
     return params
 
 
-_elbo = elbo_of
-_assert_same_stats = assert_same_stats
-
-
 # ---------------------------------------------------------------------------------------------- kernels
 @pytest.mark.parametrize("case", sorted(LOGITS))
 def test_top_l_resp_matches_twin(case):
@@ -260,7 +256,7 @@ def test_sparse_birth_delta_equals_brute_force_and_stays_l_sparse(n_active, n_co
     """The birth's restricted re-assignment of the target's mass uses one slot, so every item keeps
     at most L non-zeros; the candidate equals the explicit proposal's statistics."""
     model, data, params = _sparse_case(n_active, n_components, n_items=100)
-    slots = model.split_slots(params.n_components)
+    slots = model.split_slots
     assert slots == 1
 
     def in_family(resp, split):
@@ -322,15 +318,15 @@ def test_overlapping_births_with_l_above_k_keep_every_item_within_l():
         proposal = birth.extend(model, proposal, 0, data, local, params, cfg, np.random.default_rng(1))
         stats = birth.candidate(stats, proposal)  # the second birth applies to the first's result
         split = sparse_resp.to_dense(birth.split_target(model, data, resp[:, column], *used,
-                                                        model.split_slots(params.n_components)))
+                                                        model.split_slots))
         resp[:, column] = split[:, 0]
         born.append((proposal.born, split[:, 1:len(proposal.born) + 1]))
     full = np.column_stack([resp] + [cols for _, cols in born])
     assert full.shape[1] > 4 and ((full > 0).sum(axis=1) <= 4).all()
     brute = model.summarize_resp(data, full, np.concatenate([params.uids] + [uids for uids, _ in born]))
-    _assert_same_stats(stats, brute.reorder(stats.uids))
+    assert_same_stats(stats, brute.reorder(stats.uids))
     after = model.global_step(stats)
-    assert _elbo(model, model.summarize(data, model.local_step(after, data), after.uids)) >= _elbo(model, stats) - 1e-9
+    assert elbo_of(model, model.summarize(data, model.local_step(after, data), after.uids)) >= elbo_of(model, stats) - 1e-9
 
 
 def test_zero_mean_gauss_patches_with_n_active():

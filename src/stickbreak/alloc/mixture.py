@@ -76,7 +76,8 @@ class MixtureModel:
         """Whether responsibilities over ``n_components`` are L-sparse (``n_active < K``)."""
         return self.n_active is not None and self.n_active < n_components
 
-    def split_slots(self, n_components: int) -> int | None:
+    @property
+    def split_slots(self) -> int | None:
         """How many components one item's share of a split component may spread over while the item
         keeps at most ``n_active`` non-zeros: one, so that a split never adds a non-zero, whatever
         other births overlap it in the same lap (``L - K + 1`` slots per birth would overflow L when

@@ -8,6 +8,8 @@ value of exactly 0 marks an unused slot (it contributes to nothing, entropy incl
 import numpy as np
 from numba import njit
 
+from .resp import normalize_log_resp
+
 #: Up to this many selected entries per row are ordered by insertion sort; beyond, by a scan over K.
 _INSERTION_LIMIT = 32
 
@@ -96,32 +98,15 @@ def top_l_resp(log_weights, n_active, floor):
     n_items, n_comp = log_weights.shape
     values = np.empty((n_items, n_active))
     indices = np.empty((n_items, n_active), dtype=np.int64)
-    log_norm = np.empty(n_items)
-    entropy = np.zeros(n_comp)
     heap_w = np.empty(n_active)
     heap_i = np.empty(n_active, dtype=np.int64)
     mark = np.zeros(n_comp, dtype=np.bool_)
     for n in range(n_items):
-        row = log_weights[n]
-        idx = indices[n]
-        _select_top(row, n_active, heap_w, heap_i, mark, idx)
-        val = values[n]
-        top = row[idx[0]]
-        for j in range(1, n_active):
-            if row[idx[j]] > top:
-                top = row[idx[j]]
-        total = 0.0
+        _select_top(log_weights[n], n_active, heap_w, heap_i, mark, indices[n])
         for j in range(n_active):  # in index order, as the dense kernel sums
-            val[j] = np.exp(row[idx[j]] - top)
-            total += val[j]
-        log_norm[n] = top + np.log(total)
-        for j in range(n_active):
-            r = val[j] / total
-            if r < floor:
-                r = floor
-            val[j] = r
-            entropy[idx[j]] -= r * np.log(r)
-    return values, indices, log_norm, entropy
+            values[n, j] = log_weights[n, indices[n, j]]
+    log_norm, _ = normalize_log_resp(values, floor)  # the dense softmax over the selection, in place
+    return values, indices, log_norm, sparse_column_entropy(values, indices, n_comp, floor)
 
 
 @njit(cache=True, nogil=True)

@@ -15,7 +15,7 @@ restricted local step (Eq. 4.12-4.16):
     r'_{n,c} = r_nj p_nc,   p_n = softmax_c(E log p(x_n | c) + log pi_c),   c in {j, new_1, ...},
 
 whose statistics are the batch's *expansion* (Eq. 4.17-4.19); with L-sparse responsibilities
-(``n_active``, Hughes 2016 Sec. 7.1) ``p_n`` is the top-m softmax, m = ``model.split_slots(K)`` (one:
+(``n_active``, Hughes 2016 Sec. 7.1) ``p_n`` is the top-m softmax, m = ``model.split_slots`` (one:
 the item's share goes to its best of [target, newborns]), so every item keeps at most L non-zeros,
 even under overlapping births, and the proposal stays in the family the local step optimises; the posteriors are re-estimated from
 all expansions so far. By default j gives up all its mass (Eq. 4.11, ``log pi_j = -inf``); with
@@ -94,9 +94,8 @@ def _expansion(model, batch, local, params, column: int, proposal) -> SuffStats:
     hook = getattr(model, "birth_expansion", None)
     if hook is not None:
         return hook(batch, local, params, column, proposal.centers, proposal.log_weights, proposal.uids)
-    slots = getattr(model, "split_slots", None)
     split = split_target(model, batch, sparse_resp.column(local.resp, column), proposal.centers, proposal.log_weights,
-                         None if slots is None else slots(params.n_components))
+                         getattr(model, "split_slots", None))
     return model.summarize_resp(batch, split, proposal.uids)
 
 
