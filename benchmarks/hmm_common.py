@@ -8,12 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from stickbreak import driver, obs
-from stickbreak.alloc import HMMModel, finite_hmm, hdp_hmm
-from stickbreak.alloc.hmm import frames_for
+from stickbreak.models.hmm.model import HMMModel
+from stickbreak.priors import transition_finite as finite_hmm, transition_hdp as hdp_hmm
+from stickbreak.models.hmm.model import frames_for
 from stickbreak.config import LearnConfig, MovesConfig
 from stickbreak.data import Sequences
 from stickbreak.evaluate import hamming_distance
-from stickbreak.learn.init_hmm import initial_params
+from stickbreak.models.hmm.init import initial_params
 from stickbreak.learn.memoized import MemoizedVI
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from hmm_common import RESULTS, ROOT, SHARED, fit, make_model, mocap6, sequence_batches
-from stickbreak.alloc.hmm import HMMParams
+from stickbreak.models.hmm.params import HMMParams
 from stickbreak.core.model import total_elbo
 from stickbreak.evaluate import hamming_distance
 

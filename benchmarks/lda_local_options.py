@@ -6,7 +6,8 @@ Usage: python benchmarks/lda_local_options.py INIT TOL N_RESTARTS START [MAX_ITE
 The figures behind the LocalOptions and init defaults (see their docstrings) come from this script.
 """
 import numpy as np, scipy.sparse as sp, time, sys
-from stickbreak.alloc import TopicModel, lda, hdp_topics, LocalOptions
+from stickbreak.models.topics.model import TopicModel, LocalOptions
+from stickbreak.priors import topic_lda as lda, topic_hdp as hdp_topics
 from stickbreak.data import BagOfWords
 z=np.load('/work/shared/data/wiki/bow.npz'); X=sp.csr_matrix((z['data'],z['indices'],z['indptr']),shape=tuple(z['shape'])).astype(float)
 rng=np.random.RandomState(0); perm=rng.permutation(X.shape[0]); ntest=X.shape[0]//10

@@ -69,7 +69,7 @@ def run_one(corpus: str, name: str, passes: int, seed: int = 0) -> dict:
 def prior_of(kind: str, n_topics: int, params) -> np.ndarray:
     if kind == "lda":
         return np.full(n_topics, 1.0 / n_topics)
-    from stickbreak.alloc import hdp_sticks
+    from stickbreak.models.topics import two_level as hdp_sticks
 
     return hdp_sticks.expected_corpus_weights(params.weights)  # alpha = 1
 

@@ -37,8 +37,10 @@ KAPPA, TAU = 0.6, 1.0
 
 
 def make(model: str, method: str):
-    from stickbreak.learn.truncated_svi import StochasticMeanFieldDP, StochasticTwoLevelHDP
-    from stickbreak.learn.truncation_free import TruncationFreeDPMixture, TruncationFreeHDP
+    from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
+    from stickbreak.models.topics.two_level_svi import StochasticTwoLevelHDP
+    from stickbreak.models.mixture.truncation_free import TruncationFreeDPMixture
+    from stickbreak.models.topics.truncation_free import TruncationFreeHDP
 
     if model == "dp":
         return TruncationFreeDPMixture(0.5, 1.0) if method == "tf" else StochasticMeanFieldDP(0.5, 1.0, TRUNCATION)
@@ -47,7 +49,7 @@ def make(model: str, method: str):
 
 def plug_in_weights(params, method: str) -> np.ndarray:
     """``E[pi_k]``; the truncated family fixes its last stick at 1, so its weights sum to one."""
-    from stickbreak.learn.truncated_svi import sticks_fixed_last
+    from stickbreak.models.sampled_truncated import sticks_fixed_last
 
     return params.weights if method == "tf" else sticks_fixed_last(params.u, params.v)
 

@@ -3,7 +3,7 @@
 Usage: python benchmarks/topic_kernel_speed.py
 """
 import numpy as np, scipy.sparse as sp, time
-from stickbreak.kernels.topics import topic_local_step
+from stickbreak.kernels.topics.dense import topic_local_step
 z=np.load('/work/shared/data/wiki/bow.npz'); X=sp.csr_matrix((z['data'],z['indices'],z['indptr']),shape=tuple(z['shape'])).astype(float)
 V=X.shape[1]; K=20; rng=np.random.default_rng(0)
 C=np.log(rng.dirichlet(np.ones(V)*0.1,size=K)).T; Cc=np.ascontiguousarray(C-C.max(1,keepdims=True)); E=np.exp(Cc)

@@ -123,11 +123,11 @@ def fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, n_ac
     returns (model, batches, result)."""
     import warnings
 
-    from stickbreak.alloc import make_mixture_model
+    from stickbreak.models import make_mixture_model
     from stickbreak.config import LearnConfig, MixtureConfig, MovesConfig
     from stickbreak.driver import ELBODecreaseWarning, fit, split_batches
     from stickbreak.learn import MemoizedVI
-    from stickbreak.learn.init import initial_params
+    from stickbreak.models.mixture.init import initial_params
 
     data = obs.get(name).check_data(X)
     model = make_mixture_model(MixtureConfig(obs_model=name, n_components=n_components, n_active=n_active), data)

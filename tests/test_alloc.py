@@ -4,10 +4,12 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from stickbreak.alloc import MixtureLocal, dp_mixture, finite_mixture, make_mixture_model
+from stickbreak.models.mixture.model import MixtureLocal
+from stickbreak.priors import mixture_dp as dp_mixture, mixture_finite as finite_mixture
+from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig
 from stickbreak.core.model import total_elbo
-from stickbreak.learn.init import initial_params
+from stickbreak.models.mixture.init import initial_params
 from stickbreak.obs import expfam
 
 from conftest import ALL_FAMILIES, small_data

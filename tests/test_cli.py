@@ -7,7 +7,7 @@ import pytest
 
 import stickbreak
 from stickbreak import datasets
-from stickbreak.cli import main
+from stickbreak.cli.main import main
 
 
 def test_datasets_command_lists_bundled_data(capsys):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import stickbreak
-from stickbreak.cli import main
+from stickbreak.cli.main import main
 from stickbreak.datasets.synthetic import make_sticky_hmm_toy
 
 

@@ -12,10 +12,11 @@ import pytest
 import scipy.sparse as sp
 
 from stickbreak.data import BagOfWords
-from stickbreak.kernels import _reference_collapsed_hdp as ref
-from stickbreak.kernels import collapsed_hdp as kern
-from stickbreak.kernels.collapsed_lda import token_layout
-from stickbreak.learn.collapsed_hdp import CollapsedHDP, DirectAssignmentGibbs
+from stickbreak.kernels.gibbs import _reference_hdp as ref
+from stickbreak.kernels.gibbs import hdp as kern
+from stickbreak.kernels.gibbs.lda import token_layout
+from stickbreak.models.topics.collapsed_hdp import CollapsedHDP
+from stickbreak.learn.collapsed_hdp import DirectAssignmentGibbs
 
 ALPHA, GAMMA, ETA = 1.5, 0.7, 0.1
 
@@ -162,7 +163,7 @@ def test_hdp_estimator_gibbs_fits_scores_and_round_trips(corpus, tmp_path):
 
 
 def test_cli_runs_collapsed_samplers_with_heldout_tokens(capsys):
-    from stickbreak.cli import main
+    from stickbreak.cli.main import main
 
     assert main(["fit", "topics", "ap", "--algorithm", "gibbs", "--max-laps", "3", "--tol", "0",
                  "--heldout-tokens", "0.1", "--burn-in", "1", "--quiet"]) == 0
@@ -182,7 +183,7 @@ def test_concentration_updates_leave_their_exact_posterior_invariant(which):
     gamma given K topics among m tables, ``∝ Gamma(a, b) gamma^K Gamma(gamma)/Gamma(gamma + m)``."""
     from scipy.special import gammaln as lg
 
-    from stickbreak.learn.collapsed_hdp import resample_doc_concentration, resample_dp_concentration
+    from stickbreak.models.topics.collapsed_hdp import resample_doc_concentration, resample_dp_concentration
 
     rng = np.random.default_rng(0)
     lengths, tables, topics, (a, b) = np.array([5.0, 12.0, 30.0, 2.0]), 9.0, 4, (2.0, 1.0)

@@ -14,9 +14,10 @@ from scipy.special import gammaln
 from stickbreak import driver
 from stickbreak.config import LearnConfig
 from stickbreak.data import BagOfWords
-from stickbreak.kernels import _reference_collapsed_lda as ref
-from stickbreak.kernels import collapsed_lda as kern
-from stickbreak.learn.collapsed import ALGORITHMS, CollapsedLDA, CollapsedSweeps
+from stickbreak.kernels.gibbs import _reference_lda as ref
+from stickbreak.kernels.gibbs import lda as kern
+from stickbreak.models.topics.collapsed_lda import ALGORITHMS, CollapsedLDA
+from stickbreak.learn.collapsed import CollapsedSweeps
 
 ALPHA = np.array([0.3, 0.1, 0.2])
 

@@ -10,8 +10,8 @@ from scipy.special import digamma
 from stickbreak import LDA, datasets
 from stickbreak.data import DataError
 from stickbreak.evaluate import completion_monte_carlo, heldout_loglik, model_completion
-from stickbreak.kernels import _reference_completion_mc as ref
-from stickbreak.kernels.completion_mc import log_gamma_draws, loglik_given_draws
+from stickbreak.kernels.evaluate import _reference_completion_mc as ref
+from stickbreak.kernels.evaluate.completion_mc import log_gamma_draws, loglik_given_draws
 
 
 def case(seed=0, n_docs=6, n_topics=4, n_words=12):

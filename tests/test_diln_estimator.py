@@ -8,7 +8,7 @@ import pytest
 
 import stickbreak
 from stickbreak import DILN, datasets
-from stickbreak.cli import main
+from stickbreak.cli.main import main
 from stickbreak.data import DataError
 
 SMALL = dict(n_topics=12, latent_dim=3, init="random", max_laps=4, tol=0.0, random_state=0)

@@ -8,16 +8,17 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import digamma, gammaln
 
-from stickbreak.alloc import diln_locations, diln_prior, diln_sticks
-from stickbreak.alloc.diln import DILNModel, DILNPrior, topic_correlation
+from stickbreak.models.diln import locations as diln_locations
+from stickbreak.priors import diln_generative as diln_prior, diln_sticks
+from stickbreak.models.diln.model import DILNModel, DILNPrior, topic_correlation
 from stickbreak.config import LearnConfig
 from stickbreak.data import BagOfWords
 from stickbreak import driver
-from stickbreak.kernels import _reference_diln as ref
-from stickbreak.kernels.diln import BEST, SCRATCH, WARM, diln_local_step
-from stickbreak.kernels.topics import SCRATCH as TOPIC_SCRATCH, topic_local_step
+from stickbreak.kernels.diln import _reference as ref
+from stickbreak.kernels.diln.local import BEST, SCRATCH, WARM, diln_local_step
+from stickbreak.kernels.topics.dense import SCRATCH as TOPIC_SCRATCH, topic_local_step
 from stickbreak.learn import BatchVB
-from stickbreak.learn.init_topics import initial_topics
+from stickbreak.models.topics.init import initial_topics
 
 PRIOR = DILNPrior(topic_word_prior=0.3, latent_dim=3, location_variance=0.3)
 

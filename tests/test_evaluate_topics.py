@@ -9,19 +9,9 @@ from scipy.optimize import minimize
 from scipy.special import softmax
 
 from stickbreak.data import BagOfWords, DataError
-from stickbreak.evaluate import (
-    CompletionScore,
-    completion_from_split,
-    document_completion,
-    heldout_loglik,
-    infer_doc_topics,
-    mean_coherence,
-    perplexity,
-    split_documents,
-    topic_coherence,
-)
-from stickbreak.kernels import _reference_topics_eval as ref
-from stickbreak.kernels import topics_eval
+from stickbreak.evaluate import (CompletionScore, completion_from_split, document_completion, heldout_loglik, infer_doc_topics, mean_coherence, perplexity, split_documents, topic_coherence)
+from stickbreak.kernels.topics import _reference_evaluate as ref
+from stickbreak.kernels.topics import evaluate as topics_eval
 
 from conftest import load_shared_bow
 

@@ -10,14 +10,14 @@ from scipy import stats as st
 from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma, gammaln
 
-from stickbreak.alloc.hdp_sticks import TwoLevelHDP, expected_log_sticks, expected_sticks
+from stickbreak.models.topics.two_level import TwoLevelHDP, expected_log_sticks, expected_sticks
 from stickbreak.config import LearnConfig, MovesConfig
 from stickbreak.core.model import total_elbo
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.driver import fit
-from stickbreak.kernels import _reference_hdp_sticks as ref
-from stickbreak.kernels import hdp_sticks as kern
+from stickbreak.kernels.topics import _reference_two_level as ref
+from stickbreak.kernels.topics import two_level as kern
 from stickbreak.learn import BatchVB, InMemoryMinibatches, MemoizedVI, StochasticVI
 from stickbreak.learn.schedules import RobbinsMonro
 

@@ -10,15 +10,9 @@ import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
 from stickbreak.data import BagOfWords, DataError
-from stickbreak.evaluate.likelihood import (
-    DEFAULT_N_SAMPLES,
-    DEFAULT_N_SWEEPS,
-    HeldoutScore,
-    dp_heldout_loglik,
-    hdp_importance_loglik,
-)
-from stickbreak.kernels import _reference_hdp_importance as ref
-from stickbreak.kernels import hdp_importance as kern
+from stickbreak.evaluate.likelihood import (DEFAULT_N_SAMPLES, DEFAULT_N_SWEEPS, HeldoutScore, dp_heldout_loglik, hdp_importance_loglik)
+from stickbreak.kernels.evaluate import _reference_hdp_importance as ref
+from stickbreak.kernels.evaluate import hdp_importance as kern
 
 
 def random_case(seed=0, n_docs=30, n_topics=4, n_words=12, rate=1.0):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from stickbreak.kernels import _reference_hmm as ref
-from stickbreak.kernels import hmm
+from stickbreak.kernels.hmm import _reference as ref
+from stickbreak.kernels.hmm import forward_backward as hmm
 
 
 def _offsets(lengths):

@@ -7,16 +7,17 @@ import pytest
 from scipy.special import gammaln
 
 from stickbreak import driver, obs
-from stickbreak.alloc import HMMModel, finite_hmm, hdp_hmm, sticks
-from stickbreak.alloc.hmm import frames_for
+from stickbreak.models.hmm.model import HMMModel
+from stickbreak.priors import transition_finite as finite_hmm, transition_hdp as hdp_hmm, top_sticks as sticks
+from stickbreak.models.hmm.model import frames_for
 from stickbreak.config import LearnConfig, MovesConfig
 from stickbreak.core.suffstats import SuffStats
 from stickbreak.data import DenseData, Sequences
 from stickbreak.datasets.synthetic import make_sticky_hmm_toy
-from stickbreak.kernels import _reference_hmm as ref
+from stickbreak.kernels.hmm import _reference as ref
 from stickbreak.learn.base import ELBODecreaseWarning
 from stickbreak.learn.batch import BatchVB
-from stickbreak.learn.init_hmm import initial_params
+from stickbreak.models.hmm.init import initial_params
 from stickbreak.learn.memoized import MemoizedVI
 from stickbreak.obs import expfam
 
@@ -274,7 +275,7 @@ def test_delete_proposal_with_one_refinement_is_the_local_step_without_the_targe
 
 
 def test_split_matrix_moves_the_target_to_its_newborns():
-    from stickbreak.alloc.hmm_birth import split_matrix
+    from stickbreak.models.hmm.birth import split_matrix
 
     E = split_matrix(4, 1, np.array([0.25, 0.75]))
     assert E.shape == (4, 5)
@@ -287,7 +288,7 @@ def test_split_matrix_moves_the_target_to_its_newborns():
 
 
 def _birth_setup(kappa, n_sequences=4, length=80, seed=13):
-    from stickbreak.alloc.hmm_birth import expanded_params
+    from stickbreak.models.hmm.birth import expanded_params
 
     data, _ = _toy(n_sequences, length, seed=seed)
     model = _model(data, "hdp", kappa)

@@ -6,9 +6,9 @@ import scipy.sparse as sp
 
 from stickbreak import LDA
 from stickbreak.data import BagOfWords
-from stickbreak.kernels import _reference_kmeans_l1 as ref
-from stickbreak.kernels.kmeans_l1 import assign_l1
-from stickbreak.learn.init_topics import initial_topics, kmeans_l1_topics
+from stickbreak.kernels.topics import _reference_kmeans_l1 as ref
+from stickbreak.kernels.topics.kmeans_l1 import assign_l1
+from stickbreak.models.topics.init import initial_topics, kmeans_l1_topics
 
 
 def grouped_corpus(seed=0, n_groups=4, docs_per_group=30, words_per_group=10):

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from stickbreak import DPMixture, FiniteMixture, obs
-from stickbreak.alloc import make_mixture_model
+from stickbreak.models import make_mixture_model
 from stickbreak.config import LearnConfig, MixtureConfig, MovesConfig
 from stickbreak.driver import ELBODecreaseWarning, fit, split_batches
 from stickbreak.learn import MemoizedVI
-from stickbreak.learn.init import initial_params
+from stickbreak.models.mixture.init import initial_params
 
 from conftest import ALL_FAMILIES, assert_cache_consistent, fit_memoized, real_data_for
 

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from stickbreak import obs
-from stickbreak.alloc import make_mixture_model
+from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig, MovesConfig
 from stickbreak.core.model import total_elbo
-from stickbreak.learn.init import initial_params
+from stickbreak.models.mixture.init import initial_params
 from stickbreak.moves import birth, merge
 
 from conftest import ALL_FAMILIES, assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta, elbo_of, real_data_for

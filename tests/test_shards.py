@@ -5,13 +5,13 @@ import pytest
 import scipy.sparse as sp
 
 from stickbreak import DPMixture, obs
-from stickbreak.alloc import make_mixture_model
+from stickbreak.models import make_mixture_model
 from stickbreak.config import LearnConfig, MixtureConfig, MovesConfig
 from stickbreak.data import DataError, DenseData
 from stickbreak.data.shards import ShardStore
 from stickbreak.driver import fit, split_batches
 from stickbreak.learn import MemoizedVI
-from stickbreak.learn.init import initial_params
+from stickbreak.models.mixture.init import initial_params
 
 from conftest import real_data_for
 

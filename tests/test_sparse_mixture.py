@@ -12,15 +12,15 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from stickbreak import DPMixture, FiniteMixture, load, obs
-from stickbreak.alloc import make_mixture_model
-from stickbreak.cli import main
+from stickbreak.models import make_mixture_model
+from stickbreak.cli.main import main
 from stickbreak.config import MixtureConfig, MovesConfig
 from stickbreak.core import sparse_resp
 from stickbreak.driver import ELBODecreaseWarning
 from stickbreak.kernels import RESP_FLOOR, _reference as ref
 from stickbreak.moves import birth
 from stickbreak import kernels
-from stickbreak.learn.init import initial_params
+from stickbreak.models.mixture.init import initial_params
 from stickbreak.obs import _gaussian
 
 from conftest import ALL_FAMILIES, assert_cache_consistent, assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta, elbo_of, fit_memoized, small_data

@@ -13,18 +13,19 @@ import scipy.sparse as sp
 from scipy.special import digamma, gammaln, logsumexp
 
 from stickbreak import HDPTopicModel, LDA, load
-from stickbreak.alloc import LocalOptions, TopicModel, hdp_topics
-from stickbreak.alloc.topics import TopicLocal
+from stickbreak.models.topics.model import LocalOptions, TopicModel
+from stickbreak.priors import topic_hdp as hdp_topics
+from stickbreak.models.topics.model import TopicLocal
 from stickbreak.config import LearnConfig, MovesConfig
 from stickbreak.core.model import total_elbo
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.driver import fit, split_batches
-from stickbreak.kernels import _reference_topics_sparse as ref
-from stickbreak.kernels.topics import topic_local_step
-from stickbreak.kernels.topics_sparse import sparse_token_share, sparse_topic_local_step, top_l_of_row
+from stickbreak.kernels.topics import _reference_sparse as ref
+from stickbreak.kernels.topics.dense import topic_local_step
+from stickbreak.kernels.topics.sparse import sparse_token_share, sparse_topic_local_step, top_l_of_row
 from stickbreak.learn import MemoizedVI
-from stickbreak.learn.init_topics import initial_topics
+from stickbreak.models.topics.init import initial_topics
 from stickbreak.moves.records import fast_forward
 
 NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
@@ -274,7 +275,7 @@ def test_n_active_with_a_collapsed_or_two_level_algorithm_is_refused(bars):
 
 
 def test_cli_fits_topics_with_n_active(tmp_path, capsys):
-    from stickbreak.cli import main
+    from stickbreak.cli.main import main
 
     main(["fit", "topics", "ap", "--model", "lda", "-K", "8", "--max-laps", "2", "--n-active", "2", "--quiet",
           "--out", str(tmp_path / "run")])

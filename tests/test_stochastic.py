@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from stickbreak import DPMixture
-from stickbreak.alloc import make_mixture_model
+from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig
 from stickbreak.learn import BatchVB, StochasticVI
-from stickbreak.learn.init import initial_params
+from stickbreak.models.mixture.init import initial_params
 from stickbreak.learn.schedules import Constant, RobbinsMonro, as_schedule
 
 from conftest import ALL_FAMILIES, real_data_for

@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stickbreak import obs
-from stickbreak.alloc import MixtureLocal, make_mixture_model
+from stickbreak.models.mixture.model import MixtureLocal
+from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig
 from stickbreak.core.suffstats import SuffStats
 

@@ -9,13 +9,15 @@ import pytest
 import scipy.sparse as sp
 
 from stickbreak import LDA, HDPTopicModel, load
-from stickbreak.alloc.hdp_sticks import TwoLevelHDP
+from stickbreak.models.topics.two_level import TwoLevelHDP
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.learn.schedules import RobbinsMonro
 from stickbreak.learn.stochastic import InMemoryMinibatches
-from stickbreak.learn.truncated_svi import StochasticMeanFieldDP, StochasticTwoLevelHDP
-from stickbreak.learn.truncation_free import TruncationFreeParams, TruncationFreeSVI
+from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
+from stickbreak.models.topics.two_level_svi import StochasticTwoLevelHDP
+from stickbreak.models.sampled import TruncationFreeParams
+from stickbreak.learn.truncation_free import TruncationFreeSVI
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +109,7 @@ def test_presets_and_errors(bars):
 
 
 def test_cli_fits_two_level_and_truncation_free(capsys):
-    from stickbreak.cli import main
+    from stickbreak.cli.main import main
 
     assert main(["fit", "topics", "ap", "--algorithm", "truncation_free", "--batch-size", "50",
                  "--max-laps", "2", "--quiet"]) == 0

@@ -7,12 +7,9 @@ import pytest
 import scipy.sparse as sp
 
 from conftest import shared_path
-from stickbreak.data import (
-    BagOfWords, DataError, as_bag_of_words, corpus_format, drop_empty_documents, read_corpus, read_ldac,
-    read_matrix_market, read_npz, read_uci, to_gensim_corpus, write_ldac, write_matrix_market, write_npz, write_uci,
-)
+from stickbreak.data import (BagOfWords, DataError, as_bag_of_words, corpus_format, drop_empty_documents, read_corpus, read_ldac, read_matrix_market, read_npz, read_uci, to_gensim_corpus, write_ldac, write_matrix_market, write_npz, write_uci)
 from stickbreak.data import text_parse
-from stickbreak.data.io import read_data
+from stickbreak.datasets import read_data
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 import stickbreak
 from stickbreak import LDA, HDPTopicModel, datasets
-from stickbreak.cli import main
+from stickbreak.cli.main import main
 from stickbreak.data import DataError
 from stickbreak.datasets.synthetic import make_lda_corpus
 

@@ -10,15 +10,16 @@ import pytest
 from scipy.special import digamma, gammaln
 
 from stickbreak import HDPTopicModel, LDA
-from stickbreak.alloc import LocalOptions, TopicModel, hdp_topics
-from stickbreak.alloc.topics import TopicLocal
+from stickbreak.models.topics.model import LocalOptions, TopicModel
+from stickbreak.priors import topic_hdp as hdp_topics
+from stickbreak.models.topics.model import TopicLocal
 from stickbreak.config import LearnConfig, MovesConfig
 from stickbreak.core.model import total_elbo
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import bar_topics, make_bars_corpus
 from stickbreak.driver import fit, split_batches
 from stickbreak.learn import MemoizedVI
-from stickbreak.learn.init_topics import initial_topics
+from stickbreak.models.topics.init import initial_topics
 from stickbreak.moves.records import fast_forward
 
 

@@ -10,7 +10,8 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma, gammaln
 
-from stickbreak.alloc import LocalOptions, TopicModel, hdp_topics, lda
+from stickbreak.models.topics.model import LocalOptions, TopicModel
+from stickbreak.priors import topic_hdp as hdp_topics, topic_lda as lda
 from stickbreak.config import LearnConfig, MovesConfig
 from stickbreak.core.model import total_elbo
 from stickbreak.data import BagOfWords
@@ -18,9 +19,9 @@ from stickbreak.datasets.synthetic import make_lda_corpus
 from stickbreak.driver import fit, split_batches
 from stickbreak.kernels import _reference as ref
 from stickbreak.kernels.special import digamma as nb_digamma
-from stickbreak.kernels.topics import BEST, SCRATCH, WARM, topic_local_step
+from stickbreak.kernels.topics.dense import BEST, SCRATCH, WARM, topic_local_step
 from stickbreak.learn import BatchVB, MemoizedVI, StochasticVI
-from stickbreak.learn.init_topics import initial_topics
+from stickbreak.models.topics.init import initial_topics
 
 WEIGHTS = {"lda": (lda, lda.default_prior(0.3)), "hdp": (hdp_topics, hdp_topics.default_prior(0.5, 3.0))}
 

@@ -13,17 +13,17 @@ from stickbreak.config import LearnConfig
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.driver import fit
-from stickbreak.kernels import _reference_collapsed_local as ref
-from stickbreak.kernels import collapsed_local as kern
-from stickbreak.kernels import collapsed_math as kmath
+from stickbreak.kernels.truncation_free import _reference as ref
+from stickbreak.kernels.truncation_free import local as kern
+from stickbreak.kernels import sampling as kmath
 from stickbreak.kernels.special import digamma
 from stickbreak.learn.base import ELBODecreaseWarning
 from stickbreak.learn.schedules import RobbinsMonro
 from stickbreak.learn.stochastic import InMemoryMinibatches
-from stickbreak.learn.truncation_free import (
-    ComponentStore, LocalSample, TruncationFreeDPMixture, TruncationFreeHDP, TruncationFreeSVI, minibatch_rows,
-    stick_tail,
-)
+from stickbreak.models.sampled import ComponentStore, LocalSample, stick_tail
+from stickbreak.models.mixture.truncation_free import TruncationFreeDPMixture
+from stickbreak.models.topics.truncation_free import TruncationFreeHDP
+from stickbreak.learn.truncation_free import TruncationFreeSVI, minibatch_rows
 
 
 def cluster_corpus(n_docs=500, n_clusters=5, n_words=100, doc_length=30, seed=0):

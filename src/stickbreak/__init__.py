@@ -10,13 +10,12 @@ Estimators follow scikit-learn conventions::
 See ``stickbreak --help`` for the command line.
 """
 
-__version__ = "0.1.0"
-
-from . import datasets  # noqa: E402
-from .data import BagOfWords, DataError, DenseData, Sequences, ShardStore  # noqa: E402
-from .estimators import DILN, LDA, DPMixture, FiniteMixture, HDPTopicModel  # noqa: E402
-from .estimators import HDPHMM, FiniteHMM  # noqa: E402
-from .persist import load  # noqa: E402
+from ._version import __version__
+from . import datasets
+from .data import BagOfWords, DataError, DenseData, Sequences, ShardStore
+from .estimators import DILN, LDA, DPMixture, FiniteMixture, HDPTopicModel
+from .estimators import HDPHMM, FiniteHMM
+from .persist import load
 
 __all__ = ["DILN", "LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "load",
            "__version__"]

@@ -9,55 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-import numpy as np
-
 from . import obs
+from .core.validate import check_choice, check_int, check_n_active, check_positive  # noqa: F401 (re-exported)
+from .learn.registry import (ALGORITHM_ALIASES, ALGORITHMS, COLLAPSED_ALGORITHMS,  # noqa: F401 (re-exported)
+                             MINIBATCH_ALGORITHMS)
+from .learn.schedules import RobbinsMonro
 
 WEIGHT_MODELS = ("dp", "finite")
-#: Collapsed inference for LDA (Welling, Teh & Kappen 2008): one sweep of the corpus per lap.
-COLLAPSED_ALGORITHMS = ("gibbs", "svb", "cvb", "cvb0", "hybrid_vb_gibbs", "hybrid_cvb_gibbs")
-ALGORITHMS = ("vb", "stochastic", "svi", "memoized", "truncation_free") + COLLAPSED_ALGORITHMS
-#: Other names accepted for an algorithm.
-ALGORITHM_ALIASES = {"svi": "stochastic"}
-#: Algorithms that draw fresh minibatches every lap.
-MINIBATCH_ALGORITHMS = ("stochastic", "truncation_free")
 INIT_METHODS = ("kmeans++", "random")
 MOVE_KINDS = ("birth", "merge", "delete")
 SAMPLING = ("without_replacement", "with_replacement")
-
-
-def check_choice(name: str, value, choices) -> None:
-    if value not in choices:
-        raise ValueError(f"{name}={value!r} is not valid; choose one of {list(choices)}")
-
-
-def check_int(name: str, value, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) and not (hasattr(value, "__index__")):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-
-
-def check_positive(name: str, value, allow_zero: bool = False) -> None:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, got {value!r}") from None
-    ok = value >= 0 if allow_zero else value > 0
-    if not ok or value != value or value == float("inf"):
-        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'} and finite, got {value}")
-
-
-def check_n_active(value) -> int | None:
-    """``n_active`` (L-sparse responsibilities, Hughes 2016 Sec. 7.1) as an int >= 1, or None (dense)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(
-            f"n_active must be a positive integer (at most this many clusters per item get non-zero "
-            f"responsibility) or None for dense responsibilities; got {value!r}. Pass e.g. n_active=4, or None."
-        )
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -175,8 +136,6 @@ class LearnConfig:
         check_positive("tol", self.tol, allow_zero=True)
         check_int("n_batches", self.n_batches, 1)
         check_int("n_jobs", self.n_jobs, 1)
-        from .learn.schedules import RobbinsMonro
-
         RobbinsMonro(self.learning_rate_delay, self.learning_rate_decay)  # validates kappa and tau
 
 

@@ -13,6 +13,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ._version import __version__
+
 FORMAT = "stickbreak-model"
 FORMAT_VERSION = 1
 META_KEY = "__meta__"
@@ -53,7 +55,6 @@ def _from_jsonable(value):
 def save_model(path, estimator: str, params: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
                extra: Mapping[str, Any]) -> Path:
     """Write ``arrays`` and JSON metadata to ``path`` (``.npz`` appended if missing)."""
-    from . import __version__
 
     path = Path(path)
     if path.suffix != ".npz":

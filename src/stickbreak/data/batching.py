@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import DataError
+from .bow import BagOfWords
+from .dense import DenseData
+from .lagged import LaggedData
 
 
 def batch_indices(n_items: int, n_batches: int, seed: int | None = 0) -> list[np.ndarray]:
@@ -25,9 +28,6 @@ def batch_indices(n_items: int, n_batches: int, seed: int | None = 0) -> list[np
 
 def concat_items(parts):
     """One data set of the same kind from several (dense rows or word counts, in order)."""
-    from .bow import BagOfWords
-    from .dense import DenseData
-    from .lagged import LaggedData
 
     first = parts[0]
     if isinstance(first, DenseData):

@@ -31,10 +31,7 @@ import scipy.sparse as sp
 
 from .bow import BagOfWords
 from .errors import DataError, describe_rows
-from .text_parse import (
-    check_entries, join_columns, ldac_entries, parse_ldac_lines, parse_uci_lines, read_bytes, read_vocabulary,
-    split_uci_header, uci_entries, write_bytes, write_vocabulary,
-)
+from .text_parse import (check_entries, join_columns, ldac_entries, parse_ldac_lines, parse_uci_lines, read_bytes, read_vocabulary, split_uci_header, uci_entries, write_bytes, write_vocabulary)
 
 EMPTY_POLICIES = ("error", "skip", "keep")
 _SUFFIXES = {".npz": "npz", ".mm": "mm", ".mtx": "mm", ".dat": "ldac", ".ldac": "ldac"}

@@ -12,6 +12,7 @@ from ..config import MINIBATCH_ALGORITHMS
 from ..data import DataError
 from ..data.shards import ShardStore
 from ..learn import InMemoryMinibatches, StoredMinibatches
+from .. import persist
 
 #: Items sampled from an on-disk store for prior defaults and initialisation.
 INIT_SAMPLE = 20_000
@@ -87,7 +88,6 @@ class SavableMixin:
     @classmethod
     def load(cls, path):
         """Load a model saved by :meth:`save`."""
-        from .. import persist
 
         est = persist.load(path)
         if not isinstance(est, cls):

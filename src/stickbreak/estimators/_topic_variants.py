@@ -1,7 +1,7 @@
 """The HDP topic model's other variational families, as seen by the estimator shell.
 
 * ``variational_family="two_level"``: the two-level stick-breaking family of Hoffman et al. (2013,
-  §3.3, Fig. 9) (:class:`~stickbreak.alloc.hdp_sticks.TwoLevelHDP`), a model with the four verbs,
+  §3.3, Fig. 9) (:class:`~stickbreak.models.topics.two_level.TwoLevelHDP`), a model with the four verbs,
   trained by the shared batch or stochastic VI;
 * ``algorithm="truncation_free"``: truncation-free SVI (Wang & Blei 2012) on its own component
   store (:mod:`stickbreak.learn.truncation_free`); :class:`TruncationFreeTopics` is the fitted
@@ -18,16 +18,21 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import driver
-from ..alloc import TopicParams
+from ..models.topics.model import TopicParams
 from ..core.suffstats import SuffStats
 from ..evaluate.topics import infer_doc_topics
-from ..kernels.collapsed_math import log_stick_weights
+from ..kernels.sampling import log_stick_weights
 from ..config import check_int, check_positive
-from ..learn.collapsed import CollapsedLDA, CollapsedSweeps
-from ..learn.collapsed_hdp import CollapsedHDP, DirectAssignmentGibbs
+from ..models.topics.collapsed_lda import CollapsedLDA
+from ..learn.collapsed import CollapsedSweeps
+from ..models.topics.collapsed_hdp import CollapsedHDP
+from ..learn.collapsed_hdp import DirectAssignmentGibbs
 from ..learn.schedules import RobbinsMonro
-from ..learn.truncated_svi import StochasticTwoLevelHDP
-from ..learn.truncation_free import TruncationFreeHDP, TruncationFreeParams, TruncationFreeSVI
+from ..models.topics.two_level_svi import StochasticTwoLevelHDP
+from ..models.topics.truncation_free import TruncationFreeHDP
+from ..models.sampled import TruncationFreeParams
+from ..learn.truncation_free import TruncationFreeSVI
+from ..parallel import summarize_batches
 
 #: Hoffman et al. (2013, §4, §6): tau = 1, kappa = 0.9, S = 500; LDA alpha = 1/K, eta = 0.01; HDP
 #: K = 300, T = 20, omega = alpha = 1, eta = 0.01; the footnote-6 start. Wang & Blei (2012, §3): HDP
@@ -47,7 +52,7 @@ PRESETS = {
 @dataclass(frozen=True)
 class TruncationFreeTopics:
     """A truncation-free HDP fit as the estimator stores it: topics ``lam`` (T, V) and sticks ``u, v``
-    in :class:`~stickbreak.alloc.TopicParams` (``weights = {"u", "v"}``)."""
+    in :class:`~stickbreak.models.topics.model.TopicParams` (``weights = {"u", "v"}``)."""
 
     sampler: TruncationFreeHDP
     obs_prior: dict
@@ -110,7 +115,6 @@ def fit_collapsed(est, data, model, learn_cfg, rng, heldout):
     """Collapsed inference for LDA (:mod:`stickbreak.learn.collapsed`), one sweep per lap; returns
     ``(params, stats, result, heldout_trace)`` with ``params`` the LDA form of the final counts
     (topics ``beta + N_wk``) and ``stats`` from one exact local step under them."""
-    from ..parallel import summarize_batches
 
     check_int("burn_in", est.burn_in, 0)
     check_positive("sample_threshold", est.sample_threshold, allow_zero=True)

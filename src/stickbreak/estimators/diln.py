@@ -1,5 +1,5 @@
 """scikit-learn style DILN topic model (Paisley, Wang & Blei 2012), a thin shell over
-:class:`~stickbreak.alloc.diln.DILNModel` and the shared batch and stochastic learners.
+:class:`~stickbreak.models.diln.model.DILNModel` and the shared batch and stochastic learners.
 
 >>> from stickbreak import DILN, datasets
 >>> ap = datasets.load("ap")
@@ -14,9 +14,10 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
-from ..alloc.diln import LOCAL_STARTS, DILNModel, DILNPrior, DilnStats, nearest_by_cosine, topic_correlation
+from ..models.diln.model import LOCAL_STARTS, DILNModel, DILNPrior, DilnStats, nearest_by_cosine, topic_correlation
 from ..config import check_choice, check_int, check_positive
 from .topics import _TopicEstimator, numba_threads
+from ..evaluate.completion_mc import model_completion
 
 #: Local-step tolerance on ``max_k |Delta N_dk|`` for batch and stochastic VI (as for LDA and the HDP:
 #: a minibatch is seen once per lap).
@@ -72,7 +73,7 @@ class DILN(_TopicEstimator):
         batch VI, 0.05 for stochastic VI) and, for batch VI, where each document starts: ``"scratch"``
         (from the prior weights every lap), ``"warm"`` (from the last lap) or ``"best"`` (both, keeping
         the better). Warm and best make the ELBO provably monotone but stay near the first lap's
-        assignments (see :class:`~stickbreak.alloc.diln.DILNModel`); scratch is the default.
+        assignments (see :class:`~stickbreak.models.diln.model.DILNModel`); scratch is the default.
     n_jobs, total_docs, random_state, verbose, callbacks
         As for :class:`~stickbreak.LDA` (``total_docs``: the stream size ``partial_fit`` assumes).
 
@@ -205,6 +206,5 @@ class DILN(_TopicEstimator):
         each document's tokens are split at random in half (seed 0), q of the document is fitted to the
         first half, and the second is scored by Monte Carlo over q(Z) and q(eta)
         (:func:`stickbreak.evaluate.model_completion`). Higher is better."""
-        from ..evaluate.completion_mc import model_completion
 
         return float(model_completion(self, X, seed=0, n_samples=n_samples).per_word)

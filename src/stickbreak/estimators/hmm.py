@@ -1,5 +1,5 @@
 """scikit-learn style hidden Markov models: :class:`HDPHMM` (sticky HDP-HMM) and :class:`FiniteHMM`
-(thin shells over :class:`stickbreak.alloc.HMMModel`; Hughes 2016, Ch. 6).
+(thin shells over :class:`stickbreak.models.hmm.model.HMMModel`; Hughes 2016, Ch. 6).
 
 The signatures follow hmmlearn: ``fit(X, lengths)``, ``predict(X, lengths)``, ``predict_proba``
 and ``score``, where ``X`` holds the frames of all sequences one after the other and ``lengths``
@@ -24,7 +24,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, obs, persist
-from ..alloc import HMMModel, HMMParams, finite_hmm, hdp_hmm, sticks
+from ..models.hmm.model import HMMModel
+from ..models.hmm.params import HMMParams
+from ..priors import transition_finite as finite_hmm, transition_hdp as hdp_hmm, top_sticks as sticks
 from ..config import ALGORITHM_ALIASES, LearnConfig, check_choice, check_int, moves_config
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
@@ -32,7 +34,7 @@ from ..data import DataError, Sequences
 from ..data.dense import _as_float_matrix
 from ..data.errors import describe_rows
 from ..learn import InMemoryMinibatches, make_learner
-from ..learn.init_hmm import initial_params
+from ..models.hmm.init import initial_params
 from ..parallel import summarize_batches
 from ._common import SavableMixin, as_generator, check_n_features
 from .topics import numba_threads
@@ -267,7 +269,7 @@ class _HMMEstimator(SavableMixin, BaseEstimator):
 
         A *plug-in* predictive: the forward algorithm run with the posterior-mean start and
         transition probabilities and each state's posterior predictive density per frame
-        (:meth:`stickbreak.alloc.HMMModel.log_predictive`), not the exact Bayesian predictive,
+        (:meth:`stickbreak.models.hmm.model.HMMModel.log_predictive`), not the exact Bayesian predictive,
         which integrates over the transition parameters jointly along the sequence.
         """
         return float(np.sum(self.score_sequences(X, lengths, Xprev=Xprev)))

@@ -18,15 +18,18 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .. import driver, obs, persist
-from ..alloc import MixtureParams, make_mixture_model
+from ..models.mixture.model import MixtureParams
+from ..models import make_mixture_model
 from ..config import InitConfig, LearnConfig, MixtureConfig, MovesConfig, moves_config
 from ..core.sparse_resp import to_dense
 from ..core.suffstats import SuffStats
 from ..core.model import total_elbo
 from ..learn import make_learner
-from ..learn.init import initial_params
+from ..models.mixture.init import initial_params
 from ..parallel import make_executor, summarize_batches
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
+from ..learn.truncation_free import TruncationFreeSVI
+from ..models.mixture.truncation_free import TruncationFreeDPMixture
 
 
 class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator):
@@ -127,7 +130,6 @@ class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator)
         clusters, each minibatch's labels sampled from the locally collapsed ``q``; new clusters on the
         fly. The result is the same ``q`` family as VB's (Dirichlet topics, Beta sticks), so prediction,
         scoring and saving are shared; ``n_components`` is unused."""
-        from ..learn.truncation_free import TruncationFreeDPMixture, TruncationFreeSVI
 
         if self.obs_model != "mult" or self._weight_model != "dp":
             raise ValueError("algorithm='truncation_free' is implemented for DPMixture(obs_model='mult') (documents); "

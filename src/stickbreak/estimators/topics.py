@@ -18,24 +18,23 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
-from ..alloc import TOPIC_WEIGHT_MODELS, LocalOptions, TopicModel, TopicParams
-from ..alloc.hdp_sticks import TwoLevelHDP
-from ..config import (ALGORITHM_ALIASES, COLLAPSED_ALGORITHMS, LearnConfig, MovesConfig, check_choice, check_int,
-                      check_positive, moves_config)
+from ..models import TOPIC_WEIGHT_MODELS
+from ..models.topics.model import LocalOptions, TopicModel, TopicParams
+from ..models.topics.two_level import TwoLevelHDP
+from ..config import (ALGORITHM_ALIASES, COLLAPSED_ALGORITHMS, LearnConfig, MovesConfig, check_choice, check_int, check_positive, moves_config)
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, ShardStore
 from ..data.text_io import as_bag_of_words
 from ..evaluate.topics import document_completion
 from ..learn import StochasticVI, make_learner
-from ..learn.init_topics import initial_topics
+from ..models.topics.init import initial_topics
 from ..learn.schedules import RobbinsMonro
 from ..obs import mult
 from ..parallel import summarize_batches
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
-from ..learn.truncation_free import TruncationFreeHDP
-from ._topic_variants import (PRESETS, TruncationFreeTopics, fit_collapsed, fit_collapsed_hdp, fit_truncation_free,
-                              fit_two_level_svi)
+from ..models.topics.truncation_free import TruncationFreeHDP
+from ._topic_variants import (PRESETS, TruncationFreeTopics, fit_collapsed, fit_collapsed_hdp, fit_truncation_free, fit_two_level_svi)
 
 #: Default ``local_tol`` on ``max_k |Delta N_dk|`` (see ``_TopicEstimator._local_tol``).
 BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
@@ -410,7 +409,7 @@ _COMMON_DOC = """
         The per-document fixed point: iterations cap, tolerance on ``max_k |Delta N_dk|`` (default
         0.5 for "vb" and "memoized", 0.05 for "stochastic" and ``partial_fit``), sparse
         restart proposals per document (Alg. 5.2) and where it starts (``"scratch"``, ``"warm"``
-        or ``"best"``; see :class:`stickbreak.alloc.LocalOptions`; warm and best make batch and
+        or ``"best"``; see :class:`stickbreak.models.topics.model.LocalOptions`; warm and best make batch and
         memoized VI provably monotone).
     n_active : int, optional
         L-sparse local steps (Hughes 2016, Ch. 7): at most this many topics per word type of a

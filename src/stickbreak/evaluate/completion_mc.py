@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..data import DataError
-from ..kernels.completion_mc import sampled_loglik
+from ..kernels.evaluate.completion_mc import sampled_loglik
 from .topics import _check_vocabulary, _counts, perplexity, split_documents
 
 

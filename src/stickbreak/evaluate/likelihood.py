@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ..data import DataError
-from ..kernels.hdp_importance import hdp_importance_loglik as _hdp_kernel
+from ..kernels.evaluate.hdp_importance import hdp_importance_loglik as _hdp_kernel
 from .topics import _check_vocabulary, _counts, _topic_word, perplexity
 
 #: Gibbs sweeps after the sequential initialisation, and proposal draws per document (S.3 leaves both
@@ -117,7 +117,7 @@ def hdp_importance_loglik(topic_word, weights, X, doc_concentration, n_samples: 
     For each document, ``p(x_d) = int Dir(phi | b pi) prod_j sum_k phi_k theta_{k,x_dj} dphi`` over the
     K plugged-in topics: collapsed Gibbs on the token topics with theta fixed (``n_sweeps`` sweeps after
     a sequential initialisation), proposal ``Dir(b pi + n_d)`` from the final counts, ``n_samples``
-    draws, ``log mean w`` (kernel: :mod:`stickbreak.kernels.hdp_importance`). Unbiased for p, but the
+    draws, ``log mean w`` (kernel: :mod:`stickbreak.kernels.evaluate.hdp_importance`). Unbiased for p, but the
     weights have infinite variance once a topic holds ``n_dk >= b pi_k`` tokens, so the estimate of
     log p is biased low and rises slowly with ``n_samples`` and with ``n_sweeps`` (Wallach et al. 2009);
     compare models only at equal settings. Defaults: see ``DEFAULT_N_SWEEPS``.

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from ..data import BagOfWords, DataError
 from ..data.errors import describe_rows
-from ..kernels.topics_eval import doc_heldout_loglik, doc_topic_fixed_point
+from ..kernels.topics.evaluate import doc_heldout_loglik, doc_topic_fixed_point
 
 SPLIT_MODES = ("tokens", "types")
 COHERENCE_MEASURES = ("umass", "npmi")

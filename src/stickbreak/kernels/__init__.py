@@ -6,8 +6,8 @@ signature; ``tests/test_kernels.py`` checks that they agree on ordinary and extr
 
 from .counts import sparse_lgamma_ratio
 from .gauss import blockwise_squared_norms
-from .resp import RESP_FLOOR, column_entropy, normalize_log_resp, pair_merge_entropy
-from .resp_sparse import sparse_column_entropy, sparse_pair_merge_entropy, sparse_weighted_outer_sums, top_l_resp
+from .mixture.dense import RESP_FLOOR, column_entropy, normalize_log_resp, pair_merge_entropy
+from .mixture.sparse import sparse_column_entropy, sparse_pair_merge_entropy, sparse_weighted_outer_sums, top_l_resp
 
 __all__ = ["RESP_FLOOR", "blockwise_squared_norms", "column_entropy", "normalize_log_resp", "pair_merge_entropy", "sparse_column_entropy",
            "sparse_lgamma_ratio", "sparse_pair_merge_entropy", "sparse_weighted_outer_sums", "top_l_resp"]

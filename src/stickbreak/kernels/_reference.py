@@ -4,7 +4,7 @@ import numpy as np
 
 
 def normalize_log_resp(log_weights, floor):
-    """NumPy twin of :func:`stickbreak.kernels.resp.normalize_log_resp` (also in place)."""
+    """NumPy twin of :func:`stickbreak.kernels.mixture.dense.normalize_log_resp` (also in place)."""
     top = log_weights.max(axis=1, keepdims=True)
     unnormalized = np.exp(log_weights - top)
     total = unnormalized.sum(axis=1, keepdims=True)
@@ -25,13 +25,13 @@ def sparse_lgamma_ratio(indptr, indices, values, lam_t):
 
 
 def column_entropy(resp, floor):
-    """NumPy twin of :func:`stickbreak.kernels.resp.column_entropy`."""
+    """NumPy twin of :func:`stickbreak.kernels.mixture.dense.column_entropy`."""
     r = np.maximum(resp, floor)
     return -(r * np.log(r)).sum(axis=0)
 
 
 def pair_merge_entropy(resp, first, second, floor):
-    """NumPy twin of :func:`stickbreak.kernels.resp.pair_merge_entropy`."""
+    """NumPy twin of :func:`stickbreak.kernels.mixture.dense.pair_merge_entropy`."""
     r = np.maximum(resp[:, first] + resp[:, second], floor)
     return -(r * np.log(r)).sum(axis=0)
 
@@ -108,7 +108,7 @@ def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restar
 
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
                      max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
-    """Twin of :func:`stickbreak.kernels.topics.topic_local_step`, one document at a time."""
+    """Twin of :func:`stickbreak.kernels.topics.dense.topic_local_step`, one document at a time."""
     n_docs, n_topics = doc_topic.shape
     word_topic = np.zeros((exp_loglik.shape[0], n_topics))
     entropy = np.zeros(n_topics)
@@ -134,7 +134,7 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
 
 
 def top_l_resp(log_weights, n_active, floor):
-    """NumPy twin of :func:`stickbreak.kernels.resp_sparse.top_l_resp` (a full stable sort per row)."""
+    """NumPy twin of :func:`stickbreak.kernels.mixture.sparse.top_l_resp` (a full stable sort per row)."""
     n_items, n_comp = log_weights.shape
     order = np.argsort(-log_weights, axis=1, kind="stable")[:, :n_active]  # ties: lower index first
     indices = np.sort(order, axis=1).astype(np.int64)
@@ -154,20 +154,20 @@ def _dense_from_top_l(values, indices, n_comp):
 
 
 def sparse_column_entropy(values, indices, n_comp, floor):
-    """NumPy twin of :func:`stickbreak.kernels.resp_sparse.sparse_column_entropy`."""
+    """NumPy twin of :func:`stickbreak.kernels.mixture.sparse.sparse_column_entropy`."""
     r = np.maximum(values, floor)
     terms = np.where(values == 0, 0.0, -r * np.log(r))
     return np.bincount(indices.ravel(), terms.ravel(), minlength=n_comp)
 
 
 def sparse_weighted_outer_sums(X, values, indices, n_comp):
-    """NumPy twin of :func:`stickbreak.kernels.resp_sparse.sparse_weighted_outer_sums` (via the dense resp)."""
+    """NumPy twin of :func:`stickbreak.kernels.mixture.sparse.sparse_weighted_outer_sums` (via the dense resp)."""
     resp = _dense_from_top_l(values, indices, n_comp)
     return np.einsum("nk,nd,ne->kde", resp, X, X)
 
 
 def sparse_pair_merge_entropy(values, indices, n_comp, first, second, floor):
-    """NumPy twin of :func:`stickbreak.kernels.resp_sparse.sparse_pair_merge_entropy`."""
+    """NumPy twin of :func:`stickbreak.kernels.mixture.sparse.sparse_pair_merge_entropy`."""
     resp = _dense_from_top_l(values, indices, n_comp)
     merged = resp[:, first] + resp[:, second]
     r = np.maximum(merged, floor)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..config import COLLAPSED_ALGORITHMS
+from .registry import COLLAPSED_ALGORITHMS
 from .batch import BatchVB
 from .memoized import MemoizedVI
 from .schedules import RobbinsMonro

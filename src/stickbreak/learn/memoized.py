@@ -27,8 +27,7 @@ from ..core.sparse_resp import column_sums, column_sums_of_product
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
-from ..moves.records import (BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward,
-                             fast_forward_warm)
+from ..moves.records import (BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward, fast_forward_warm)
 from .base import ELBODecreaseWarning, LapResult
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.

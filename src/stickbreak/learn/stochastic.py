@@ -17,6 +17,7 @@ from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import batch_indices
 from .base import LapResult
+from ..parallel import summarize_batches
 
 SAMPLING = ("without_replacement", "with_replacement")
 
@@ -114,6 +115,5 @@ class StochasticVI:
 
 def exact_elbo(model, params, batches, executor=None) -> float:
     """The exact whole-data ELBO of ``params`` with optimal local parameters (one extra pass)."""
-    from ..parallel import summarize_batches
 
     return total_elbo(model.elbo_terms(params, summarize_batches(model, params, batches, executor)[0]))

@@ -46,7 +46,7 @@ from ..core import sparse_resp
 from ..core.model import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import concat_items
-from ..learn.init import bregman_kmeans, kmeans_plus_plus
+from ..models.mixture.init import bregman_kmeans, kmeans_plus_plus
 from ..kernels import RESP_FLOOR, top_l_resp
 from ..obs import expfam
 

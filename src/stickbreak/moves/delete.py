@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..alloc.mixture import MixtureParams
+from ..models.mixture.model import MixtureParams
 from ..obs import expfam
 
 

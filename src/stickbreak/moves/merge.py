@@ -8,7 +8,7 @@ lap's end pairs are tried greedily, best score first, each accepted only if the 
 ELBO rises; a pair that shares a component with an accepted one is skipped (its cached entropy is
 stale).
 
-Hidden Markov models screen pairs with their own score (:meth:`~stickbreak.alloc.hmm.HMMModel.merge_scores`):
+Hidden Markov models screen pairs with their own score (:meth:`~stickbreak.models.hmm.model.HMMModel.merge_scores`):
 the merged Markov chain's entropy can exceed the original's, so there the score is a screen, not
 a bound; acceptance stays exact.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.model import total_elbo
-from ..obs import expfam
+from ..obs.expfam import data_gain
 
 
 @dataclass(frozen=True)
@@ -31,23 +31,6 @@ class MergeOutcome:
     elbo: float
     accepted: tuple[tuple[int, int], ...]  # (kept, removed) uid pairs
     tried: int
-
-
-def _merged_log_normalizers(family, obs_prior, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """``c(eta_bar + inc(S_a + S_b))`` for each pair, in chunks to bound memory."""
-    out = np.empty(len(first))
-    for start in range(0, len(first), 256):
-        a, b = first[start:start + 256], second[start:start + 256]
-        merged = {k: v[a] + v[b] for k, v in stats.fields.items()}
-        out[start:start + 256] = family.log_normalizer(expfam.posterior(family, obs_prior, merged))
-    return out
-
-
-def data_gain(family, obs_prior, post, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """``Delta L_data`` of merging each pair after the global step: ``c(a) + c(b) - c(prior) - c(a+b)``."""
-    post_c = family.log_normalizer(post)
-    prior_c = family.log_normalizer(expfam.stack_prior(obs_prior))[0]
-    return post_c[first] + post_c[second] - prior_c - _merged_log_normalizers(family, obs_prior, stats, first, second)
 
 
 def _weights_elbo(model, counts: np.ndarray) -> float:

@@ -127,3 +127,20 @@ def positive_scalar(value, name: str) -> float:
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"prior option {name!r} must be a positive finite number, got {value}")
     return value
+
+
+def _merged_log_normalizers(family, obs_prior, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``c(eta_bar + inc(S_a + S_b))`` for each pair, in chunks to bound memory."""
+    out = np.empty(len(first))
+    for start in range(0, len(first), 256):
+        a, b = first[start:start + 256], second[start:start + 256]
+        merged = {k: v[a] + v[b] for k, v in stats.fields.items()}
+        out[start:start + 256] = family.log_normalizer(posterior(family, obs_prior, merged))
+    return out
+
+
+def data_gain(family, obs_prior, post, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``Delta L_data`` of merging each pair after the global step: ``c(a) + c(b) - c(prior) - c(a+b)``."""
+    post_c = family.log_normalizer(post)
+    prior_c = family.log_normalizer(stack_prior(obs_prior))[0]
+    return post_c[first] + post_c[second] - prior_c - _merged_log_normalizers(family, obs_prior, stats, first, second)

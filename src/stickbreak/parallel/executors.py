@@ -9,7 +9,6 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Sequence
 
-from ..core.suffstats import SuffStats
 
 
 class SerialExecutor:

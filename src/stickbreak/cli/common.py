@@ -1,0 +1,35 @@
+"""Helpers every subcommand uses: ``key=value`` options and CSV output."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+
+def _parse_options(items, flag: str) -> dict:
+    """``["covariance=0.5", "mean=0,1"]`` -> ``{"covariance": 0.5, "mean": array([0., 1.])}``;
+    integers stay integers, ``true``/``false`` become booleans."""
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ValueError(f"{flag} expects key=value, got {item!r}")
+        key, value = (part.strip() for part in item.split("=", 1))
+        if value.lower() in ("true", "false"):
+            out[key] = value.lower() == "true"
+            continue
+        try:
+            numbers = [int(v) if v.lstrip("-").isdigit() else float(v) for v in value.split(",")]
+        except ValueError:
+            raise ValueError(f"{flag} {key}: {value!r} is not a number or a comma-separated list of numbers") from None
+        out[key] = numbers[0] if len(numbers) == 1 else np.array(numbers, dtype=float)
+    return out
+
+
+def _write_csv(path: Path, header, rows) -> None:
+    """Write a CSV table (shared by the mixture and topic commands)."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)

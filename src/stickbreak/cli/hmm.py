@@ -1,0 +1,186 @@
+"""Command line for hidden Markov models: ``stickbreak fit hmm DATA ...``."""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from .. import datasets
+from ..data import DataError, Sequences
+from ..data.sequence_io import read_sequences
+from ..estimators import HDPHMM, FiniteHMM
+from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
+from ..evaluate import hamming_distance
+from ..moves import move_summary
+from .common import _parse_options, _write_csv
+
+
+def add_fit_hmm(sub) -> None:
+    p = sub.add_parser("hmm", help="sticky HDP-HMM or finite HMM",
+                       description="Fit a (sticky) HDP hidden Markov model, or a finite one, to sequences and "
+                                   "segment them; scores the segmentation when the data carry true labels.")
+    p.add_argument("data", help="a bundled sequence data set (mocap6) or a sequence file: .npz (X with lengths, "
+                                "offsets or seq_ids; optional Z/labels, Xprev), .npy with --ids, or .csv(.gz) with a "
+                                "sequence-id column")
+    p.add_argument("--obs", default="gauss", choices=HMM_OBS_MODELS, help="emission model of each state (default gauss)")
+    p.add_argument("-K", "--n-states", type=int, default=50,
+                   help="initial truncation (HDP-HMM) or number of states (--finite); default 50")
+    p.add_argument("--stickiness", type=float, default=0.0, help="kappa: extra prior mass on self-transitions (0: not sticky)")
+    p.add_argument("--transition-concentration", type=float, default=0.5, help="alpha of the transition rows")
+    p.add_argument("--start-concentration", type=float, default=5.0, help="alpha_0 of the start distribution")
+    p.add_argument("--concentration", type=float, default=None, help="HDP-HMM top-level gamma (default 10)")
+    p.add_argument("--finite", action="store_true", help="a finite HMM with Dirichlet rows instead of the HDP-HMM")
+    p.add_argument("--algorithm", default="memoized", choices=("memoized", "vb", "stochastic"),
+                   help="memoized VI (default; the only one with moves), batch vb or stochastic VI")
+    p.add_argument("--batches", "--n-batches", dest="batches", type=int, default=1,
+                   help="batches (minibatches for stochastic) of whole sequences; at most the number of sequences")
+    p.add_argument("--moves", default=None,
+                   help="memoized VI: comma-separated moves (birth,merge,delete) or 'none' "
+                        "(default: merge,delete for the HDP-HMM, none for --finite)")
+    p.add_argument("--move-option", action="append", metavar="KEY=VALUE", help="move setting (repeatable); see MovesConfig")
+    p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
+    p.add_argument("--init", default="contiguous_blocks", choices=HMM_INITS)
+    p.add_argument("--max-laps", type=int, default=100)
+    p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
+    p.add_argument("--n-jobs", type=int, default=1, help="threads of the forward-backward kernel (-1: all cores)")
+    p.add_argument("--ids", help=".npy data: the sequence id of every frame (.npy or one id per line)")
+    p.add_argument("--id-column", help=".csv data: the sequence-id column (name or 0-based number)")
+    p.add_argument("--label-column", help=".csv data: a column of true labels, to score the segmentation")
+    p.add_argument("--time-column", help=".csv data: a time column, checked to increase within each sequence")
+    p.add_argument("--foreground-only", action="store_true",
+                   help="also score only frames whose true label is >= 0 (negative labels mark background)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="directory for model.npz, states.csv, trace.csv and summary.json")
+    p.add_argument("--progress", action="store_true", help="a progress bar instead of the per-lap table")
+    p.add_argument("--quiet", action="store_true", help="no per-lap output")
+    p.set_defaults(run=run_fit_hmm)
+
+
+def _column(spec):
+    """A CSV column option: a 0-based number when it looks like one, else a header name."""
+    return int(spec) if spec is not None and spec.lstrip("-").isdigit() else spec
+
+
+def read_sequence_data(args) -> tuple[Sequences, np.ndarray | None, str, tuple | None]:
+    """``(sequences with their Xprev if any, per-frame labels or None, name, sequence ids or None)``."""
+    if args.data in datasets.names():
+        ds = datasets.load(args.data)
+        if not isinstance(ds.X, Sequences):
+            bundled = [name for name, text in datasets.summaries().items() if "HMMs" in text]
+            raise DataError(f"{args.data!r} holds {type(ds.X).__name__}, not sequences; `stickbreak fit hmm` needs "
+                            f"sequence data: a bundled set ({', '.join(bundled)}) or a sequence file.")
+        seqs = Sequences.from_arrays(ds.X.X, ds.X.offsets, Xprev=ds.extras.get("Xprev"))
+        return seqs, ds.labels, ds.name, ds.extras.get("sequence_names")
+    path = Path(args.data)
+    if not path.exists():
+        raise DataError(f"{args.data!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
+    found = read_sequences(path, args.ids, id_column=_column(args.id_column), label_column=_column(args.label_column),
+                           time_column=_column(args.time_column))
+    seqs = found.sequences
+    if found.xprev is not None:
+        seqs = Sequences.from_arrays(seqs.X, seqs.offsets, Xprev=found.xprev)
+    return seqs, found.labels, found.name, found.sequence_ids
+
+
+def _estimator(args):
+
+    moves = None
+    if args.moves is not None:
+        moves = () if args.moves.strip().lower() == "none" else tuple(m.strip() for m in args.moves.split(",") if m.strip())
+    options = dict(n_states=args.n_states, obs_model=args.obs, obs_prior=_parse_options(args.prior, "--prior"),
+                   transition_concentration=args.transition_concentration,
+                   start_concentration=args.start_concentration, stickiness=args.stickiness, algorithm=args.algorithm,
+                   n_batches=args.batches, moves=moves, move_options=_parse_options(args.move_option, "--move-option"),
+                   init=args.init, max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, random_state=args.seed,
+                   verbose=1 if args.progress and not args.quiet else 0)
+    if args.finite:
+        if args.concentration is not None:
+            raise ValueError("--concentration is the HDP-HMM's top-level gamma; a finite HMM (--finite) has none")
+        return FiniteHMM(**options)
+    return HDPHMM(concentration=10.0 if args.concentration is None else args.concentration, **options)
+
+
+class _LapTable:
+    """A callback printing one line per lap: ELBO, states, states used, accepted moves, seconds."""
+
+    def __init__(self):
+        self.started = False
+
+    def __call__(self, record, params) -> None:
+        if not self.started:
+            print(f"{'lap':>4}  {'ELBO':>14}  {'K':>4}  {'used':>4}  {'seconds':>7}  accepted moves")
+            self.started = True
+        moves = ", ".join(f"{kind} {c['accepted']}" for kind, c in (record.moves or {}).items() if c.get("accepted"))
+        print(f"{record.lap:4d}  {record.elbo:14.6g}  {record.n_components:4d}  {record.n_effective:4d}  "
+              f"{record.seconds:7.1f}  {moves}", flush=True)
+
+
+def _scores(labels, states, foreground_only: bool) -> dict:
+    if labels is None:
+        return {}
+    scores = {"hamming": hamming_distance(labels, states)}
+    if foreground_only:
+        scores["hamming_foreground"] = hamming_distance(labels, states, foreground_only=True)
+    return scores
+
+
+def _states_rows(seqs: Sequences, states: np.ndarray, sequence_ids) -> list:
+    ids = list(sequence_ids) if sequence_ids is not None else list(range(seqs.n_items))
+    which = seqs.frame_sequence()
+    frame = np.arange(seqs.n_frames) - seqs.offsets[which]
+    return [[ids[s], int(t), int(k)] for s, t, k in zip(which, frame, states)]
+
+
+def _status(est, seconds: float, n_frames: int) -> str:
+    how = "converged" if est.converged_ else "stopped (max laps)"
+    return (f"{how} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.elbo_:.6g} nats ({est.elbo_ / n_frames:.4f} "
+            f"per frame); {est.n_states_} states, {est.n_active_states_} used")
+
+
+def run_fit_hmm(args) -> int:
+    est = _estimator(args)
+    est._configs()  # every setting checked before the data are read
+    seqs, labels, name, sequence_ids = read_sequence_data(args)
+    if args.foreground_only and (labels is None or np.asarray(labels).dtype.kind not in "iuf"):
+        raise DataError(f"--foreground-only scores frames by their true labels (negative = background), but {name} "
+                        "has no numeric labels; add a Z/labels array or --label-column, or drop --foreground-only.")
+    moves = est._configs()[1].moves
+    how = est.algorithm + (f" + {','.join(moves)}" if moves else "")
+    print(f"{type(est).__name__}({est.obs_model}, K={est.n_states}, stickiness={est.stickiness:g}, {how}) on {name} "
+          f"({seqs.n_items} sequences, {seqs.n_frames} frames x {seqs.n_features} features)")
+    if not (args.quiet or args.progress):
+        est.set_params(callbacks=[_LapTable()])
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # the status line says whether it converged
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(seqs)
+    seconds = time.perf_counter() - start
+    states = est.predict(seqs)
+    scores = _scores(labels, states, args.foreground_only)
+    lines = [_status(est, seconds, seqs.n_frames)] + ([move_summary(est.trace_, moves)] if moves else [])
+    lines += [f"Hamming distance to the true labels after alignment ({text}): {scores[key]:.4f}"
+              for key, text in (("hamming", "all frames"), ("hamming_foreground", "foreground frames")) if key in scores]
+    print("\n".join(lines))
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        est.set_params(callbacks=None)
+        est.save(args.out / "model.npz")
+        _write_csv(args.out / "states.csv", ["sequence", "frame", "state"], _states_rows(seqs, states, sequence_ids))
+        keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
+        _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+        params = {k: v for k, v in est.get_params().items() if k != "callbacks"}
+        summary = {"data": name, "model": type(est).__name__, "params": params, "n_sequences": seqs.n_items,
+                   "n_frames": seqs.n_frames, "n_features": seqs.n_features, "n_states": est.n_states_,
+                   "n_active_states": est.n_active_states_, "elbo": est.elbo_, "n_laps": est.n_iter_,
+                   "converged": est.converged_, "stop_reason": est.stop_reason_, "seconds": seconds,
+                   "moves_accepted": {kind: sum(m["kind"] == kind for m in est.moves_) for kind in moves},
+                   "state_counts": est.state_counts_, **scores}
+        with open(args.out / "summary.json", "w") as fh:
+            json.dump(summary, fh, indent=2, default=lambda value: value.tolist())  # numpy arrays and scalars
+        print(f"wrote {args.out}/model.npz, states.csv, trace.csv, summary.json")
+    return 0

@@ -1,0 +1,117 @@
+"""``stickbreak fit mixture``: DP and finite mixtures on a data file or a bundled data set."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .. import datasets, obs
+from ..config import ALGORITHMS, INIT_METHODS, SAMPLING, WEIGHT_MODELS
+from ..data.shards import ShardStore
+from ..datasets import read_data
+from ..estimators import DPMixture, FiniteMixture
+from ..evaluate import cluster_label_table, majority_vote_accuracy
+from ..moves import move_summary
+from .common import _parse_options, _write_csv
+
+#: Clusters listed on screen; the CSV written with --out has all of them.
+MAX_ROWS_SHOWN = 15
+
+
+def add_fit_mixture(sub) -> None:
+    p = sub.add_parser("mixture", help="DP or finite mixture", description="Fit a DP or finite mixture by variational Bayes.")
+    p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names())}) or a .npy/.npz/.csv file")
+    p.add_argument("--obs", default="gauss", choices=sorted(obs.OBS_MODELS), help="observation model (default gauss)")
+    p.add_argument("--weights", default="dp", choices=WEIGHT_MODELS, help="dp (default) or finite mixture weights")
+    p.add_argument("-K", "--n-components", type=int, default=20, help="truncation level / number of components")
+    p.add_argument("--concentration", type=float, default=1.0, help="DP concentration or Dirichlet alpha")
+    p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
+    p.add_argument("--n-active", type=int, default=None, metavar="L",
+                   help="at most L clusters per item get non-zero responsibility (L-sparse, faster for large K; "
+                        "default: dense)")
+    p.add_argument("--algorithm", default="vb", choices=ALGORITHMS,
+                   help="vb (batch), stochastic (SVI) or memoized (needed for moves)")
+    p.add_argument("--moves", default="", help="comma-separated moves for memoized VI, e.g. birth,merge,delete")
+    p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
+                   help="move setting (repeatable), e.g. max_components=100; see MovesConfig")
+    p.add_argument("--init", default="kmeans++", choices=INIT_METHODS)
+    p.add_argument("--max-laps", type=int, default=200)
+    p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
+    p.add_argument("--n-batches", type=int, default=1, help="batches for memoized VI / minibatches per SVI lap")
+    p.add_argument("--learning-rate-delay", type=float, default=10.0, help="SVI tau in rho_t = (t + tau)^-kappa")
+    p.add_argument("--learning-rate-decay", type=float, default=0.7, help="SVI kappa in (0.5, 1]")
+    p.add_argument("--sampling", default="without_replacement", choices=SAMPLING)
+    p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and clusters.csv")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_fit_mixture)
+
+
+def _print_clusters(est, X, labels) -> list:
+    pred = est.labels_
+    counts = np.bincount(pred, minlength=est.n_components_)
+    order = [k for k in np.argsort(-counts) if counts[k] > 0]
+    means = getattr(est, "means_", None)
+    show_means = means is not None and means.shape[1] <= 6
+    purity = {r[0]: r for r in cluster_label_table(labels, pred)} if labels is not None else {}
+    header = ["cluster", "items", "weight"] + (["mean"] if show_means else []) + (["majority label", "purity"] if purity else [])
+    rows = []
+    for k in order:
+        row = [int(k), int(counts[k]), round(float(est.weights_[k]), 4)]
+        if show_means:
+            row.append(" ".join(f"{v:.3g}" for v in means[k]))
+        if purity:
+            row += [purity[k][2], round(purity[k][3], 3)]
+        rows.append(row)
+    shown = rows[:MAX_ROWS_SHOWN]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *shown)]
+    for line in [header] + shown:
+        print("  ".join(str(x).rjust(w) for x, w in zip(line, widths)))
+    if len(rows) > len(shown):
+        rest = rows[len(shown):]
+        print(f"... and {len(rest)} smaller clusters holding {sum(r[1] for r in rest)} items (all rows in clusters.csv)")
+    if labels is not None:
+        print(f"majority-vote accuracy against the reference labels: {majority_vote_accuracy(labels, pred):.3f}")
+    return [header] + rows
+
+
+def _run_fit_mixture(args) -> int:
+
+    if args.n_active is not None and args.n_active < 1:  # before reading any data
+        raise ValueError(f"--n-active must be a positive integer (at most that many clusters per item get non-zero "
+                         f"responsibility), got {args.n_active}; leave it out for dense responsibilities")
+    X, labels, name = read_data(args.data)
+    cls = DPMixture if args.weights == "dp" else FiniteMixture
+    moves = tuple(m.strip() for m in args.moves.split(",") if m.strip())
+    est = cls(n_components=args.n_components, obs_model=args.obs, concentration=args.concentration,
+              obs_prior=_parse_options(args.prior, "--prior"), algorithm=args.algorithm, moves=moves or None,
+              move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
+              max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs,
+              learning_rate_delay=args.learning_rate_delay, learning_rate_decay=args.learning_rate_decay,
+              sampling=args.sampling, n_active=args.n_active, random_state=args.seed, verbose=0 if args.quiet else 1)
+    if isinstance(X, ShardStore):
+        shape = f"{X.n_items}x{X.n_features} in {len(X)} shards"
+    else:
+        shape = "x".join(map(str, X.counts.shape if hasattr(X, "counts") else X.shape))
+    how = args.algorithm + (f" + {','.join(moves)}" if moves else "") + (f", L={args.n_active}" if args.n_active else "")
+    print(f"{cls.__name__}({args.obs}, K={args.n_components}, {how}) on {name} ({shape})")
+    start = time.perf_counter()
+    est.fit(X)
+    seconds = time.perf_counter() - start
+    status = "converged" if est.converged_ else "stopped (max laps)"
+    print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "
+          f"({est.lower_bound_ / len(est.labels_):.4f} per item); {est.n_active_components_} clusters used of {est.n_components_}")
+    if moves:
+        print(move_summary(est.trace_, moves))
+    table = _print_clusters(est, X, labels)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        est.save(args.out / "model.npz")
+        keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
+        _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+        _write_csv(args.out / "clusters.csv", table[0], table[1:])
+        print(f"wrote {args.out}/model.npz, trace.csv, clusters.csv")
+    return 0

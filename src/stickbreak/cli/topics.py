@@ -1,0 +1,257 @@
+"""Command line for topic models: ``stickbreak fit topics DATA ...`` and ``stickbreak eval MODEL DATA``."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from .. import datasets, persist
+from ..config import ALGORITHMS, COLLAPSED_ALGORITHMS
+from ..data import BagOfWords, DataError
+from ..data.text_io import as_bag_of_words
+from ..datasets import read_data
+from ..estimators import DILN, LDA, HDPTopicModel
+from ..evaluate import document_completion, mean_coherence, split_documents
+from ..moves import move_summary
+from .common import _write_csv
+
+#: Topics listed on screen; topics.csv (with --out) has all of them.
+TOPICS_SHOWN = 12
+
+
+def add_fit_topics(sub) -> None:
+    p = sub.add_parser("topics", help="LDA, HDP or DILN topic model",
+                       description="Fit LDA, the HDP topic model or DILN to word counts and print the main topics.")
+    p.add_argument("data", help=f"a bundled corpus ({', '.join(datasets.names())}), an LDA-C/UCI/MatrixMarket/.npz "
+                                "file or a directory with bow.npz + vocab.txt.gz")
+    p.add_argument("--model", default="hdp", choices=("lda", "hdp", "diln"),
+                   help="hdp (default; learns the number of topics), lda, or diln (an HDP with correlated topics)")
+    p.add_argument("-K", "--n-topics", type=int, default=None,
+                   help="topics (LDA) or truncation level (HDP: default 100; DILN: default 200)")
+    p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
+                   help="vb, svi (= stochastic), memoized or truncation_free (HDP only; starts from no topics); "
+                        "collapsed, one sweep per lap: gibbs (LDA or HDP), svb, cvb, cvb0, hybrid_vb_gibbs, "
+                        "hybrid_cvb_gibbs (LDA) (default: vb for LDA, memoized for HDP)")
+    p.add_argument("--family", default="direct", choices=("direct", "two_level"),
+                   help="HDP variational family: direct assignment (Hughes) or two-level sticks (Hoffman et al.)")
+    p.add_argument("--doc-truncation", type=int, default=20, help="two-level HDP: atoms per document (T)")
+    p.add_argument("--batch-size", type=int, default=None, help="SVI: documents per minibatch (overrides --n-batches)")
+    p.add_argument("--alpha", type=float, default=None, help="doc_topic_prior (LDA default 1/K, HDP 0.5)")
+    p.add_argument("--eta", type=float, default=None, help="topic_word_prior (LDA default 1/K, HDP 0.1)")
+    p.add_argument("--gamma", type=float, default=10.0, help="HDP top-level concentration")
+    p.add_argument("--latent-dim", type=int, default=20, help="DILN: dimension d of the topic locations")
+    p.add_argument("--location-variance", type=float, default=None, help="DILN: variance c of the topic locations "
+                                                                         "(default 1/d; must be below 1)")
+    p.add_argument("--no-correlation", action="store_true",
+                   help="DILN: the HDP special case (exp(-l'u) := 1, Paisley et al. 2012, §4.3)")
+    p.add_argument("--n-batches", type=int, default=None, help="memoized batches / SVI minibatches per lap")
+    p.add_argument("--n-active", type=int, default=None, metavar="L",
+                   help="L-sparse local steps (Hughes 2016, ch. 7): at most L topics per word type of a document "
+                        "(LDA/HDP with vb, svi or memoized; default dense)")
+    p.add_argument("--moves", default="", help="HDP with memoized VI: comma-separated moves, e.g. merge,delete")
+    p.add_argument("--max-laps", type=int, default=100)
+    p.add_argument("--tol", type=float, default=1e-4, help="relative ELBO change at convergence")
+    p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step (-1: all cores)")
+    p.add_argument("--heldout", type=float, default=0.0,
+                   help="fraction of documents held out and scored by document completion (default 0: none)")
+    p.add_argument("--heldout-tokens", type=float, default=0.0,
+                   help="collapsed algorithms: fraction of each document's tokens held out and scored after every "
+                        "sweep (Welling et al. 2008, Eqs. 30-31; default 0: none)")
+    p.add_argument("--burn-in", type=int, default=10,
+                   help="collapsed samplers: sweeps before the held-out predictive is averaged")
+    p.add_argument("--sample-threshold", type=float, default=1.0,
+                   help="LDA hybrids: pairs with at most this count are sampled (r)")
+    p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and topics.csv")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run_fit_topics)
+
+
+def add_eval(commands) -> None:
+    p = commands.add_parser("eval", help="score a saved topic model on documents",
+                            description="Held-out per-word log-likelihood (document completion) and coherence.")
+    p.add_argument("model", type=Path, help="a model.npz written by `stickbreak fit topics --out`")
+    p.add_argument("data", help="documents to score (same vocabulary, same formats as `fit topics`)")
+    p.add_argument("--mode", default="tokens", choices=("tokens", "types"),
+                   help="split each document's random tokens (thesis) or disjoint word types (SVI paper)")
+    p.add_argument("--fraction", type=float, default=0.5, help="held-out fraction of each document")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=run_eval)
+
+
+def _corpus(spec: str) -> BagOfWords:
+    X, _, _ = read_data(spec)
+    if not isinstance(X, BagOfWords):
+        X = as_bag_of_words(X)
+    return X
+
+
+def _estimator(args):
+
+    common = dict(max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, random_state=args.seed,
+                  verbose=0 if args.quiet else 1)
+    if args.n_batches is not None:
+        common["n_batches"] = args.n_batches
+    if args.batch_size is not None:
+        common["batch_size"] = args.batch_size
+    if args.algorithm is not None:
+        common["algorithm"] = args.algorithm
+    if args.algorithm in COLLAPSED_ALGORITHMS:
+        common["burn_in"] = args.burn_in
+    moves = _moves(args)
+    if args.model == "diln":
+        if args.n_active is not None:
+            raise ValueError("--n-active is for --model lda or hdp; DILN's local step is dense")
+        return _diln_estimator(args, moves, common)
+    if args.n_active is not None:
+        common["n_active"] = args.n_active
+    if args.model == "lda":
+        if moves:
+            raise ValueError("--moves needs --model hdp: LDA keeps a fixed number of topics")
+        if args.algorithm in COLLAPSED_ALGORITHMS:
+            common["sample_threshold"] = args.sample_threshold
+        return LDA(n_topics=20 if args.n_topics is None else args.n_topics, doc_topic_prior=args.alpha,
+                   topic_word_prior=args.eta, **common)
+    hdp = dict(concentration=args.gamma, moves=moves or None, variational_family=args.family,
+               doc_truncation=args.doc_truncation, **common)
+    if args.alpha is not None:
+        hdp["doc_topic_prior"] = args.alpha
+    if args.eta is not None:
+        hdp["topic_word_prior"] = args.eta
+    return HDPTopicModel(n_topics=100 if args.n_topics is None else args.n_topics, **hdp)
+
+
+def _diln_estimator(args, moves, common):
+
+    if moves:
+        raise ValueError("--moves is for the HDP topic model; DILN learns its topics' use within the truncation -K")
+    if args.algorithm not in (None, "vb", "svi", "stochastic"):
+        raise ValueError(f"--model diln takes --algorithm vb or svi, not {args.algorithm}")
+    common.pop("burn_in", None)
+    extra = {} if args.eta is None else {"topic_word_prior": args.eta}
+    return DILN(n_topics=200 if args.n_topics is None else args.n_topics, latent_dim=args.latent_dim,
+                location_variance=args.location_variance, correlated=not args.no_correlation, **extra, **common)
+
+
+def print_correlations(est, n_pairs: int = 5, n_words: int = 5) -> list:
+    """The most positively and negatively correlated pairs of used topics, with their top words."""
+    if getattr(est, "topic_correlation_", None) is None:
+        return []
+    words = {t["topic"]: " ".join(str(w) for w, _ in t["words"]) for t in est.top_words(n_words)}
+    for label, negative in (("positively", False), ("negatively", True)):
+        print(f"most {label} correlated topics (cosine of their locations):")
+        for pair in est.top_correlated_pairs(n_pairs, negative=negative):
+            i, j = pair["topics"]
+            print(f"  {pair['correlation']:+.2f}  [{words.get(i, i)}]  ~  [{words.get(j, j)}]")
+    used = np.flatnonzero(est.topic_sizes_ >= 1.0)
+    first, second = (used[i] for i in np.triu_indices(len(used), k=1))
+    return [[int(a), int(b), float(c)] for a, b, c in zip(first, second, est.topic_correlation_[first, second])]
+
+
+def _moves(args) -> tuple:
+    return tuple(m.strip() for m in args.moves.split(",") if m.strip())
+
+
+def _split_heldout(bow: BagOfWords, fraction: float, seed: int):
+    if not 0 <= fraction < 1:
+        raise ValueError(f"--heldout must be in [0, 1), got {fraction}")
+    if fraction == 0:
+        return bow, None
+    order = np.random.default_rng(seed).permutation(bow.n_items)
+    n_test = max(1, int(round(fraction * bow.n_items)))
+    return bow.subset(np.sort(order[n_test:])), bow.subset(np.sort(order[:n_test]))
+
+
+def print_topics(est, n_words: int) -> list:
+    rows = [[t["topic"], round(t["size"]), " ".join(str(w) for w, _ in t["words"])] for t in est.top_words(n_words)]
+    total = float(np.sum(est.topic_sizes_))
+    for topic, size, words in rows[:TOPICS_SHOWN]:
+        print(f"  topic {topic:3d}  {100 * size / total:5.1f}%  {words}")
+    if len(rows) > TOPICS_SHOWN:
+        print(f"  ... and {len(rows) - TOPICS_SHOWN} smaller topics (all in topics.csv with --out)")
+    return rows
+
+
+def _split_heldout_tokens(bow: BagOfWords, fraction: float, algorithm, seed: int):
+    """Training counts and held-out tokens of the same documents (collapsed algorithms only)."""
+    if fraction == 0:
+        return bow, None
+    if algorithm not in COLLAPSED_ALGORITHMS:
+        raise ValueError(f"--heldout-tokens is scored during collapsed inference; choose --algorithm from "
+                         f"{', '.join(COLLAPSED_ALGORITHMS)} (or --heldout for document completion)")
+    if not 0 < fraction < 1:
+        raise ValueError(f"--heldout-tokens must be in (0, 1), got {fraction}")
+
+    train, test = split_documents(bow.counts, mode="tokens", heldout_fraction=fraction, seed=seed)
+    return BagOfWords.from_counts(train, vocabulary=bow.vocabulary), test
+
+
+def run_fit_topics(args) -> int:
+    bow = _corpus(args.data)
+    train, test = _split_heldout(bow, args.heldout, args.seed)
+    train, heldout_tokens = _split_heldout_tokens(train, args.heldout_tokens, args.algorithm, args.seed)
+    est = _estimator(args)
+    collapsed = est.algorithm in COLLAPSED_ALGORITHMS
+    unbounded = est.algorithm == "truncation_free" or (collapsed and args.model == "hdp")
+    truncation = "no truncation" if unbounded else f"K={est.n_topics}"
+    print(f"{type(est).__name__}({truncation}, {est.algorithm}) on {args.data} "
+          f"({train.n_items} documents, {train.n_features} words, {int(train.total_counts.sum())} tokens)")
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # the status line below says whether it converged
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(train, heldout=heldout_tokens) if collapsed else est.fit(train)
+    seconds = time.perf_counter() - start
+    status = "converged" if est.converged_ else "stopped (max laps)"
+    objective = {"truncation_free": "progressive log-lik. per document"}.get(est.algorithm,
+                                                                             "log joint" if collapsed else "ELBO")
+    print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; {objective} {est.lower_bound_:.6g} nats; "
+          f"{est.n_topics_} topics used of {len(est.topic_sizes_)}")
+    if _moves(args):
+        print(move_summary(est.trace_, _moves(args)))
+    rows = print_topics(est, args.top_words)
+    correlations = print_correlations(est) if args.model == "diln" else []
+    if heldout_tokens is not None:
+        score = est.heldout_per_word_[-1]
+        print(f"held-out tokens: {int(heldout_tokens.sum())} of the training documents; per-word log-likelihood "
+              f"{score:.4f} nats (perplexity {np.exp(-score):.1f}; predictive averaged after {args.burn_in} "
+              "burn-in sweeps for samplers)")
+    if test is not None:
+        score = est.score(test)
+        how = "Monte Carlo over q, Paisley et al. Eq. 40" if args.model == "diln" else "point estimate of theta"
+        print(f"held-out documents: {test.n_items}; per-word log-likelihood {score:.4f} nats "
+              f"(perplexity {np.exp(-score):.1f}; document completion, half of each document's tokens, {how})")
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        est.save(args.out / "model.npz")
+        _write_csv(args.out / "topics.csv", ["topic", "tokens", "top words"], rows)
+        if correlations:
+            _write_csv(args.out / "correlations.csv", ["topic_i", "topic_j", "correlation"], correlations)
+        keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
+        _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+        print(f"wrote {args.out}/model.npz, topics.csv, trace.csv")
+    return 0
+
+
+def run_eval(args) -> int:
+
+    est = persist.load(args.model)
+    if not hasattr(est, "topic_word_"):
+        raise DataError(f"{args.model} holds a {type(est).__name__}; `stickbreak eval` scores topic models")
+    bow = _corpus(args.data)
+    if bow.n_features != est.n_features_in_:
+        raise DataError(f"{args.data} has {bow.n_features} words but the model was fitted on {est.n_features_in_}; "
+                        "score documents over the training vocabulary")
+    score = document_completion(est, bow, mode=args.mode, heldout_fraction=args.fraction, seed=args.seed)
+    used = est.topic_word_[est.topic_sizes_ >= 1.0]
+    print(f"{type(est).__name__} with {est.n_topics_} topics on {bow.n_items} documents ({args.mode} split, "
+          f"{args.fraction:g} held out): per-word log-likelihood {score.per_word:.4f} nats, perplexity {score.perplexity:.1f}")
+    print(f"coherence of the used topics on these documents (top 10 words): "
+          f"NPMI {mean_coherence(used, bow, measure='npmi'):.4f}")
+    return 0
+
+

@@ -1,0 +1,79 @@
+"""Reading data from files or bundled names, for the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..data.errors import DataError
+from ..data.shards import ShardStore
+from ..data.text_io import corpus_format, read_corpus
+from . import bundled as datasets
+
+
+def _read_csv(path: Path) -> np.ndarray:
+    with open(path, "r", newline=None) as fh:
+        first = fh.readline()
+    try:
+        [float(v) for v in first.strip().split(",")]
+        skip = 0
+    except ValueError:
+        skip = 1  # a header line
+    try:
+        return np.loadtxt(path, delimiter=",", skiprows=skip, ndmin=2)
+    except ValueError as exc:
+        raise DataError(f"{path} is not a numeric CSV table ({exc}); every value after the header must be a number.") from exc
+
+
+def _read_npz(path: Path):
+    with np.load(path, allow_pickle=False) as z:
+        keys = set(z.files)
+        if {"data", "indices", "indptr", "shape"} <= keys:
+            return sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+        if "X" in keys:
+            return z["X"]
+        if len(keys) == 1:
+            return z[next(iter(keys))]
+    raise DataError(
+        f"{path} holds arrays {sorted(keys)}; expected 'X', a single array, or a CSR matrix "
+        "('data', 'indices', 'indptr', 'shape')."
+    )
+
+
+def _corpus_name(path: Path) -> str:
+    parts = path.name.split(".")
+    return parts[1] if parts[0] == "docword" and len(parts) > 2 else parts[0]
+
+
+def read_data(spec: str):
+    """``(X, labels, name)`` from a bundled data set name, a .npy / .npz / .csv file or a shard directory.
+
+    Text corpora (LDA-C .dat/.ldac, Matrix Market .mm/.mtx, UCI docword.*, optionally .gz, and
+    directories holding bow.npz or docword.*) give ``(BagOfWords, None, name)``; their empty
+    documents are dropped with a warning.
+    """
+    if spec in datasets.names():
+        ds = datasets.load(spec)
+        return ds.X, ds.labels, ds.name
+    path = Path(spec)
+    if path.is_dir() and not (path / "shards.json").exists() and corpus_format(path) is not None:
+        return read_corpus(path, empty="skip"), None, path.name
+    if path.is_dir():
+        return ShardStore.open(path), None, path.name
+    if not path.exists():
+        raise DataError(f"{spec!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
+    if corpus_format(path) in ("uci", "ldac", "mm"):
+        return read_corpus(path, empty="skip"), None, _corpus_name(path)
+    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+    if suffix == ".npy":
+        return np.load(path, allow_pickle=False), None, path.stem
+    if suffix == ".npz":
+        return _read_npz(path), None, path.stem
+    if suffix in (".csv", ".csv.gz"):
+        if suffix == ".csv.gz":
+            return np.loadtxt(path, delimiter=",", ndmin=2), None, path.name.split(".")[0]
+        return _read_csv(path), None, path.stem
+    raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, a text corpus (.dat/.ldac, .mm/.mtx, "
+                    "docword.*), a corpus directory, or a bundled data set name.")

@@ -1,0 +1,294 @@
+"""The per-document topic fixed point over CSR triplets (Hughes 2016, Alg. 5.1-5.2; Ch. 7 §7.3).
+
+Every topic model (LDA, HDP) shares one local step: given the word likelihoods
+``E[v, k] = exp(E log phi_kv - max_j E log phi_jv)`` and the document prior pseudo-counts ``a_k``
+(LDA: ``alpha``; HDP: ``alpha pi^G_k``), iterate
+
+    p_k = exp psi(N_dk + a_k);   s_u = sum_k E[v_u, k] p_k;   N_dk = p_k sum_u c_u E[v_u, k] / s_u
+
+until ``max_k |Delta N_dk| < tol``. Each iteration is a theta-step followed by an r-step, so it
+never lowers the document's ELBO. Word types, not tokens (§5.3.5); the responsibilities ``r_uk =
+E[v_u,k] p_k / s_u`` are never stored (the SVI trick, Hoffman et al. 2013 §6): the topic-word
+statistics and the entropy are accumulated from ``(p, s)`` once the document has converged.
+
+Sparse restarts (Alg. 5.2): the smallest used topics are tried one by one at zero count, run two
+iterations, and kept when the document objective ``L_d`` (Eq. in §1.5 of the digest) rises.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ..special import digamma
+
+#: Smallest ``p_k = exp psi(theta_k)``: keeps every ``s_u`` positive when a prior weight underflows.
+P_FLOOR = 1e-280
+LOG_P_FLOOR = math.log(P_FLOOR)
+#: A topic counts as used in a document (a restart candidate) above this expected count (bnpy).
+RESTART_MIN_COUNT = 1e-3
+#: Reassociation lets LLVM vectorise the sums over word types; no NaN/inf assumptions are made.
+#: (``error_model="numpy"`` too: a Python-style zero-division check would keep the division scalar.)
+FAST = {"reassoc", "contract", "arcp", "nsz"}
+#: A merge pair's entropy is gathered token by token only where both topics hold this many tokens.
+PAIR_MIN_COUNT = 1e-10
+#: Where each document's fixed point starts.
+SCRATCH, WARM, BEST = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _theta_step(doc_topic, prior, p, log_p):
+    for k in range(p.size):
+        log_p[k] = max(digamma(doc_topic[k] + prior[k]), LOG_P_FLOOR)
+        p[k] = math.exp(log_p[k])
+
+
+@njit(cache=True, nogil=True, fastmath=FAST, error_model="numpy")
+def _r_step(local, counts, p, s, weight, doc_topic):
+    """``N_k = p_k sum_u c_u E[v_u,k] / s_u``, filling ``s_u = sum_k E[v_u,k] p_k``.
+
+    ``local[k, u] = E[v_u, k]`` is the document's slice of the likelihood, topic-major, so every
+    inner loop runs over the document's word types and vectorises whatever the number of topics.
+    """
+    s[:] = 0.0
+    for k in range(p.size):
+        p_k, row = p[k], local[k]
+        for u in range(s.size):
+            s[u] += row[u] * p_k
+    for u in range(s.size):
+        weight[u] = counts[u] / s[u]
+    for k in range(p.size):
+        row = local[k]
+        total = 0.0
+        for u in range(s.size):
+            total += row[u] * weight[u]
+        doc_topic[k] = total * p[k]
+
+
+@njit(cache=True, nogil=True)
+def _gather(words, exp_loglik, buffer):
+    """The document's topic-major likelihood slice ``local[k, u] = exp_loglik[words[u], k]``."""
+    n_topics = exp_loglik.shape[1]
+    local = buffer[: n_topics * words.size].reshape((n_topics, words.size))
+    for u in range(words.size):
+        row = exp_loglik[words[u]]
+        for k in range(n_topics):
+            local[k, u] = row[k]
+    return local
+
+
+@njit(cache=True, nogil=True)
+def _sum_log_s(counts, s):
+    total = 0.0
+    for u in range(s.size):
+        total += counts[u] * math.log(s[u])
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _objective(counts, s, doc_topic, prior, prior_rest, log_p):
+    """``L_d`` up to a constant: ``sum_u c_u log s_u - sum_k N_k log p_k - c_Dir(N + a)``, where
+    ``(p, s)`` produced ``N`` in the last r-step (digest §1.5)."""
+    value = _sum_log_s(counts, s)
+    total = prior_rest
+    for k in range(doc_topic.size):
+        theta = doc_topic[k] + prior[k]
+        total += theta
+        value += math.lgamma(theta)
+        if doc_topic[k] > 0.0:
+            value -= doc_topic[k] * log_p[k]
+    if prior_rest > 0.0:
+        value += math.lgamma(prior_rest)
+    return value - math.lgamma(total)
+
+
+@njit(cache=True, nogil=True)
+def _iterate(local, counts, prior, doc_topic, p, log_p, s, weight, scratch, n_iters, tol):
+    """Up to ``n_iters`` theta/r steps from ``doc_topic``; returns the number of iterations."""
+    for it in range(n_iters):
+        _theta_step(doc_topic, prior, p, log_p)
+        _r_step(local, counts, p, s, weight, scratch)
+        change = 0.0
+        for k in range(p.size):
+            change = max(change, abs(scratch[k] - doc_topic[k]))
+            doc_topic[k] = scratch[k]
+        if change < tol:
+            return it + 1
+    return n_iters
+
+
+@njit(cache=True, nogil=True)
+def _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best):
+    """Adopt the trial state when its ``L_d`` beats ``best``; returns the new best and whether it did."""
+    value = _objective(counts, trial_s, trial, prior, prior_rest, trial_log_p)
+    if value > best:
+        doc_topic[:] = trial
+        p[:] = trial_p
+        log_p[:] = trial_log_p
+        s[:] = trial_s
+        return value, True
+    return best, False
+
+
+@njit(cache=True, nogil=True)
+def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, n_restarts, work):
+    """Try zeroing the ``n_restarts`` smallest used topics (Alg. 5.2); returns the number accepted."""
+    n_topics = p.size
+    trial, trial_p, trial_log_p, trial_s, scratch = work[0], work[1], work[2], work[3][: s.size], work[4]
+    best = _objective(counts, s, doc_topic, prior, prior_rest, log_p)
+    order = np.argsort(doc_topic)
+    accepted, tried = 0, 0
+    for i in range(n_topics):
+        j = order[i]
+        if tried >= n_restarts:
+            break
+        if doc_topic[j] <= RESTART_MIN_COUNT:
+            continue
+        used = 0
+        for k in range(n_topics):
+            used += doc_topic[k] > RESTART_MIN_COUNT
+        if used < 2:
+            break
+        tried += 1
+        trial[:] = doc_topic
+        trial[j] = 0.0
+        _iterate(local, counts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, 2, -1.0)
+        best, better = _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s,
+                                    trial, trial_p, trial_log_p, trial_s, best)
+        accepted += better
+    return accepted
+
+
+@njit(cache=True, nogil=True)
+def _accumulate(words, counts, local, centered_loglik, doc_topic, p, log_p, s, word_topic, entropy, doc_entropy,
+                pairs, pair_entropy):
+    """Add ``c_u r_uk`` to ``word_topic[v_u, k]``, ``-c_u r_uk log r_uk`` to ``entropy[k]`` and, for
+    each planned merge pair ``(a, b)``, ``-c_u (r_ua + r_ub) log(r_ua + r_ub)`` to ``pair_entropy``.
+
+    A pair with a topic below ``PAIR_MIN_COUNT`` tokens in the document adds the two topics'
+    entropies instead (the difference is below ``PAIR_MIN_COUNT (1 + |log r|)``)."""
+    doc_entropy[:] = 0.0
+    for u in range(words.size):
+        v = words[u]
+        log_row = centered_loglik[v]
+        weight = counts[u] / s[u]
+        log_s = math.log(s[u])
+        for k in range(p.size):
+            mass = local[k, u] * p[k] * weight
+            if mass > 0.0:
+                word_topic[v, k] += mass
+                doc_entropy[k] += mass * (log_s - log_p[k] - log_row[k])
+    for k in range(p.size):
+        entropy[k] += doc_entropy[k]
+    for m in range(pairs.shape[0]):
+        a, b = pairs[m, 0], pairs[m, 1]
+        if doc_topic[a] < PAIR_MIN_COUNT or doc_topic[b] < PAIR_MIN_COUNT:
+            pair_entropy[m] += doc_entropy[a] + doc_entropy[b]
+            continue
+        for u in range(words.size):
+            log_a = centered_loglik[words[u], a] + log_p[a]
+            log_b = centered_loglik[words[u], b] + log_p[b]
+            high, low = max(log_a, log_b), min(log_a, log_b)
+            log_mass = high + math.log1p(math.exp(low - high))  # log(E_a p_a + E_b p_b)
+            mass = counts[u] * math.exp(log_mass) / s[u]
+            if mass > 0.0:
+                pair_entropy[m] += mass * (math.log(s[u]) - log_mass)
+
+
+@njit(cache=True, nogil=True)
+def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight, scratch, work,
+               max_iter, tol, n_restarts):
+    """One document: the fixed point from ``start`` (SCRATCH, WARM or BEST of both), then restarts.
+    Returns ``(iterations, accepted restarts)``; ``state``, ``p``, ``log_p`` and ``s`` hold the result."""
+    warm_copy = work[5]
+    if start != SCRATCH:
+        warm_copy[:] = state
+    if start != WARM:  # initialise from the likelihood and the prior weights (Alg. 5.1, line 1)
+        for k in range(prior.size):
+            p[k] = max(prior[k], P_FLOOR)
+        _r_step(local, cnts, p, s, weight, state)
+    iters = _iterate(local, cnts, prior, state, p, log_p, s, weight, scratch, max_iter, tol)
+    if start == BEST:  # also from the previous counts; keep the better (never below last lap's)
+        trial, trial_p, trial_log_p, trial_s = work[0], work[1], work[2], work[3][: s.size]
+        trial[:] = warm_copy
+        iters += _iterate(local, cnts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, max_iter, tol)
+        best = _objective(cnts, s, state, prior, prior_rest, log_p)
+        _keep_better(cnts, prior, prior_rest, state, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best)
+    accepted = 0
+    if n_restarts > 0:
+        accepted = _restarts(local, cnts, prior, prior_rest, state, p, log_p, s, weight, n_restarts, work)
+        if accepted > 0:
+            iters += _iterate(local, cnts, prior, state, p, log_p, s, weight, scratch, max_iter, tol)
+    return iters, accepted
+
+
+@njit(cache=True, nogil=True)
+def longest_row(indptr, first, last):
+    """The most entries of any row ``first <= d < last`` of a CSR matrix (at least 1): buffer sizes."""
+    longest = 1
+    for d in range(first, last):
+        longest = max(longest, indptr[d + 1] - indptr[d])
+    return longest
+
+
+@njit(cache=True, nogil=True)
+def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+           max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted,
+           doc_weight):
+    n_topics = prior.size
+    longest = longest_row(indptr, first, last)
+    p, log_p, scratch, doc_entropy = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
+    s, weight, local_buffer = np.empty(longest), np.empty(longest), np.empty(n_topics * longest)
+    work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest), np.empty(n_topics),
+            np.empty(n_topics))
+    for d in range(first, last):
+        words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
+        local = _gather(words, exp_loglik, local_buffer)
+        s_doc, weight_doc = s[: words.size], weight[: words.size]
+        n_iters[d], n_accepted[d] = _solve_doc(local, cnts, prior, prior_rest, doc_topic[d], start, p, log_p,
+                                               s_doc, weight_doc, scratch, work, max_iter, tol, n_restarts)
+        _accumulate(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, word_topic, entropy,
+                    doc_entropy, pairs, pair_entropy)
+        if doc_weight.shape[0] > 0:
+            doc_weight[d] = p
+
+
+@njit(cache=True, parallel=True)
+def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
+    """Run the fixed point for every document (``prange`` over ``n_chunks`` contiguous chunks).
+
+    ``doc_topic`` (D, K) holds the previous counts unless ``start`` is SCRATCH, and receives the
+    final ones. ``start``: SCRATCH (from the likelihood), WARM (from the previous counts: never
+    lowers a document's ELBO) or BEST (both, keeping the higher ``L_d``: monotone too).
+    ``pairs`` (M, 2): topic columns whose merged entropy to gather (Hughes 2016, §5.5.1).
+    ``doc_weight`` (D, K), or (0, K) to skip: receives each document's final topic weights ``p``
+    (``exp E log pi_dk`` up to a per-document factor), so that a token's responsibilities
+    ``r_uk = E_vk p_k / sum_j E_vj p_j`` can be rebuilt exactly (the birth move needs them).
+    Returns ``word_topic`` (V, K) = ``sum_d sum_u c_u r_duk [v_u = v]``, the per-topic entropy
+    ``-sum c r log r`` (K,), the per-pair merged entropy (M,), the iterations and the accepted
+    restarts per document.
+    """
+    n_docs, n_topics = doc_topic.shape
+    n_words = exp_loglik.shape[0]
+    n_chunks = max(1, min(n_chunks, n_docs))
+    word_topic = np.zeros((n_chunks, n_words, n_topics))
+    entropy = np.zeros((n_chunks, n_topics))
+    pair_entropy = np.zeros((n_chunks, pairs.shape[0]))
+    n_iters = np.zeros(n_docs, dtype=np.int64)
+    n_accepted = np.zeros(n_docs, dtype=np.int64)
+    for c in prange(n_chunks):
+        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
+        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+               max_iter, tol, n_restarts, pairs, first, last, word_topic[c], entropy[c], pair_entropy[c], n_iters,
+               n_accepted, doc_weight)
+    total_word_topic = word_topic[0]
+    total_entropy = entropy[0]
+    total_pair_entropy = pair_entropy[0]
+    for c in range(1, n_chunks):
+        total_word_topic += word_topic[c]
+        total_entropy += entropy[c]
+        total_pair_entropy += pair_entropy[c]
+    return total_word_topic, total_entropy, total_pair_entropy, n_iters, n_accepted

@@ -1,0 +1,576 @@
+"""The L-sparse per-document topic fixed point (Hughes 2016, thesis Ch. 7, §7.3, Alg. 7.2 and 7.4).
+
+The dense step (:mod:`stickbreak.kernels.topics.dense`) gives every word type of a document a
+responsibility for every topic. Here each word type ``u`` keeps at most ``L`` non-zero
+responsibilities: the ``L`` topics with the largest weights ``W_uk = E log phi_{k v_u} + E log pi_dk``,
+renormalised among themselves. That is the exact maximiser of the document ELBO over ``r_u`` under
+the constraint (a swap argument: Alg. 7.2), so each iteration is still a coordinate step. Per
+document:
+
+* the active set ``A_d`` starts as all topics and only shrinks: a topic leaves once its count
+  ``N_dk`` falls to ``ACTIVE_MIN_COUNT`` or below, and never returns (the "digamma problem" makes
+  its weight negligible);
+* the top-``L`` selection (``O(|A_d|)`` per word type) runs in the first ``FULL_FIRST`` iterations,
+  then every ``FULL_EVERY``-th and in the last iteration; in between each word type's current ``L``
+  topics are only re-weighted (``O(L)``; a topic that left the active set meanwhile keeps its last
+  weight there until the next selection);
+* sparse restarts (Alg. 5.2) work as in the dense kernel, on the sparse state.
+
+Weights are multiplied in the linear domain (``E[v, k] p_k`` with the dense kernel's centred
+likelihoods), falling back to logs for a word type whose products all underflow. The document's
+likelihood slice is gathered once, word-major, and compacted to the active topics before a
+selection, so selections scan contiguous memory and re-weighting reads only the cached ``L`` values
+per word type. The document objective is the dense one, ``sum_u c_u log s_u - sum_k N_k log p_k -
+c_Dir(N + a)``, with ``s_u`` summed over the word type's selected topics.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, prange
+
+from ..special import digamma
+from .dense import LOG_P_FLOOR, P_FLOOR, PAIR_MIN_COUNT, RESTART_MIN_COUNT, SCRATCH, WARM, longest_row
+
+#: A topic leaves a document's active set once its expected count is at most this.
+ACTIVE_MIN_COUNT = 1e-8
+#: Selection schedule (thesis §7.3): every iteration among the first ``FULL_FIRST``, then every ``FULL_EVERY``-th.
+FULL_FIRST = 5
+FULL_EVERY = 10
+
+#: One document's working state (buffers sized for the longest document of a chunk, sliced per document):
+#: ``doc_topic`` N_dk (K), ``p``/``log_p`` exp psi(theta) and its log (K), ``active`` topics in
+#: ascending order (K) with ``sizes[0]`` of them active, ``compact`` the topics of ``local``'s first
+#: ``sizes[1]`` columns, ``local`` (U, K) likelihoods ``E[v_u, k]`` word-major, per word type the
+#: selected topics ``index`` (U, L) (-1 past the selection), ``resp`` and cached ``lik`` (U, L) and
+#: ``log_s`` (U,), and two scratch vectors ``next_counts``, ``products`` (K).
+#: ``position[k]`` is topic k's column in ``local`` (-1: none); ``seeded`` (K), ``seeds``, ``best_index``
+#: and ``best_value`` (L) are :func:`_select_rows`' scratch.
+DocState = namedtuple("DocState", ["doc_topic", "p", "log_p", "active", "sizes", "compact", "local", "index", "resp",
+                                   "lik", "log_s", "next_counts", "products", "position", "seeded", "seeds",
+                                   "best_index", "best_value"])
+
+
+@njit(cache=True, nogil=True)
+def _insert(value, k, n_held, size, best_value, best_index):
+    """Insert ``(value, k)`` into the buffer of the ``size`` best so far (``n_held`` held), ordered by
+    value descending, then ``k`` ascending: a total order, so the result does not depend on the
+    order the candidates come in (ties keep the lower topic)."""
+    if n_held == size:
+        position = size - 1
+    else:
+        position = n_held
+        n_held += 1
+    while position > 0 and (value > best_value[position - 1]
+                            or (value == best_value[position - 1] and k < best_index[position - 1])):
+        best_value[position] = best_value[position - 1]
+        best_index[position] = best_index[position - 1]
+        position -= 1
+    best_value[position] = value
+    best_index[position] = k
+    return n_held
+
+
+@njit(cache=True, nogil=True)
+def _admits(value, k, n_held, size, best_value, best_index):
+    """Whether ``(value, k)`` enters the buffer (see :func:`_insert`)."""
+    if n_held < size:
+        return True
+    last = best_value[size - 1]
+    return value > last or (value == last and k < best_index[size - 1])
+
+
+@njit(cache=True, nogil=True)
+def _finish(held, size, index, resp):
+    """Normalise the ``held`` selected weights; mark the rest empty; returns ``log sum``."""
+    total = 0.0
+    for j in range(held):
+        total += resp[j]
+    for j in range(held):
+        resp[j] /= total
+    for j in range(held, size):
+        index[j] = -1
+        resp[j] = 0.0
+    return math.log(total)
+
+
+@njit(cache=True, nogil=True)
+def top_l_of_row(log_row, log_p, active, n_active_topics, size, index, resp):
+    """Top-``size`` responsibilities of one word type in the log domain: ``W_k = log_row[k] + log_p[k]``
+    over ``active[:n_active_topics]`` (Alg. 7.2). Fills ``index`` and ``resp`` (-1 and 0 past the
+    selected count) and returns ``log sum_selected exp W``."""
+    held = 0
+    for j in range(n_active_topics):
+        k = active[j]
+        value = log_row[k] + log_p[k]
+        if _admits(value, k, held, size, resp, index):
+            held = _insert(value, k, held, size, resp, index)
+    top = resp[0]
+    for j in range(held):
+        resp[j] = math.exp(resp[j] - top)
+    return top + _finish(held, size, index, resp)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rank(products, n_topics, size, index, u, position, seeded, seeds, best_index, best_value):
+    """The ``size`` largest ``products[:n_topics]`` into ``best_index``/``best_value`` (columns, by value
+    descending); word type ``u``'s previous topics ``index[u]`` (-1 for none; columns by ``position``)
+    enter first, so nearly every other candidate is rejected by one comparison. Returns how many are
+    held. Inlined: a call per word type would reference-count its array arguments."""
+    n_seeds = 0
+    for j in range(size):
+        k = index[u, j]
+        if k < 0:
+            break
+        column = position[k]
+        if column >= 0:
+            seeds[n_seeds] = column
+            seeded[column] = True
+            n_seeds += 1
+    held = 0
+    for i in range(n_seeds):
+        held = _insert(products[seeds[i]], seeds[i], held, size, best_value, best_index)
+    for j in range(n_topics):
+        if _admits(products[j], j, held, size, best_value, best_index) and not seeded[j]:
+            held = _insert(products[j], j, held, size, best_value, best_index)
+    for i in range(n_seeds):
+        seeded[seeds[i]] = False
+    return held
+
+
+@njit(cache=True, nogil=True)
+def _select_rows(words, local, topics, n_topics, p, centered_loglik, log_p, index, resp, lik, log_s, products,
+                 position, seeded, seeds, best_index, best_value):
+    """Top-``L`` selection (Alg. 7.2) of every word type ``u < words.size`` by the products
+    ``local[u, j] p[topics[j]]`` over ``j < n_topics`` (no exps; logs for a word type whose products
+    all underflow); fills the rows ``u`` of ``index``, ``resp``, ``lik`` (the selected ``local``
+    values) and ``log_s[u]``.
+
+    Each word type's previous topics (``index[u]``, -1 for none; mapped to columns by ``position``)
+    enter first: the top set rarely changes, so nearly every other candidate is rejected by one
+    comparison. ``seeded`` (all False), ``seeds`` and the row buffers ``best_index``, ``best_value``
+    (L) are scratch. The loop over word types is in here and takes no row views (``index[u]``):
+    numba reference-counts (atomically) every array argument of a call and every view, and a call
+    or a view per word type cost several times the selection itself."""
+    size = index.shape[1]
+    weights = np.empty(n_topics)  # p over local's columns: the products below are then contiguous
+    for j in range(n_topics):
+        weights[j] = p[topics[j]]
+    for u in range(words.size):
+        for j in range(n_topics):
+            products[j] = local[u, j] * weights[j]
+        if n_topics <= size:  # every active topic is selected: nothing to rank
+            held = n_topics
+            largest = 0.0
+            for j in range(n_topics):
+                best_index[j] = j
+                best_value[j] = products[j]
+                largest = max(largest, products[j])
+        else:
+            held = _rank(products, n_topics, size, index, u, position, seeded, seeds, best_index, best_value)
+            largest = best_value[0]
+        if held == 0:
+            best_index[:] = -1
+            best_value[:] = 0.0
+            log_s[u] = 0.0
+        else:
+            for j in range(held):
+                lik[u, j] = local[u, best_index[j]]
+                best_index[j] = topics[best_index[j]]
+            if largest <= 0.0:  # every product underflowed: select again in the log domain
+                log_row = centered_loglik[words[u]]
+                log_s[u] = top_l_of_row(log_row, log_p, topics, n_topics, size, best_index, best_value)
+                for j in range(held):
+                    lik[u, j] = math.exp(log_row[best_index[j]])
+            else:
+                log_s[u] = _finish(held, size, best_index, best_value)
+        for j in range(size):
+            index[u, j] = best_index[j]
+            resp[u, j] = best_value[j]
+
+
+@njit(cache=True, nogil=True)
+def _reweight_rows(words, p, centered_loglik, log_p, index, resp, lik, log_s, with_log):
+    """Responsibilities of every word type over its current topics ``index[u]`` (Alg. 7.4 between
+    selections) from the cached ``lik``; fills ``resp`` and, ``with_log``, ``log_s`` (no row views:
+    see :func:`_select_rows`). ``log_s`` is read only once the iterations end, so intermediate
+    re-weightings skip its logs and :func:`_iterate` redoes a final one with them (same values)."""
+    size = index.shape[1]
+    for u in range(words.size):
+        held = size
+        total = 0.0
+        for j in range(size):
+            k = index[u, j]
+            if k < 0:
+                held = j
+                break
+            resp[u, j] = lik[u, j] * p[k]
+            total += resp[u, j]
+        if total > 0.0:
+            for j in range(held):
+                resp[u, j] /= total
+            if with_log:
+                log_s[u] = math.log(total)
+        else:  # every product underflowed
+            log_s[u] = _reweight_log(centered_loglik[words[u]], log_p, held, index[u], resp[u])
+
+
+@njit(cache=True, nogil=True)
+def _reweight_log(log_row, log_p, held, index, resp):
+    """:func:`_reweight_rows` of one word type in the log domain; returns ``log s``."""
+    top = -np.inf
+    for j in range(held):
+        top = max(top, log_row[index[j]] + log_p[index[j]])
+    for j in range(held):
+        resp[j] = math.exp(log_row[index[j]] + log_p[index[j]] - top)
+    return top + _finish(held, index.size, index, resp)
+
+
+@njit(cache=True, nogil=True)
+def _compact(state, n_words):
+    """Drop from ``local`` the columns of topics no longer active (both lists ascending)."""
+    n_active_topics, n_compact = state.sizes[0], state.sizes[1]
+    if n_active_topics == n_compact:
+        return
+    for u in range(n_words):
+        row = state.local[u]
+        j = 0
+        for jj in range(n_compact):
+            if j < n_active_topics and state.compact[jj] == state.active[j]:
+                row[j] = row[jj]
+                j += 1
+    state.compact[:n_active_topics] = state.active[:n_active_topics]
+    state.sizes[1] = n_active_topics
+    state.position[:] = -1
+    for j in range(n_active_topics):
+        state.position[state.compact[j]] = j
+
+
+@njit(cache=True, nogil=True)
+def _r_step(words, counts, centered_loglik, state, full, doc_topic):
+    """One r-step over the document (full selection or re-weighting); refills ``doc_topic`` over all topics."""
+    if full:
+        _compact(state, words.size)
+        _select_rows(words, state.local, state.compact, state.sizes[1], state.p, centered_loglik, state.log_p,
+                     state.index, state.resp, state.lik, state.log_s, state.products, state.position, state.seeded,
+                     state.seeds, state.best_index, state.best_value)
+    else:
+        _reweight_rows(words, state.p, centered_loglik, state.log_p, state.index, state.resp, state.lik, state.log_s,
+                       False)
+    index, resp = state.index, state.resp
+    doc_topic[:] = 0.0
+    for u in range(words.size):
+        for j in range(index.shape[1]):
+            k = index[u, j]
+            if k < 0:
+                break
+            doc_topic[k] += counts[u] * resp[u, j]
+
+
+@njit(cache=True, nogil=True)
+def _theta_step(state, prior):
+    for j in range(state.sizes[0]):
+        k = state.active[j]
+        state.log_p[k] = max(digamma(state.doc_topic[k] + prior[k]), LOG_P_FLOOR)
+        state.p[k] = math.exp(state.log_p[k])
+
+
+@njit(cache=True, nogil=True)
+def _shrink(state):
+    """Drop active topics whose count is at most ``ACTIVE_MIN_COUNT``."""
+    kept = 0
+    for j in range(state.sizes[0]):
+        k = state.active[j]
+        if state.doc_topic[k] > ACTIVE_MIN_COUNT:
+            state.active[kept] = k
+            kept += 1
+    state.sizes[0] = kept
+
+
+@njit(cache=True, nogil=True)
+def _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, always_full, keep_first):
+    """Theta and r steps from ``state``'s counts until ``max_k |Delta N_k| < tol`` (the last r-step
+    always a full selection); ``keep_first``: no shrinking before the first (a warm start's counts
+    may be zero for topics the document should regain). Returns the number of iterations."""
+    force_full = False
+    for it in range(max_iter):
+        if not (keep_first and it == 0):
+            _shrink(state)
+        _theta_step(state, prior)
+        # with at most L active topics every word type holds them all: select again only after the
+        # set shrank (a topic that left must lose its stale weight); otherwise re-weighting is exact
+        holds_all = state.index.shape[1] >= state.sizes[0]
+        full = (always_full or force_full or it < FULL_FIRST or it % FULL_EVERY == 0 or it == max_iter - 1
+                or (holds_all and state.sizes[0] != state.sizes[1]))
+        _r_step(words, counts, centered_loglik, state, full, state.next_counts)
+        change = 0.0
+        for k in range(state.doc_topic.size):
+            change = max(change, abs(state.next_counts[k] - state.doc_topic[k]))
+        state.doc_topic[:] = state.next_counts
+        if change < tol:
+            if full:
+                return it + 1
+            if holds_all:  # an exact re-weighting ends it: redo it with the logs (identical values)
+                _reweight_rows(words, state.p, centered_loglik, state.log_p, state.index, state.resp, state.lik,
+                               state.log_s, True)
+                return it + 1
+            force_full = True
+    return max_iter
+
+
+@njit(cache=True, nogil=True)
+def _objective(counts, state, prior, prior_rest):
+    """``L_d`` up to a constant (the dense kernel's, with ``s_u`` over the selected topics)."""
+    value = 0.0
+    for u in range(counts.size):
+        value += counts[u] * state.log_s[u]
+    total = prior_rest
+    for k in range(state.doc_topic.size):
+        theta = state.doc_topic[k] + prior[k]
+        total += theta
+        value += math.lgamma(theta)
+        if state.doc_topic[k] > 0.0:
+            value -= state.doc_topic[k] * state.log_p[k]
+    if prior_rest > 0.0:
+        value += math.lgamma(prior_rest)
+    return value - math.lgamma(total)
+
+
+@njit(cache=True, nogil=True)
+def _copy_state(source, target, n_words):
+    target.doc_topic[:] = source.doc_topic
+    target.p[:] = source.p
+    target.log_p[:] = source.log_p
+    target.active[:] = source.active
+    target.sizes[:] = source.sizes
+    n_compact = source.sizes[1]
+    target.compact[:n_compact] = source.compact[:n_compact]
+    target.position[:] = source.position
+    target.local[:n_words, :n_compact] = source.local[:n_words, :n_compact]
+    target.index[:n_words] = source.index[:n_words]
+    target.resp[:n_words] = source.resp[:n_words]
+    target.lik[:n_words] = source.lik[:n_words]
+    target.log_s[:n_words] = source.log_s[:n_words]
+
+
+@njit(cache=True, nogil=True)
+def _start(words, counts, exp_loglik, centered_loglik, prior, previous, start, state):
+    """All topics active, the likelihood slice gathered, and the first counts: an r-step from the
+    prior weights (SCRATCH, Alg. 5.1 line 1) or ``previous`` (WARM; its first iteration then must
+    not shrink the active set)."""
+    n_topics = prior.size
+    for k in range(n_topics):
+        state.active[k] = k
+        state.compact[k] = k
+        state.position[k] = k
+    state.index[:] = -1
+    state.sizes[0] = n_topics
+    state.sizes[1] = n_topics
+    for u in range(words.size):
+        state.local[u] = exp_loglik[words[u]]
+    if start == WARM:
+        state.doc_topic[:] = previous
+        return
+    for k in range(n_topics):
+        state.p[k] = max(prior[k], P_FLOOR)
+        state.log_p[k] = math.log(state.p[k])
+    _r_step(words, counts, centered_loglik, state, True, state.doc_topic)
+
+
+@njit(cache=True, nogil=True)
+def _restarts(words, counts, centered_loglik, prior, prior_rest, state, trial, n_restarts):
+    """Alg. 5.2 on the sparse state: zero each of the ``n_restarts`` smallest used topics in turn
+    (it leaves the active set), two full iterations, keep the trial if ``L_d`` rises."""
+    doc_topic = state.doc_topic
+    n_topics = doc_topic.size
+    best = _objective(counts, state, prior, prior_rest)
+    order = np.argsort(doc_topic, kind="mergesort")  # stable: ties (L = 1 gives whole counts) by index
+    accepted, tried = 0, 0
+    for i in range(n_topics):
+        j = order[i]
+        if tried >= n_restarts:
+            break
+        if doc_topic[j] <= RESTART_MIN_COUNT:
+            continue
+        used = 0
+        for k in range(n_topics):
+            used += doc_topic[k] > RESTART_MIN_COUNT
+        if used < 2:
+            break
+        tried += 1
+        _copy_state(state, trial, words.size)
+        trial.doc_topic[j] = 0.0
+        _iterate(words, counts, centered_loglik, prior, trial, 2, -1.0, True, False)
+        value = _objective(counts, trial, prior, prior_rest)
+        if value > best:
+            best = value
+            _copy_state(trial, state, words.size)
+            accepted += 1
+    return accepted
+
+
+@njit(cache=True, nogil=True)
+def _solve_doc(words, counts, exp_loglik, centered_loglik, prior, prior_rest, previous, start, state, trial,
+               max_iter, tol, n_restarts):
+    """One document from SCRATCH, WARM or the better of both (BEST), then restarts; returns
+    ``(iterations, accepted restarts)``."""
+    _start(words, counts, exp_loglik, centered_loglik, prior, previous, WARM if start == WARM else SCRATCH, state)
+    iters = _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, False, start == WARM)
+    if start != SCRATCH and start != WARM:  # BEST: also from the previous counts, keep the better
+        _start(words, counts, exp_loglik, centered_loglik, prior, previous, WARM, trial)
+        iters += _iterate(words, counts, centered_loglik, prior, trial, max_iter, tol, False, True)
+        if _objective(counts, trial, prior, prior_rest) > _objective(counts, state, prior, prior_rest):
+            _copy_state(trial, state, words.size)
+    accepted = 0
+    if n_restarts > 0:
+        accepted = _restarts(words, counts, centered_loglik, prior, prior_rest, state, trial, n_restarts)
+        if accepted > 0:
+            iters += _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, False, False)
+    return iters, accepted
+
+
+@njit(cache=True, nogil=True)
+def _accumulate(words, counts, centered_loglik, state, word_topic, entropy, doc_entropy, pairs, pair_entropy):
+    """Add ``c_u r_uk`` to ``word_topic[v_u, k]`` and ``-c_u r_uk log r_uk`` to ``entropy[k]`` over the
+    selected entries, and each merge pair's ``-c_u (r_ua + r_ub) log(r_ua + r_ub)``: the merged
+    responsibilities are L-sparse too, so the merge is scored within the same family."""
+    index, resp = state.index, state.resp
+    size = index.shape[1]
+    doc_entropy[:] = 0.0
+    for u in range(words.size):
+        v = words[u]
+        for j in range(size):
+            k = index[u, j]
+            if k < 0:
+                break
+            mass = counts[u] * resp[u, j]
+            if mass > 0.0:
+                word_topic[v, k] += mass
+                doc_entropy[k] += mass * (state.log_s[u] - state.log_p[k] - centered_loglik[v, k])
+    for k in range(doc_entropy.size):
+        entropy[k] += doc_entropy[k]
+    for m in range(pairs.shape[0]):
+        a, b = pairs[m, 0], pairs[m, 1]
+        if state.doc_topic[a] < PAIR_MIN_COUNT or state.doc_topic[b] < PAIR_MIN_COUNT:
+            pair_entropy[m] += doc_entropy[a] + doc_entropy[b]
+            continue
+        for u in range(words.size):
+            merged = 0.0
+            for j in range(size):
+                k = index[u, j]
+                if k == a or k == b:
+                    merged += resp[u, j]
+            if merged > 0.0:
+                pair_entropy[m] -= counts[u] * merged * math.log(merged)
+
+
+@njit(cache=True, nogil=True)
+def _new_state(n_topics, longest, size):
+    return DocState(np.zeros(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics, dtype=np.int64),
+                    np.zeros(2, dtype=np.int64), np.empty(n_topics, dtype=np.int64), np.empty((longest, n_topics)),
+                    np.empty((longest, size), dtype=np.int64), np.empty((longest, size)), np.empty((longest, size)),
+                    np.empty(longest), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics, dtype=np.int64),
+                    np.zeros(n_topics, dtype=np.bool_), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+                    np.empty(size))
+
+
+@njit(cache=True, nogil=True)
+def _for_doc(state, n_words):
+    """The state's per-word buffers cut to a document of ``n_words`` word types."""
+    return DocState(state.doc_topic, state.p, state.log_p, state.active, state.sizes, state.compact,
+                    state.local[:n_words], state.index[:n_words], state.resp[:n_words], state.lik[:n_words],
+                    state.log_s[:n_words], state.next_counts, state.products, state.position, state.seeded,
+                    state.seeds, state.best_index, state.best_value)
+
+
+@njit(cache=True, nogil=True)
+def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start, n_active,
+           max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted,
+           doc_weight):
+    n_topics = prior.size
+    longest = longest_row(indptr, first, last)
+    state, trial = _new_state(n_topics, longest, n_active), _new_state(n_topics, longest, n_active)
+    doc_entropy = np.empty(n_topics)
+    for d in range(first, last):
+        words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
+        doc_state = _for_doc(state, words.size)
+        n_iters[d], n_accepted[d] = _solve_doc(words, cnts, exp_loglik, centered_loglik, prior, prior_rest,
+                                               doc_topic[d], start, doc_state, _for_doc(trial, words.size), max_iter,
+                                               tol, n_restarts)
+        doc_topic[d] = state.doc_topic
+        _accumulate(words, cnts, centered_loglik, doc_state, word_topic, entropy, doc_entropy, pairs, pair_entropy)
+        if doc_weight.shape[0] > 0:
+            doc_weight[d] = 0.0
+            for j in range(state.sizes[0]):
+                doc_weight[d, state.active[j]] = state.p[state.active[j]]
+
+
+@njit(cache=True, parallel=True)
+def sparse_topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic,
+                            start, n_active, max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
+    """:func:`~stickbreak.kernels.topics.dense.topic_local_step` with at most ``n_active`` (L) non-zero
+    responsibilities per word type; the same arguments, plus ``n_active``, and the same outputs.
+
+    ``doc_weight`` receives each document's final weights ``p_dk`` on its active topics and 0 on
+    the others: :func:`sparse_token_share` rebuilds the exact sparse responsibilities from them.
+    """
+    n_docs, n_topics = doc_topic.shape
+    n_words = exp_loglik.shape[0]
+    n_chunks = max(1, min(n_chunks, n_docs))
+    word_topic = np.zeros((n_chunks, n_words, n_topics))
+    entropy = np.zeros((n_chunks, n_topics))
+    pair_entropy = np.zeros((n_chunks, pairs.shape[0]))
+    n_iters = np.zeros(n_docs, dtype=np.int64)
+    n_accepted = np.zeros(n_docs, dtype=np.int64)
+    for c in prange(n_chunks):
+        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
+        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+               n_active, max_iter, tol, n_restarts, pairs, first, last, word_topic[c], entropy[c], pair_entropy[c],
+               n_iters, n_accepted, doc_weight)
+    total_word_topic = word_topic[0]
+    total_entropy = entropy[0]
+    total_pair_entropy = pair_entropy[0]
+    for c in range(1, n_chunks):
+        total_word_topic += word_topic[c]
+        total_entropy += entropy[c]
+        total_pair_entropy += pair_entropy[c]
+    return total_word_topic, total_entropy, total_pair_entropy, n_iters, n_accepted
+
+
+@njit(cache=True, nogil=True)
+def sparse_token_share(indptr, indices, exp_loglik, centered_loglik, doc_weight, column, n_active):
+    """Each token's responsibility for topic ``column`` under the sparse step's final state,
+    rebuilt from ``doc_weight`` (D, K) of :func:`sparse_topic_local_step` by the same selection (a
+    birth's target share). Shape (nnz,)."""
+    n_docs, n_topics = doc_weight.shape
+    longest = longest_row(indptr, 0, n_docs)
+    share = np.zeros(indices.size)
+    active, position = np.empty(n_topics, dtype=np.int64), np.full(n_topics, -1, dtype=np.int64)
+    log_p, products = np.empty(n_topics), np.empty(n_topics)
+    local, log_s = np.empty((longest, n_topics)), np.empty(longest)
+    index = np.empty((longest, n_active), dtype=np.int64)
+    resp, lik = np.empty((longest, n_active)), np.empty((longest, n_active))
+    seeded, seeds = np.zeros(n_topics, dtype=np.bool_), np.empty(n_active, dtype=np.int64)
+    best_index, best_value = np.empty(n_active, dtype=np.int64), np.empty(n_active)
+    for d in range(n_docs):
+        held = 0
+        for k in range(n_topics):
+            if doc_weight[d, k] > 0.0:
+                active[held] = k
+                held += 1
+                log_p[k] = math.log(doc_weight[d, k])
+        tokens = indices[indptr[d]:indptr[d + 1]]
+        for t in range(tokens.size):
+            for j in range(held):
+                local[t, j] = exp_loglik[tokens[t], active[j]]
+        index[:tokens.size] = -1  # no previous topics to seed the selection
+        _select_rows(tokens, local, active, held, doc_weight[d], centered_loglik, log_p, index,
+                     resp, lik, log_s, products, position, seeded, seeds, best_index, best_value)
+        for t in range(tokens.size):
+            for j in range(n_active):
+                if index[t, j] == column:
+                    share[indptr[d] + t] = resp[t, j]
+    return share

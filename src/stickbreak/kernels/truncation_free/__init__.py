@@ -1,0 +1,1 @@
+"""truncation_free."""

@@ -1,0 +1,89 @@
+"""Initial global parameters for mixtures: Bregman k-means++ and random examples (Hughes 2016, §2.7).
+
+Both return hard labels; :func:`params_from_labels` turns labels into global parameters by one
+summary and one global step, so every model starts the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .model import MixtureLocal, MixtureModel, MixtureParams
+from ...obs import expfam
+
+
+def _one_hot(labels: np.ndarray, n_components: int) -> np.ndarray:
+    resp = np.zeros((len(labels), n_components))
+    resp[np.arange(len(labels)), labels] = 1.0
+    return resp
+
+
+def _centers(model: MixtureModel, data, labels: np.ndarray, n_components: int) -> expfam.Natural:
+    """Smoothed centers: the posterior of each hard cluster (``mu_k = (S_k + tau)/(N_k + nu)``, Alg. 2.1)."""
+    resp = _one_hot(labels, n_components)
+    stats = {"N": resp.sum(axis=0), **model.obs.suff_stats(data, resp, model.obs_prior)}
+    return expfam.posterior(model.obs, model.obs_prior, stats)
+
+
+def random_examples(data, n_components: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of ``n_components`` distinct random items (with repeats only if there are too few)."""
+    replace = n_components > data.n_items
+    return rng.choice(data.n_items, size=n_components, replace=replace)
+
+
+def kmeans_plus_plus(model: MixtureModel, data, n_components: int, rng: np.random.Generator) -> np.ndarray:
+    """Seeds by Bregman k-means++ (Alg. 2.2): each next seed drawn with probability ∝ its divergence
+    from the nearest seed so far, divergences taken between prior-smoothed items."""
+    seeds = [int(rng.integers(data.n_items))]
+    nearest = np.full(data.n_items, np.inf)
+    for _ in range(1, n_components):
+        center = _centers(model, data.subset([seeds[-1]]), np.zeros(1, dtype=int), 1)
+        nearest = np.minimum(nearest, model.obs.bregman_divergence(data, model.obs_prior, center)[:, 0])
+        total = nearest.sum()
+        if total > 0 and np.isfinite(total):
+            seeds.append(int(rng.choice(data.n_items, p=nearest / total)))
+        else:  # every item coincides with a seed: fall back to a uniform draw
+            seeds.append(int(rng.integers(data.n_items)))
+    return np.array(seeds)
+
+
+def bregman_kmeans(model: MixtureModel, data, seeds: np.ndarray, n_iters: int) -> np.ndarray:
+    """Hard-assignment EM from the given seeds (Alg. 2.1).
+
+    The assignment ``argmax_k log pi_k - D(s(x_n), mu_k)`` uses the *unsmoothed* item, for which
+    ``-D`` equals the log-likelihood up to a per-item constant; we score it as
+    ``log pi_k + E log p(x_n | phi_k)`` under each center's posterior, so an empty center (the prior)
+    never wins by being broad. Centers are the posteriors of the hard clusters.
+    """
+    n_components = len(seeds)
+    centers = _centers(model, data.subset(seeds), np.arange(n_components), n_components)
+    log_pi = np.full(n_components, -np.log(n_components))
+    labels = np.argmax(model.obs.expected_loglik(centers, data), axis=1)
+    for _ in range(n_iters):
+        centers = _centers(model, data, labels, n_components)
+        counts = np.bincount(labels, minlength=n_components)
+        log_pi = np.log((counts + 1.0) / (data.n_items + n_components))  # Eq. 2.77 with unit pseudo-counts
+        new_labels = np.argmax(log_pi[None, :] + model.obs.expected_loglik(centers, data), axis=1)
+        if np.array_equal(new_labels, labels):
+            break
+        labels = new_labels
+    return labels
+
+
+def params_from_labels(model: MixtureModel, data, labels: np.ndarray, n_components: int) -> MixtureParams:
+    resp = _one_hot(labels, n_components)
+    local = MixtureLocal(resp=resp, log_norm=np.zeros(len(labels)), entropy=np.zeros(n_components))
+    return model.global_step(model.summarize(data, local))
+
+
+def initial_params(model: MixtureModel, data, n_components: int, method: str, rng: np.random.Generator,
+                   n_kmeans_iters: int = 5) -> MixtureParams:
+    """Global parameters to start from, by ``"kmeans++"`` (seeding + k-means) or ``"random"`` examples."""
+    if method == "random":
+        seeds = random_examples(data, n_components, rng)
+        return params_from_labels(model, data.subset(seeds), np.arange(n_components), n_components)
+    if method == "kmeans++":
+        seeds = kmeans_plus_plus(model, data, n_components, rng)
+        labels = bregman_kmeans(model, data, seeds, n_kmeans_iters)
+        return params_from_labels(model, data, labels, n_components)
+    raise ValueError(f"unknown init method {method!r}; choose 'kmeans++' or 'random'")

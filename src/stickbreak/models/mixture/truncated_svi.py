@@ -1,0 +1,57 @@
+"""Truncated stochastic mean-field baselines on the component store of truncation-free SVI.
+
+Wang & Blei (2012, §3) compare truncation-free SVI with truncated stochastic mean-field at
+truncation 300: the DP mixture of Blei & Jordan (2006) and the online HDP of Wang, Paisley & Blei
+(2011; the two-level family of Hoffman et al. 2013, Fig. 9). Both have the same global update as
+truncation-free SVI (``lam <- lam + rho (-lam + eta + (n/S) t)``; sticks ``u, v`` as ``a, b`` of
+Hoffman et al. Fig. 9 lines 11-12), so they run on the same lazy
+:class:`~stickbreak.models.sampled.ComponentStore` and learner, with a Robbins-Monro step
+``(tau + t)^-kappa`` floored at ``S/n`` and a mean-field local step over the fixed ``K`` components
+instead of the sampled, locally collapsed one. Sticks use the fixed-last-stick convention
+(``q(v_K = 1) = 1``); the truncation never changes (``keep_mask`` keeps all), but the sticks are
+reordered by size every ``prune_every`` documents as in truncation-free SVI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ...core.suffstats import SuffStats
+from ..sampled import LocalSample, _positive
+from ..sampled_truncated import _Truncated, _batch_words, expected_log_sticks_fixed_last, sticks_fixed_last
+
+
+@dataclass(frozen=True)
+class StochasticMeanFieldDP(_Truncated):
+    """DP mixture of multinomials, truncated at ``n_components`` (Blei & Jordan 2006), stochastic mean-field:
+    ``r_dk ∝ exp(E log pi_k + sum_w c_dw E log theta_kw)``; ``N`` per component = expected documents."""
+
+    topic_word_prior: float = 0.5
+    concentration: float = 1.0
+    n_components: int = 300
+
+    def __post_init__(self):
+        _positive(topic_word_prior=self.topic_word_prior, concentration=self.concentration,
+                  n_components=self.n_components)
+
+    @property
+    def stick_concentration(self) -> float:
+        return self.concentration
+
+    def sample_local(self, store, counts, rows, seed) -> LocalSample:
+        """Expected statistics of the minibatch (no sampling; ``seed`` unused); ``loglik`` is the plug-in
+        mixture likelihood of each document under the parameters before the step (as for TF-SVI)."""
+        word_ids, local, lam, total, log_theta = _batch_words(store, counts, rows)
+        K = store.n_components
+        joint = np.asarray(local @ log_theta) + expected_log_sticks_fixed_last(store.u[:K], store.v[:K])[None, :]
+        resp = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+        log_mean = np.log(lam) - np.log(total)[None, :]
+        log_pi = np.log(sticks_fixed_last(store.u[:K], store.v[:K]))
+        loglik = logsumexp(np.asarray(local @ log_mean) + log_pi[None, :], axis=1)
+        return LocalSample(word_ids, np.asarray(local.T @ resp), resp.sum(axis=0), loglik)
+
+    def summary(self, store) -> SuffStats:
+        return SuffStats(store.uids[:store.n_components], {"N": store.u[:store.n_components] - 1.0})

@@ -1,0 +1,64 @@
+"""Truncation-free stochastic variational inference (Wang & Blei, NIPS 2012) for the DP mixture of
+multinomials (document clustering) and the HDP topic model.
+
+The local step samples the minibatch's assignments from the locally collapsed ``q(z) ∝ E_q[p(x, z|beta)]``
+(Eq. 6; kernels in :mod:`stickbreak.kernels.truncation_free.local`), which may open new components; the
+global step is the usual natural-gradient SVI step on the sampled statistics (Eq. 11, §2.3 with the
+digest's corrected parentheses; S.2.1). Only the ``T`` instantiated components are stored: every
+other component sits exactly at the prior (``lam = eta``, ``u = 1``, ``v = a``), and ``T`` starts at 0.
+
+The learner (:class:`TruncationFreeSVI`) is written once against a few model hooks:
+``sample_local(store, counts, rows, seed)`` (the kernel call), ``keep_mask(store)`` (the prune rule),
+``summary(store)`` (a :class:`~stickbreak.core.suffstats.SuffStats` for the driver), ``topic_word_prior``
+and ``stick_concentration``; parameters and empty stores come from the shared base class. TF-SVI optimises no bound, so a lap reports instead the
+progressive-validation log-likelihood per document (``"progressive_loglik"``): each minibatch scored
+under the parameters before it was used (see the models' ``sample_local``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.suffstats import SuffStats
+from ...kernels.truncation_free.local import hdp_minibatch_gibbs
+from ..sampled import ComponentStore, LocalSample, _TruncationFreeModel, _check_sweeps, _positive
+
+
+@dataclass(frozen=True)
+class TruncationFreeHDP(_TruncationFreeModel):
+    """HDP topic model: topics ``Dir(topic_word_prior)``, corpus sticks ``Beta(1, corpus_concentration)``,
+    documents ``Dir(doc_concentration pi)`` (Wang & Blei 2012, S.2; paper's settings eta = 0.01, a = b = 1).
+    ``n_sweeps`` Gibbs sweeps (tables, sticks, tokens) follow the sequential initialisation."""
+
+    topic_word_prior: float = 0.01
+    corpus_concentration: float = 1.0
+    doc_concentration: float = 1.0
+    n_sweeps: int = 5
+
+    def __post_init__(self):
+        _positive(topic_word_prior=self.topic_word_prior, corpus_concentration=self.corpus_concentration,
+                  doc_concentration=self.doc_concentration)
+        _check_sweeps(self.n_sweeps)
+
+    @property
+    def stick_concentration(self) -> float:
+        return self.corpus_concentration
+
+    def sample_local(self, store: ComponentStore, counts, rows: np.ndarray, seed: int) -> LocalSample:
+        """Tokens and tables by :func:`~stickbreak.kernels.truncation_free.local.hdp_minibatch_gibbs`; ``loglik`` is the
+        leave-one-out plug-in of :func:`~stickbreak.kernels.truncation_free.local.hdp_plugin_token_loglik`:
+        ``sum_n log sum_k theta_dk phi_k,x_n`` with ``theta_d`` from the sampled counts + ``b E[pi]``."""
+        return LocalSample(*hdp_minibatch_gibbs(
+            counts.indptr, counts.indices, counts.data, rows, store.M_t, store.M_sum, store.scale, store.eta,
+            store.u, store.v, store.a, self.doc_concentration, store.n_components, self.n_sweeps, seed))
+
+    def keep_mask(self, store: ComponentStore) -> np.ndarray:
+        """Keep topics with at least one expected word, ``sum_w (lam_kw - eta) >= 1`` (§3; digest §4)."""
+        return store.word_mass() >= 1.0
+
+    def summary(self, store: ComponentStore) -> SuffStats:
+        """``N`` = expected words per topic; ``tables`` = ``u_k - 1`` (both corpus-scaled)."""
+        T = store.n_components
+        return SuffStats(store.uids[:T], {"N": store.word_mass(), "tables": store.u[:T] - 1.0})
