@@ -33,7 +33,7 @@ import numpy as np
 
 from hmm_common import RESULTS, ROOT, SHARED, fit, make_model, mocap6, sequence_batches
 from stickbreak.models.hmm.params import HMMParams
-from stickbreak.core.model import total_elbo
+from stickbreak.core.protocols import total_elbo
 from stickbreak.evaluate import hamming_distance
 
 BNPY_PYTHON = Path("/work/bnpy-venv/bin/python")

@@ -44,7 +44,7 @@ from threadpoolctl import threadpool_limits
 import stickbreak
 from stickbreak import DPMixture
 from stickbreak.models.mixture.model import MixtureParams
-from stickbreak.core.model import total_elbo
+from stickbreak.core.protocols import total_elbo
 from stickbreak.data import DenseData, ShardStore
 from stickbreak.evaluate import plugin_gaussian_log_density
 from stickbreak.parallel import summarize_batches

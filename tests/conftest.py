@@ -142,7 +142,7 @@ def fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, n_ac
 
 def elbo_of(model, stats) -> float:
     """The whole-data ELBO of summed statistics."""
-    from stickbreak.core.model import total_elbo
+    from stickbreak.core.protocols import total_elbo
 
     return total_elbo(model.score(stats)[1])
 

@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from .config import LearnConfig
-from .core.model import total_elbo
+from .core.protocols import total_elbo
 from .core.sparse_resp import row_argmax
 from .data import batch_indices
 from .learn.base import ELBODecreaseWarning

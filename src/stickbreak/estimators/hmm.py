@@ -28,7 +28,7 @@ from ..models.hmm.model import HMMModel
 from ..models.hmm.params import HMMParams
 from ..priors import transition_finite as finite_hmm, transition_hdp as hdp_hmm, top_sticks as sticks
 from ..config import ALGORITHM_ALIASES, LearnConfig, check_choice, check_int, moves_config
-from ..core.model import total_elbo
+from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import DataError, Sequences
 from ..data.dense import _as_float_matrix

@@ -23,7 +23,7 @@ from ..models import make_mixture_model
 from ..config import InitConfig, LearnConfig, MixtureConfig, MovesConfig, moves_config
 from ..core.sparse_resp import to_dense
 from ..core.suffstats import SuffStats
-from ..core.model import total_elbo
+from ..core.protocols import total_elbo
 from ..learn import make_learner
 from ..models.mixture.init import initial_params
 from ..parallel import make_executor, summarize_batches

@@ -22,7 +22,7 @@ from ..models import TOPIC_WEIGHT_MODELS
 from ..models.topics.model import LocalOptions, TopicModel, TopicParams
 from ..models.topics.two_level import TwoLevelHDP
 from ..config import (ALGORITHM_ALIASES, COLLAPSED_ALGORITHMS, LearnConfig, MovesConfig, check_choice, check_int, check_positive, moves_config)
-from ..core.model import total_elbo
+from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, ShardStore
 from ..data.text_io import as_bag_of_words

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.model import total_elbo
+from ..core.protocols import total_elbo
 from ..core.sparse_resp import column_sums, column_sums_of_product
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge

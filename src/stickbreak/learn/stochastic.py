@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.model import total_elbo
+from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import batch_indices
 from .base import LapResult

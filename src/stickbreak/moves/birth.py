@@ -43,7 +43,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..core import sparse_resp
-from ..core.model import total_elbo
+from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import concat_items
 from ..models.mixture.init import bregman_kmeans, kmeans_plus_plus

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.model import total_elbo
+from ..core.protocols import total_elbo
 from ..obs.expfam import data_gain
 
 

@@ -1,7 +1,7 @@
 """Hidden Markov models: any observation family times finite or (sticky) HDP transitions
 (Hughes 2016, Ch. 6; digest ``thesis_ch5-7.md`` §3).
 
-:class:`HMMModel` implements the four verbs of :mod:`stickbreak.core.model` over batches of
+:class:`HMMModel` implements the four verbs of :mod:`stickbreak.core.protocols` over batches of
 sequences (:class:`~stickbreak.data.Sequences`). The local step is the exact optimum of the
 structured ``q(z_d)`` (Eq. 6.48): scaled forward-backward on ``exp E log pi`` and
 ``exp E log p(x|phi)`` (:func:`stickbreak.kernels.hmm.forward_backward.forward_backward`), parallel over sequences.

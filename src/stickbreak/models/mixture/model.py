@@ -1,6 +1,6 @@
 """Mixture models: any observation family times finite or DP weights (Hughes 2016, Ch. 2-3).
 
-:class:`MixtureModel` implements the four verbs of :mod:`stickbreak.core.model`. The local step is
+:class:`MixtureModel` implements the four verbs of :mod:`stickbreak.core.protocols`. The local step is
 ``r_n = softmax_k(E log p(x_n|phi_k) + E log pi_k)`` (Eq. 3.46-3.49); its statistics are the counts
 ``N_k``, the family's statistics and the entropy ``H_k``.
 

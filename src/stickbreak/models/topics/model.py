@@ -1,6 +1,6 @@
 """Topic models: multinomial topics times LDA or HDP document weights (Hughes 2016, Ch. 5; Ch. 7 §7.3).
 
-:class:`TopicModel` implements the four verbs of :mod:`stickbreak.core.model` for bag-of-words
+:class:`TopicModel` implements the four verbs of :mod:`stickbreak.core.protocols` for bag-of-words
 batches. Its statistics per topic are the token count ``N_k``, the word counts ``S_kv``, the
 entropy ``H_k`` and, for the document terms, ``P_k = sum_d E log pi_dk`` (``log_pi``) and
 ``Q_k = sum_d [log Gamma(theta_dk) - a_k E log pi_dk]`` (``doc_gamma``), plus the scalars

@@ -6,7 +6,7 @@ import pytest
 from stickbreak import obs
 from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig, MovesConfig
-from stickbreak.core.model import total_elbo
+from stickbreak.core.protocols import total_elbo
 from stickbreak.models.mixture.init import initial_params
 from stickbreak.moves import birth, merge
 

@@ -12,7 +12,7 @@ from scipy.special import digamma, gammaln
 
 from stickbreak.models.topics.two_level import TwoLevelHDP, expected_log_sticks, expected_sticks
 from stickbreak.config import LearnConfig, MovesConfig
-from stickbreak.core.model import total_elbo
+from stickbreak.core.protocols import total_elbo
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.driver import fit

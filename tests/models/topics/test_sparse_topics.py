@@ -17,7 +17,7 @@ from stickbreak.models.topics.model import LocalOptions, TopicModel
 from stickbreak.priors import topic_hdp as hdp_topics
 from stickbreak.models.topics.model import TopicLocal
 from stickbreak.config import LearnConfig, MovesConfig
-from stickbreak.core.model import total_elbo
+from stickbreak.core.protocols import total_elbo
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.driver import fit, split_batches

@@ -8,7 +8,7 @@ from stickbreak.models.mixture.model import MixtureLocal
 from stickbreak.priors import mixture_dp as dp_mixture, mixture_finite as finite_mixture
 from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig
-from stickbreak.core.model import total_elbo
+from stickbreak.core.protocols import total_elbo
 from stickbreak.models.mixture.init import initial_params
 from stickbreak.obs import expfam
 

@@ -13,7 +13,7 @@ from scipy.special import digamma, gammaln
 from stickbreak.models.topics.model import LocalOptions, TopicModel
 from stickbreak.priors import topic_hdp as hdp_topics, topic_lda as lda
 from stickbreak.config import LearnConfig, MovesConfig
-from stickbreak.core.model import total_elbo
+from stickbreak.core.protocols import total_elbo
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_lda_corpus
 from stickbreak.driver import fit, split_batches
