@@ -54,8 +54,8 @@ def require(model: Any, protocol: type, needed_by: str) -> None:
     """Raise :class:`CapabilityError` unless ``model`` declares ``protocol``."""
     if not declares(model, protocol):
         summary = (protocol.__doc__ or "").strip().splitlines()[0]
-        raise CapabilityError(f"{needed_by} needs a {protocol.__name__} model ({summary.rstrip('.')}); "
-                              f"{type(model).__name__} is not one")
+        raise CapabilityError(f"{needed_by} needs a model declaring {protocol.__name__} ({summary.rstrip('.')}); "
+                              f"{type(model).__name__} does not")
 
 
 # ---------------------------------------------------------------------------------------------- every model
@@ -68,7 +68,11 @@ class Fittable(Protocol):
 
 
 class Model(Fittable, Protocol):
-    """The verbs over additive statistics that batch VB and stochastic VI use (Hughes 2016, Alg. 3.1-3.2)."""
+    """The verbs over additive statistics that batch VB and stochastic VI use (Hughes 2016, Alg. 3.1-3.2).
+
+    Callers pass every parameter after a method's first two by keyword; a model may take more
+    options (with defaults) and may ignore those it has no use for.
+    """
 
     @abstractmethod
     def n_items(self, batch: Any) -> int:
@@ -88,8 +92,9 @@ class Model(Fittable, Protocol):
         """Additive sufficient statistics of one batch: ``stats(A + B) = stats(A) + stats(B)``."""
 
     @abstractmethod
-    def global_step(self, stats: Any, previous: Any = None) -> Any:
-        """New global parameters from whole-data statistics (the conjugate update)."""
+    def global_step(self, stats: Any, previous: Any) -> Any:
+        """New global parameters from whole-data statistics (the conjugate update); iterative parts
+        (sticks, locations) start from ``previous``, the current global parameters."""
 
     @abstractmethod
     def blend(self, old: Any, target: Any, step: float) -> Any:
@@ -101,9 +106,9 @@ class Model(Fittable, Protocol):
         """The exact ELBO of ``q`` as named terms that sum to it."""
 
     @abstractmethod
-    def score(self, stats: Any, previous: Any = None) -> tuple[Any, dict[str, float]]:
+    def score(self, stats: Any, previous: Any) -> tuple[Any, dict[str, float]]:
         """``(global_step(stats, previous), elbo_terms(...))``, with the cheaper form valid right
-        after a global step where there is one (Eq. 2.114): what a move is accepted on."""
+        after a global step where there is one (Eq. 2.114): what memoized VI and the moves accept on."""
 
 
 class Memoizable(Model, Protocol):
@@ -131,6 +136,10 @@ class Movable(Memoizable, Protocol):
     A Movable model also declares how a birth's statistics are expanded: :class:`TrackedBirths`
     or :class:`WholeDataBirths`.
     """
+
+    @abstractmethod
+    def score(self, stats: SuffStats, previous: Any = None) -> tuple[Any, dict[str, float]]:
+        """As :meth:`Model.score`; a birth's candidate is scored without ``previous`` too."""
 
     @abstractmethod
     def merge_scores(self, params: Any, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
