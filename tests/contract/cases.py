@@ -17,7 +17,7 @@ import pytest
 from stickbreak import obs
 from stickbreak.config import MixtureConfig
 from stickbreak.core.protocols import (
-    HDPSweeps, ItemResponsibilities, LDASweeps, Memoizable, Model, Movable, Sampled, TrackedBirths, WholeDataBirths)
+    HDPSweeps, ItemResponsibilities, LDASweeps, Memoizable, Model, Sampled, TrackedBirths, WholeDataBirths)
 from stickbreak.data import BagOfWords, Sequences
 from stickbreak.datasets.synthetic import make_lda_corpus, make_sticky_hmm_toy
 from stickbreak.models import make_mixture_model

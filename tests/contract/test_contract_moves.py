@@ -20,16 +20,14 @@ from scipy.special import digamma
 from stickbreak.config import MovesConfig
 from stickbreak.core import sparse_resp
 from stickbreak.core.protocols import ItemResponsibilities, TrackedBirths, WholeDataBirths, declares, total_elbo
-from stickbreak.core.suffstats import SuffStats
 from stickbreak.kernels import RESP_FLOOR
 from stickbreak.kernels import _reference as kernel_twins
-from stickbreak.kernels.hmm import _reference as hmm_twin
 from stickbreak.models.hmm.birth import expanded_params
 from stickbreak.models.topics.model import TopicLocal
 from stickbreak.obs import expfam
 
 from cases import cases_with
-from conftest import assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta
+from conftest import assert_same_stats, chain_stats, check_birth_delta, check_delete_delta, check_merge_delta
 
 
 def _after_vb_laps(model, data, params, laps=3):
@@ -89,27 +87,6 @@ def test_mixture_birth_delta(case):
 
 
 # ---------------------------------------------------------------------------------------------- hidden Markov models
-def _chain_stats(model, params, data, merge=None) -> SuffStats:
-    """Statistics of the exact q(z) (states ``merge = (a, b)`` merged) from the twin's pairwise marginals."""
-    frames = model.frames(data)
-    loglik = model.obs.expected_loglik(params.obs, frames)
-    log_start = model.transitions.expected_log_start(params.trans)
-    log_trans = model.transitions.expected_log_trans(params.trans)
-    resp_all, start, trans, table = [], 0.0, 0.0, 0.0
-    for s in range(data.n_items):
-        lo, hi = data.offsets[s], data.offsets[s + 1]
-        resp, pairwise, _ = hmm_twin.sequence_posterior(log_start, log_trans, loglik[lo:hi])
-        if merge is not None:
-            resp, pairwise = hmm_twin.merge_states(resp, pairwise, *merge)
-        resp_all.append(resp)
-        start, trans, table = start + resp[0], trans + pairwise.sum(axis=0), table + hmm_twin.entropy_table(resp, pairwise)
-    resp = np.concatenate(resp_all)
-    fields = {"N": resp.sum(axis=0), **model.obs.suff_stats(frames, resp, model.obs_prior), "start": start, "trans": trans}
-    uids = params.uids if merge is None else np.delete(params.uids, merge[1])
-    return SuffStats(uids, fields, {"entropy": table[1:].sum(axis=1) + table[0]},
-                     {"n_items": float(data.n_items), "log_base": model.obs.log_base(frames)}, square=("trans",))
-
-
 def _assert_same_chain_stats(a, b):
     """Fields agree; the entropy of a chain is compared in total (its split over states is a convention)."""
     np.testing.assert_array_equal(a.uids, b.uids)
@@ -130,7 +107,7 @@ def test_hmm_merge_delta(case):
     stats = model.summarize(data, model.local_step(params, data, merge_pairs=pairs), params.uids, merge_pairs=pairs)
     for columns, (kept, removed) in zip(([0, 3], [1, 2]), pairs):
         fast = stats.merge(kept, removed).without_merge_terms()
-        brute = _chain_stats(model, params, data, tuple(columns))
+        brute = chain_stats(model, params, data, tuple(columns))
         _assert_same_chain_stats(fast, brute)
         _assert_same_delta(model, stats.without_merge_terms(), fast, brute, params)
 
@@ -142,7 +119,7 @@ def test_hmm_delete_delta(case):
     stats = model.summarize(data, model.local_step(params, data), params.uids)
     target = int(params.uids[np.argmin(stats.counts)])
     proposal, _ = model.delete_proposal(data, params, (target,), stats, stats, None, 1)
-    brute = _chain_stats(model, model.without_states(params, (target,)), data)
+    brute = chain_stats(model, model.without_states(params, (target,)), data)
     _assert_same_chain_stats(proposal, brute)
     _assert_same_delta(model, stats, proposal, brute, params)
 
@@ -161,7 +138,7 @@ def test_hmm_birth_delta(case):
     parts = model.birth_proposal(batches, params, whole, target, centers, log_weights, born, 1)
     candidate = (parts[0] + parts[1]).without_merge_terms()
     expanded = expanded_params(model, params, whole, target, centers, log_weights, born)
-    brute = _chain_stats(model, expanded, data.subset([0, 2, 1, 3]))
+    brute = chain_stats(model, expanded, data.subset([0, 2, 1, 3]))
     _assert_same_chain_stats(candidate, brute)
     _assert_same_delta(model, whole, candidate, brute, params)
 

@@ -8,7 +8,7 @@ from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig, MovesConfig
 from stickbreak.core.protocols import total_elbo
 from stickbreak.models.mixture.init import initial_params
-from stickbreak.moves import birth, merge
+from stickbreak.moves import birth
 
 from conftest import ALL_FAMILIES, assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta, elbo_of, real_data_for
 
