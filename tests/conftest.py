@@ -245,3 +245,28 @@ def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, spli
     before = elbo_of(model, whole)
     assert elbo_of(model, fast) - before == pytest.approx(elbo_of(model, brute) - before, rel=1e-9, abs=1e-7)
     return fast
+
+
+def chain_stats(model, params, data, merge=None):
+    """Statistics of an HMM's exact q(z) (states ``merge = (a, b)``, column indices, merged) from the
+    NumPy twin's full pairwise marginals (no kernel)."""
+    from stickbreak.core.suffstats import SuffStats
+    from stickbreak.kernels.hmm import _reference as hmm_twin
+
+    frames = model.frames(data)
+    loglik = model.obs.expected_loglik(params.obs, frames)
+    log_start = model.transitions.expected_log_start(params.trans)
+    log_trans = model.transitions.expected_log_trans(params.trans)
+    resp_all, start, trans, table = [], 0.0, 0.0, 0.0
+    for s in range(data.n_items):
+        lo, hi = data.offsets[s], data.offsets[s + 1]
+        resp, pairwise, _ = hmm_twin.sequence_posterior(log_start, log_trans, loglik[lo:hi])
+        if merge is not None:
+            resp, pairwise = hmm_twin.merge_states(resp, pairwise, *merge)
+        resp_all.append(resp)
+        start, trans, table = start + resp[0], trans + pairwise.sum(axis=0), table + hmm_twin.entropy_table(resp, pairwise)
+    resp = np.concatenate(resp_all)
+    fields = {"N": resp.sum(axis=0), **model.obs.suff_stats(frames, resp, model.obs_prior), "start": start, "trans": trans}
+    uids = params.uids if merge is None else np.delete(params.uids, merge[1])
+    return SuffStats(uids, fields, {"entropy": table[1:].sum(axis=1) + table[0]},
+                     {"n_items": float(data.n_items), "log_base": model.obs.log_base(frames)}, square=("trans",))

@@ -138,7 +138,6 @@ def test_no_import_cycle():
     assert not cycles, cycles
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23 in progress: capabilities not yet declared in core/protocols.py")
 @pytest.mark.parametrize("where", NO_PROBING)
 def test_algorithms_do_not_probe_models(where):
     """Learners and moves state the protocol they need (core/protocols.py); they never ask

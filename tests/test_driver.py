@@ -7,15 +7,21 @@ import pytest
 
 from stickbreak import driver
 from stickbreak.config import LearnConfig
+from stickbreak.core.protocols import Model
 from stickbreak.core.suffstats import SuffStats
 from stickbreak.learn.batch import BatchVB
 
 
-class StubModel:
+class StubModel(Model):
     """A model whose ELBO follows a script, to exercise the driver alone."""
+
+    monotone = True
 
     def __init__(self, elbos):
         self.elbos = list(elbos)
+
+    def n_items(self, batch):
+        return 1
 
     def local_step(self, params, batch, warm=None):
         return None
@@ -31,6 +37,13 @@ class StubModel:
 
     def elbo_terms(self, params, stats):
         return {"all": params.value}
+
+    def blend(self, old, target, step):
+        return target
+
+    def score(self, stats, previous=None):
+        params = self.global_step(stats, previous)
+        return params, self.elbo_terms(params, stats)
 
 
 class StubParams:

@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from .config import LearnConfig
-from .core.protocols import total_elbo
+from .core.protocols import Fittable, total_elbo
 from .core.sparse_resp import row_argmax
 from .data import batch_indices
 from .learn.base import ELBODecreaseWarning
@@ -122,10 +122,12 @@ def _warn_if_decreased(trace: Sequence[LapRecord]) -> None:
         )
 
 
-def fit(model, batches: Sequence, params, learner, config: LearnConfig, callbacks: Sequence[Callable] = (),
+def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig, callbacks: Sequence[Callable] = (),
         verbose: int = 0, executor=None, desc: str = "fit") -> FitResult:
     """Run laps until the relative ELBO change is below ``config.tol`` or ``config.max_laps`` is reached.
 
+    ``model`` is whatever ``learner`` needs (a :mod:`~stickbreak.core.protocols` protocol it checks at
+    its start); the driver itself only reads ``model.monotone``, whether to warn on an ELBO decrease.
     ``callbacks`` are called as ``callback(record, params)`` after every lap; one that returns
     ``True`` stops the run. A ``KeyboardInterrupt`` ends the run after the last complete lap.
 
@@ -151,7 +153,7 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
                                int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start,
                                result.exact, result.moves)
             trace.append(record)
-            if getattr(model, "monotone", True):
+            if model.monotone:
                 _warn_if_decreased(trace)
             progress.update(1)
             progress.set_postfix(elbo=f"{record.elbo:.6g}", K=record.n_effective, refresh=False)

@@ -8,7 +8,7 @@ from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig, MovesConfig
 from stickbreak.core.protocols import total_elbo
 from stickbreak.models.mixture.init import initial_params
-from stickbreak.moves import birth, merge
+from stickbreak.moves import birth
 
 from conftest import ALL_FAMILIES, assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta, elbo_of, real_data_for
 
@@ -38,7 +38,7 @@ def test_merge_score_is_an_upper_bound_on_the_gain(name):
     stats = model.summarize(data, local, params.uids, merge_pairs=pairs)
     base = stats.without_merge_terms()
     params_now, terms = model.score(base)
-    scores = merge.pair_scores(model, params_now, base, first, second)
+    scores = model.merge_scores(params_now, base, first, second)
     gains = [elbo_of(model, stats.merge(a, b).without_merge_terms()) - total_elbo(terms) for a, b in pairs]
     assert np.all(np.array(gains) <= scores + 1e-8)
 

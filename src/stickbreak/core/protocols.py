@@ -1,20 +1,37 @@
 """The model contract (DESIGN.md, "The one idea"; ARCHITECTURE.md).
 
 A model is an allocation model times an observation model. Learners and moves never look inside
-it: they call the verbs below over additive :class:`~stickbreak.core.suffstats.SuffStats`, and
-they state which protocol they need. A model says which protocols it satisfies by inheriting
-from them (nominal, declared), and the contract test (``tests/contract``) checks every model
-against every protocol it claims.
+it: they call the members below, and they state which protocol they need. A model says which
+protocols it satisfies by inheriting from them; the contract test (``tests/contract``) checks
+every model against every protocol it claims.
 
-* :class:`Model`: the verbs every variational model has (batch VB, stochastic and memoized VI).
-* :class:`Movable` and its parts: what birth, merge and delete moves call (Hughes 2016, Ch. 4).
+* :class:`Model`: the verbs of batch VB and stochastic VI (Hughes 2016, Alg. 3.1-3.2).
+* :class:`Memoizable`: memoized VI over cached, additive statistics (Alg. 3.3).
+* :class:`Movable`: what birth, merge and delete moves call (Ch. 4), refined by how a birth's
+  statistics are expanded: :class:`TrackedBirths` (batch by batch, §4.2) or
+  :class:`WholeDataBirths` (all batches at once: Markov chains, §6.5).
+* :class:`ItemResponsibilities`: local parameters that are per-item responsibilities (mixtures),
+  what their default move hooks are built from.
 * :class:`Sampled`: truncation-free SVI's sampled local steps on a component store (Wang & Blei 2012).
-* :class:`Swept`: collapsed methods' count sweeps (Welling, Teh & Kappen 2008; Teh et al. 2006).
+* :class:`Swept`, :class:`LDASweeps`, :class:`HDPSweeps`: count sweeps of collapsed methods
+  (Welling, Teh & Kappen 2008; Teh et al. 2006).
+
+Design. The protocols are :class:`typing.Protocol` classes, so a type checker can check a model
+against them, but they are *declared*, not inferred: a model inherits from each protocol it
+satisfies, and :func:`declares` asks its class's MRO. ``@runtime_checkable`` is deliberately not
+used: its ``isinstance`` is structural (any object with the right names passes, a declared model
+missing a member still passes) and, for protocols with data members, probes every member with
+``hasattr`` on each call. Methods are ``abstractmethod``: a model that inherits a protocol and
+forgets one cannot be instantiated. Data members (``monotone``, configuration fields) are plain
+annotations, which a dataclass field or class attribute of the model provides.
 """
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any, Protocol
+
+import numpy as np
 
 from .suffstats import SuffStats
 
@@ -24,45 +41,275 @@ def total_elbo(terms: dict[str, float]) -> float:
     return float(sum(terms.values()))
 
 
-class Model(Protocol):
-    """The four verbs (plus their helpers) that batch VB, stochastic VI and memoized VI use."""
+class CapabilityError(TypeError):
+    """A learner or move was given a model that does not declare the protocol it needs."""
 
-    #: True when the exact ELBO never decreases under batch or memoized VI (the driver warns otherwise).
+
+def declares(model: Any, protocol: type) -> bool:
+    """Whether ``model``'s class declares ``protocol`` (inherits from it): nominal, never structural."""
+    return protocol in type(model).__mro__
+
+
+def require(model: Any, protocol: type, needed_by: str) -> None:
+    """Raise :class:`CapabilityError` unless ``model`` declares ``protocol``."""
+    if not declares(model, protocol):
+        summary = (protocol.__doc__ or "").strip().splitlines()[0]
+        raise CapabilityError(f"{needed_by} needs a model declaring {protocol.__name__} ({summary.rstrip('.')}); "
+                              f"{type(model).__name__} does not")
+
+
+# ---------------------------------------------------------------------------------------------- every model
+class Fittable(Protocol):
+    """What the driver asks of any model it fits."""
+
+    #: True when the exact lap-end ELBO of batch or memoized VI never decreases (the driver and
+    #: memoized VI warn otherwise); False for samplers and local steps restarted from scratch.
     monotone: bool
 
+
+class Model(Fittable, Protocol):
+    """The verbs over additive statistics that batch VB and stochastic VI use (Hughes 2016, Alg. 3.1-3.2).
+
+    Callers pass every parameter after a method's first two by keyword; a model may take more
+    options (with defaults) and may ignore those it has no use for.
+    """
+
+    @abstractmethod
     def n_items(self, batch: Any) -> int:
         """How many items the batch holds (documents, points, sequences)."""
 
-    def local_step(self, params: Any, batch: Any, warm: Any = None, **options: Any) -> Any:
+    @abstractmethod
+    def local_step(self, params: Any, batch: Any, warm: Any = None) -> Any:
         """Local parameters of one batch given the global parameters (responsibilities,
         document-topic counts, HMM marginals), started from ``warm`` when the model uses it."""
 
+    @abstractmethod
     def warm_start(self, local: Any) -> Any:
         """What the next local step of the same batch may start from; ``None`` if nothing."""
 
-    def summarize(self, batch: Any, local: Any, uids: Any = None, merge_pairs: Any = None) -> SuffStats:
-        """Additive sufficient statistics of one batch (with the planned merge pairs' terms)."""
+    @abstractmethod
+    def summarize(self, batch: Any, local: Any, uids: Any = None) -> Any:
+        """Additive sufficient statistics of one batch: ``stats(A + B) = stats(A) + stats(B)``."""
 
-    def global_step(self, stats: SuffStats, previous: Any = None) -> Any:
-        """New global parameters from whole-data statistics (the conjugate update)."""
+    @abstractmethod
+    def global_step(self, stats: Any, previous: Any) -> Any:
+        """New global parameters from whole-data statistics (the conjugate update); iterative parts
+        (sticks, locations) start from ``previous``, the current global parameters."""
 
+    @abstractmethod
     def blend(self, old: Any, target: Any, step: float) -> Any:
-        """Global parameters moved a fraction ``step`` from ``old`` towards ``target`` (natural coordinates)."""
+        """Global parameters moved a fraction ``step`` from ``old`` towards ``target`` in natural
+        coordinates (Hoffman et al. 2013, Eq. 25)."""
 
-    def elbo_terms(self, params: Any, stats: SuffStats) -> dict[str, float]:
+    @abstractmethod
+    def elbo_terms(self, params: Any, stats: Any) -> dict[str, float]:
         """The exact ELBO of ``q`` as named terms that sum to it."""
 
+    @abstractmethod
+    def score(self, stats: Any, previous: Any) -> tuple[Any, dict[str, float]]:
+        """``(global_step(stats, previous), elbo_terms(...))``, with the cheaper form valid right
+        after a global step where there is one (Eq. 2.114): what memoized VI and the moves accept on."""
+
+
+class Memoizable(Model, Protocol):
+    """Memoized VI: statistics cached per batch, subtracted and re-added (Hughes 2016, Alg. 3.3).
+
+    The statistics are :class:`SuffStats` (``-``, ``clipped``, merge terms). Memoized VI passes
+    ``keep_loglik`` and ``merge_pairs`` to every local step; a model without moves ignores them.
+    """
+
+    @abstractmethod
+    def local_step(self, params: Any, batch: Any, warm: Any = None, keep_loglik: bool = False,
+                   merge_pairs: Any = None) -> Any:
+        """As :meth:`Model.local_step`; ``keep_loglik`` keeps what births rebuild their proposal from,
+        ``merge_pairs`` ((M, 2) uids) asks for each planned pair's merged terms on the way."""
+
+    @abstractmethod
+    def summarize(self, batch: Any, local: Any, uids: Any = None, merge_pairs: Any = None) -> SuffStats:
+        """As :meth:`Model.summarize`, with the planned merge pairs' terms (Hughes 2016, Eq. 4.3)."""
+
+
+# ---------------------------------------------------------------------------------------------- moves
+class Movable(Memoizable, Protocol):
+    """Birth, merge and delete moves, each accepted on the exact whole-data ELBO (Hughes 2016, Ch. 4).
+
+    A Movable model also declares how a birth's statistics are expanded: :class:`TrackedBirths`
+    or :class:`WholeDataBirths`.
+    """
+
+    @abstractmethod
     def score(self, stats: SuffStats, previous: Any = None) -> tuple[Any, dict[str, float]]:
-        """``(global_step(stats, previous), elbo_terms(...))``: what a move is accepted on."""
+        """As :meth:`Model.score`; a birth's candidate is scored without ``previous`` too."""
+
+    @abstractmethod
+    def merge_scores(self, params: Any, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Screening score of merging component ``second[m]`` into ``first[m]`` (column indices,
+        ``first < second``) from the whole-data statistics; pairs scoring <= 0 are not tried
+        (§4.1: an upper bound on the gain for mixtures, a screen for topics and HMMs)."""
+
+    @abstractmethod
+    def delete_proposal(self, batch: Any, params: Any, targets: Any, whole: SuffStats, stats_b: SuffStats,
+                        local: Any, refine_steps: int, merge_pairs: Any = None) -> tuple[SuffStats, Any]:
+        """This batch's statistics with the components ``targets`` (uids) removed and their mass
+        re-assigned to the others, refined ``refine_steps`` times against the rest of the data
+        (§4.3, Eq. 4.25-4.27), and the batch's next warm start (or ``None``). ``whole`` are the
+        whole-data statistics and ``stats_b`` this batch's part; with ``merge_pairs`` the proposal
+        carries their merged terms, so merges may follow an accepted delete."""
+
+    @property
+    @abstractmethod
+    def birth_item_model(self) -> Any:
+        """What pooled birth items are clustered with (k-means++, Bregman k-means, soft EM, §4.2):
+        an object with ``obs`` (an observation family) and ``obs_prior``."""
+
+    @abstractmethod
+    def birth_ownership(self, local: Any) -> Any:
+        """Each item's share of each component (N, K; dense or L-sparse CSR): which items a birth
+        pools, and how many items a component owns in a batch."""
+
+    @abstractmethod
+    def birth_scores(self, local: Any) -> np.ndarray | None:
+        """Per component, the lower the more a birth is wanted (§4.2.4: the b-score, the average
+        log-likelihood of a component's items); ``None``: the largest components first."""
+
+    @abstractmethod
+    def birth_pool_items(self, batch: Any, local: Any, params: Any, column: int, members: np.ndarray) -> Any:
+        """The data a birth pools from the items ``members`` of the batch for the target at ``column``."""
 
 
-class Movable(Model, Protocol):
-    """What the moves of memoized VI call (refined by the capability protocols of this module)."""
+class TrackedBirths(Movable, Protocol):
+    """Births whose statistics split item by item, tracked through the batches (Hughes 2016, §4.2)."""
+
+    @abstractmethod
+    def birth_expansion(self, batch: Any, local: Any, params: Any, column: int, centers: Any,
+                        log_weights: np.ndarray, uids: Any) -> SuffStats:
+        """This batch's statistics over [target, newborns] (``uids``) after the restricted local step
+        that re-splits the target's mass (Eq. 4.12-4.19) over ``centers`` with ``log_weights``."""
 
 
-class Sampled(Protocol):
-    """A model for truncation-free SVI: sampled local steps on a lazily grown component store."""
+class WholeDataBirths(Movable, Protocol):
+    """Births expanded on every batch at once (Hughes 2016, §6.5: a Markov chain's transition
+    counts couple neighbouring items, so a state cannot be split item by item)."""
+
+    @abstractmethod
+    def birth_proposal(self, batches: Any, params: Any, whole: SuffStats, target: int, centers: Any,
+                       log_weights: np.ndarray, born: np.ndarray, refine_steps: int,
+                       merge_pairs: Any = None) -> list[SuffStats]:
+        """Every batch's statistics over all components with ``target`` (uid) split into ``born``,
+        refined ``refine_steps`` times (with the merge pairs' terms), in batch order."""
 
 
-class Swept(Protocol):
-    """A collapsed model: count arrays swept by Gibbs or collapsed variational updates."""
+class ItemResponsibilities(Protocol):
+    """Local parameters that are per-item responsibilities ``r_nk`` (mixtures): the restricted
+    local steps of the moves re-assign items from log-weights (Hughes 2016, Eq. 3.46-3.49, 4.12, 4.25)."""
+
+    @property
+    @abstractmethod
+    def split_slots(self) -> int | None:
+        """Over how many of [target, newborns] one item's share of a split target may spread
+        (L-sparse responsibilities, Alg. 7.2); ``None``: all of them."""
+
+    @abstractmethod
+    def log_weights(self, params: Any, batch: Any) -> np.ndarray:
+        """``W_nk = E log p(x_n | phi_k) + E log pi_k`` (N, K)."""
+
+    @abstractmethod
+    def resp_from_log_weights(self, logits: np.ndarray, loglik: np.ndarray | None = None) -> Any:
+        """Local parameters from log-weights (overwritten): softmax, or top-L (Sec. 7.1)."""
+
+    @abstractmethod
+    def summarize_resp(self, batch: Any, resp: Any, uids: Any) -> SuffStats:
+        """Statistics of given responsibilities (a move's proposal), their entropy included."""
+
+
+# ---------------------------------------------------------------------------------------------- truncation-free SVI
+class Sampled(Fittable, Protocol):
+    """Truncation-free SVI: sampled local steps on a lazily grown component store (Wang & Blei 2012, Alg. 2)."""
+
+    #: Symmetric Dirichlet prior ``eta`` of every component's word distribution.
+    topic_word_prior: float
+
+    @property
+    @abstractmethod
+    def stick_concentration(self) -> float:
+        """The corpus sticks' ``Beta(1, a)`` concentration ``a``."""
+
+    @abstractmethod
+    def n_items(self, batch: Any) -> int:
+        """How many documents the batch holds."""
+
+    @abstractmethod
+    def empty_store(self, n_vocab: int) -> Any:
+        """A component store with no components over ``n_vocab`` words (T = 0)."""
+
+    @abstractmethod
+    def make_params(self, store: Any) -> Any:
+        """The instantiated components' parameters, copied out of the store."""
+
+    @abstractmethod
+    def sample_local(self, store: Any, counts: Any, rows: np.ndarray, seed: int) -> Any:
+        """One sample (or expectation) of the local variables of documents ``rows`` of ``counts``
+        under the store (Eq. 6), with each document's log-likelihood before the step."""
+
+    @abstractmethod
+    def keep_mask(self, store: Any) -> np.ndarray:
+        """Which components survive a prune (§3)."""
+
+    @abstractmethod
+    def summary(self, store: Any) -> SuffStats:
+        """The store's component sizes as statistics (what the driver reports)."""
+
+
+# ---------------------------------------------------------------------------------------------- collapsed methods
+class Swept(Fittable, Protocol):
+    """Collapsed inference: count arrays swept by Gibbs or collapsed variational updates, one sweep a lap."""
+
+    #: Vocabulary size.
+    n_words: int
+
+    @property
+    @abstractmethod
+    def samples(self) -> bool:
+        """Whether any token is sampled: held-out predictives are then averaged over sweeps
+        (Welling, Teh & Kappen 2008, Eq. 31)."""
+
+
+class LDASweeps(Swept, Protocol):
+    """Collapsed LDA (Welling, Teh & Kappen 2008): Gibbs, CVB, CVB0 and their hybrids."""
+
+    #: Dirichlet prior over topics per document (K,) and the symmetric topic-word prior.
+    alpha: np.ndarray
+    beta: float
+
+    @property
+    @abstractmethod
+    def n_topics(self) -> int:
+        """K."""
+
+    @property
+    @abstractmethod
+    def threshold(self) -> float:
+        """Pairs with a count at most this are sampled, the others updated variationally."""
+
+    @property
+    @abstractmethod
+    def vb_kind(self) -> int:
+        """Which variational update the sweep applies to the other pairs."""
+
+    @abstractmethod
+    def log_joint(self, Nwk: np.ndarray, Njk: np.ndarray, Nk: np.ndarray) -> dict[str, float]:
+        """``log p(z, x)`` at the counts (Eq. 1), as named terms."""
+
+
+class HDPSweeps(Swept, Protocol):
+    """The HDP topic model's direct-assignment Gibbs sampler (Teh et al. 2006, §5.3)."""
+
+    doc_concentration: float
+    corpus_concentration: float
+    topic_word_prior: float
+    #: ``((a_alpha, b_alpha), (a_gamma, b_gamma))`` Gamma priors, or ``None``: concentrations fixed.
+    concentration_priors: tuple | None
+
+    @abstractmethod
+    def log_joint(self, params: Any) -> dict[str, float]:
+        """``log p(x | z)`` and ``log p(z | beta)`` at the sampler's state (Eq. 37)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.protocols import Model, require
 from ..core.suffstats import SuffStats
 from ..parallel import summarize_batches
 from .base import LapResult
@@ -22,10 +23,11 @@ class BatchVB:
 
     name = "vb"
 
-    def start(self, model, batches, params) -> BatchState:
+    def start(self, model: Model, batches, params) -> BatchState:
+        require(model, Model, "batch VB")
         return BatchState(params)
 
-    def lap(self, model, batches, state: BatchState, executor=None) -> LapResult:
+    def lap(self, model: Model, batches, state: BatchState, executor=None) -> LapResult:
         stats, warm = summarize_batches(model, state.params, batches, executor, state.warm)
         params = model.global_step(stats, state.params)
         return LapResult(BatchState(params, stats, warm), model.elbo_terms(params, stats), exact=True)

@@ -16,10 +16,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.protocols import LDASweeps, require
 from ..core.suffstats import SuffStats
 from ..kernels.gibbs.lda import build_counts, predictive_probs, sweep, token_layout
 from .base import LapResult
-from ..models.topics.collapsed_lda import CollapsedLDA, CollapsedParams
+from ..models.topics.collapsed_lda import CollapsedParams
+
 #: Sweeps discarded before the predictive of sampled states is averaged (Welling et al. 2008, §7).
 BURN_IN = 10
 
@@ -77,8 +79,9 @@ class SweepLearner:
 class CollapsedSweeps(SweepLearner):
     """One sweep per lap; ``heldout`` (CSR, rows = training documents) is scored after every sweep."""
 
-    def start(self, model: CollapsedLDA, data, params=None) -> CollapsedState:
+    def start(self, model: LDASweeps, data, params=None) -> CollapsedState:
         """Topics drawn uniformly for sampled tokens and ``Q ~ Dirichlet(1)`` for variational pairs."""
+        require(model, LDASweeps, "collapsed LDA sweeps")
         X = data.counts
         self._check_heldout(X)
         self._corpus = (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64))
@@ -91,7 +94,7 @@ class CollapsedSweeps(SweepLearner):
         params = CollapsedParams(z, Q, counts, model.beta)
         return CollapsedState(params, SuffStats(np.arange(model.n_topics), {"N": counts[2].copy()}))
 
-    def lap(self, model: CollapsedLDA, data, state: CollapsedState, executor=None) -> LapResult:
+    def lap(self, model: LDASweeps, data, state: CollapsedState, executor=None) -> LapResult:
         p = state.params
         sweep(*self._corpus, *self._layout, p.z, p.Q, *p.counts, model.alpha, float(model.beta), model.vb_kind,
               int(self.rng.integers(2**31)))

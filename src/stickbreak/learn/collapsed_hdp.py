@@ -14,19 +14,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.protocols import HDPSweeps, require
 from ..core.suffstats import SuffStats
 from ..kernels.gibbs.hdp import grow, predictive_probs, sweep, table_counts
 from ..kernels.gibbs.lda import token_layout
 from .base import LapResult
 from .collapsed import CollapsedState, SweepLearner
-from ..models.topics.collapsed_hdp import CollapsedHDP, DirectAssignmentParams, INITIAL_SLOTS, resample_doc_concentration, resample_dp_concentration
+from ..models.topics.collapsed_hdp import DirectAssignmentParams, INITIAL_SLOTS, resample_doc_concentration, resample_dp_concentration
 
 
 class DirectAssignmentGibbs(SweepLearner):
     """One sweep, the tables and ``beta`` per lap; ``heldout`` scored after every sweep."""
 
-    def start(self, model: CollapsedHDP, data, params=None) -> CollapsedState:
+    def start(self, model: HDPSweeps, data, params=None) -> CollapsedState:
         """No topics yet: every token unassigned (``z = -1``), ``beta_u = 1``."""
+        require(model, HDPSweeps, "the direct-assignment HDP sampler")
         X = data.counts
         self._check_heldout(X)
         self._corpus = (X.indptr.astype(np.int64), X.indices.astype(np.int64))
@@ -38,7 +40,7 @@ class DirectAssignmentGibbs(SweepLearner):
                                         float(model.doc_concentration), float(model.corpus_concentration))
         return CollapsedState(params, self._stats(params))
 
-    def lap(self, model: CollapsedHDP, data, state: CollapsedState, executor=None) -> LapResult:
+    def lap(self, model: HDPSweeps, data, state: CollapsedState, executor=None) -> LapResult:
         p = state.params
         alpha, gamma, eta = p.alpha, p.gamma, model.topic_word_prior
         stopped = 0

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.protocols import total_elbo
-from ..core.sparse_resp import column_sums, column_sums_of_product
+from ..core.protocols import Memoizable, Movable, WholeDataBirths, declares, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
@@ -80,11 +79,16 @@ class MemoizedVI:
     def defers_first_lap(self, params) -> bool:
         return self.first_lap == "full" or (self.first_lap == "auto" and params.n_components > 1)
 
-    def start(self, model, batches, params) -> MemoState:
+    def start(self, model: Memoizable, batches, params) -> MemoState:
+        """Memoized VI needs a :class:`~stickbreak.core.protocols.Memoizable` model, and with moves a
+        :class:`~stickbreak.core.protocols.Movable` one."""
+        require(model, Memoizable, "memoized VI")
+        if self.moves.moves:
+            require(model, Movable, f"memoized VI with moves {list(self.moves.moves)}")
         n = len(batches)
         return MemoState(params, None, (None,) * n, (0,) * n, next_uid=int(np.max(params.uids)) + 1)
 
-    def lap(self, model, batches, state: MemoState, executor=None) -> LapResult:
+    def lap(self, model: Memoizable, batches, state: MemoState, executor=None) -> LapResult:
         run = _Lap(self, model, batches, state)
         for b in self.rng.permutation(len(batches)):
             run.visit(int(b))
@@ -98,7 +102,7 @@ class MemoizedVI:
 class _Lap:
     """The working copy of one lap; the learner's state is only replaced once the lap is complete."""
 
-    def __init__(self, learner: MemoizedVI, model, batches, state: MemoState):
+    def __init__(self, learner: MemoizedVI, model: Memoizable, batches, state: MemoState):
         self.cfg, self.rng, self.model, self.batches = learner.moves, learner.rng, model, batches
         self.number = state.lap + 1
         self.params, self.stats, self.elbo = state.params, state.stats, state.elbo
@@ -169,16 +173,10 @@ class _Lap:
         self.warm[b] = None if counts is None else (params_before.uids, counts)
         fresh = self.model.summarize(batch, local, params_before.uids, merge_pairs=self.plan.merge_pairs)
         self._swap_in(b, fresh)
-        if self.plan.delete_targets:
-            propose = getattr(self.model, "delete_proposal", None)  # a model's own proposal, if it has one
-            if propose is not None:  # (statistics with the pairs' merged terms, per-item counts)
-                self.delete_proposals[b], self.delete_warm[b] = propose(
-                    batch, self.params, self.plan.delete_targets, self.stats, fresh, local, self.cfg.delete_refine_steps,
-                    self.plan.merge_pairs)
-            else:
-                self.delete_proposals[b] = delete.batch_proposal(
-                    self.model, batch, self.params, self.plan.delete_targets, self.stats, fresh,
-                    self.cfg.delete_refine_steps)
+        if self.plan.delete_targets:  # (statistics, with the pairs' merged terms if the model gathers them; warm start)
+            self.delete_proposals[b], self.delete_warm[b] = self.model.delete_proposal(
+                batch, self.params, self.plan.delete_targets, self.stats, fresh, local, self.cfg.delete_refine_steps,
+                self.plan.merge_pairs)
         accepted_before = self.births
         self._extend_births(b, batch, local, params_before)
         # after an accepted birth this batch's responsibilities are stale: start no proposal from them
@@ -205,7 +203,7 @@ class _Lap:
         if params is None:
             params, terms = self.model.score(stats, self.params)
         elbo = total_elbo(terms)
-        if (self.number > 1 and self.elbo is not None and getattr(self.model, "monotone", True)
+        if (self.number > 1 and self.elbo is not None and self.model.monotone
                 and elbo < self.elbo - MONOTONE_TOLERANCE * abs(self.elbo)):
             warnings.warn(f"memoized ELBO decreased from {self.elbo:.10g} to {elbo:.10g} in lap {self.number}",
                           ELBODecreaseWarning, stacklevel=2)
@@ -249,7 +247,7 @@ class _Lap:
         counts = np.array([whole.get(int(u), 0.0) for u in params_before.uids])
         tracked = {p.target for p in self.active}
         planned = replace_busy(self.plan, tracked)
-        owned, score = self._birth_ownership(local)
+        owned, score = self.model.birth_ownership(local), self.model.birth_scores(local)
         for target in birth_targets(params_before, owned, score, planned, self.history, self.number, cfg, counts):
             pending = sum(len(p.new_uids) for p in self.active)
             room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components - pending)
@@ -268,9 +266,10 @@ class _Lap:
 
     @property
     def _expand_all(self):
-        """For models with ``birth_proposal`` (HMMs): expand a created proposal on every batch at once
-        into full-width statistics (with this lap's merge pairs), leaving it complete."""
-        if not hasattr(self.model, "birth_proposal"):
+        """For :class:`~stickbreak.core.protocols.WholeDataBirths` models (HMMs): expand a created
+        proposal on every batch at once into full-width statistics (with this lap's merge pairs),
+        leaving it complete. ``None`` for tracked births."""
+        if not declares(self.model, WholeDataBirths):
             return None
 
         def expand(proposal):
@@ -280,14 +279,6 @@ class _Lap:
             return replace(proposal, expansions=dict(enumerate(parts)), remaining=frozenset(), full_width=True)
 
         return expand
-
-    def _birth_ownership(self, local):
-        """Each item's share of each component and the components' b-scores (None: by size)."""
-        hook = getattr(self.model, "birth_ownership", None)
-        if hook is not None:
-            return hook(local), None
-        mass = column_sums(local.resp)  # dense or L-sparse responsibilities
-        return local.resp, column_sums_of_product(local.resp, local.loglik) / np.maximum(mass, 1e-300)
 
     def _evaluate_birth(self, proposal) -> None:
         """Accept a fully tracked birth iff the exact whole-data ELBO rises (trying size order too)."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.protocols import total_elbo
+from ..core.protocols import Model, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..data import batch_indices
 from .base import LapResult
@@ -37,6 +37,10 @@ class InMemoryMinibatches:
         self.n_batches = n_batches
         self.sampling = sampling
         self.n_items = data.n_items
+
+    @property
+    def n_features(self) -> int:
+        return self.data.n_features
 
     def lap_rows(self, rng: np.random.Generator):
         """The item indices of each minibatch of one lap (what :meth:`lap` subsets)."""
@@ -62,6 +66,12 @@ class StoredMinibatches:
         self.sampling = sampling
         self.n_items = int(sum(b.n_items for b in batches))
 
+    @property
+    def n_features(self) -> int:
+        if not len(self.batches):
+            raise ValueError("cannot tell the vocabulary size of this minibatch source; start from parameters instead")
+        return self.batches[0].n_features
+
     def lap(self, rng: np.random.Generator):
         n = len(self.batches)
         order = rng.permutation(n) if self.sampling == "without_replacement" else rng.integers(0, n, n)
@@ -85,10 +95,11 @@ class StochasticVI:
         self.schedule = schedule
         self.rng = rng
 
-    def start(self, model, minibatches, params) -> StochasticState:
+    def start(self, model: Model, minibatches, params) -> StochasticState:
+        require(model, Model, "stochastic VI")
         return StochasticState(params, None, 0)
 
-    def step(self, model, params, batch, n_items: int, step: int, estimate: bool = True):
+    def step(self, model: Model, params, batch, n_items: int, step: int, estimate: bool = True):
         """One SVI step on ``batch``: returns ``(new_params, amplified_stats, elbo_estimate_terms)``;
         the estimate (unbiased for the ELBO at ``params``) is ``None`` unless ``estimate``."""
         local = model.local_step(params, batch)
@@ -97,7 +108,7 @@ class StochasticVI:
         target = model.global_step(stats, params)
         return model.blend(params, target, self.schedule(step)), stats, terms
 
-    def lap(self, model, minibatches, state: StochasticState, executor=None) -> LapResult:
+    def lap(self, model: Model, minibatches, state: StochasticState, executor=None) -> LapResult:
         """``n_batches`` steps. The lap's ELBO is that of the final global parameters with the
         minibatches' local parameters: the mean amplified statistics are the whole-data statistics
         when a lap visits every item once in equal minibatches (an estimate otherwise), and the
@@ -113,7 +124,7 @@ class StochasticVI:
         return LapResult(StochasticState(params, mean_stats, step), model.elbo_terms(params, mean_stats), exact=False)
 
 
-def exact_elbo(model, params, batches, executor=None) -> float:
+def exact_elbo(model: Model, params, batches, executor=None) -> float:
     """The exact whole-data ELBO of ``params`` with optimal local parameters (one extra pass)."""
 
     return total_elbo(model.elbo_terms(params, summarize_batches(model, params, batches, executor)[0]))

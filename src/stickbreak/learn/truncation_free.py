@@ -7,10 +7,11 @@ global step is the usual natural-gradient SVI step on the sampled statistics (Eq
 digest's corrected parentheses; S.2.1). Only the ``T`` instantiated components are stored: every
 other component sits exactly at the prior (``lam = eta``, ``u = 1``, ``v = a``), and ``T`` starts at 0.
 
-The learner (:class:`TruncationFreeSVI`) is written once against a few model hooks:
-``sample_local(store, counts, rows, seed)`` (the kernel call), ``keep_mask(store)`` (the prune rule),
-``summary(store)`` (a :class:`~stickbreak.core.suffstats.SuffStats` for the driver), ``topic_word_prior``
-and ``stick_concentration``; parameters and empty stores come from the shared base class. TF-SVI optimises no bound, so a lap reports instead the
+The learner (:class:`TruncationFreeSVI`) is written once against the
+:class:`~stickbreak.core.protocols.Sampled` protocol: ``sample_local(store, counts, rows, seed)`` (the
+kernel call), ``keep_mask(store)`` (the prune rule), ``summary(store)`` (a
+:class:`~stickbreak.core.suffstats.SuffStats` for the driver), ``make_params``, ``empty_store`` and
+``stick_concentration``. TF-SVI optimises no bound, so a lap reports instead the
 progressive-validation log-likelihood per document (``"progressive_loglik"``): each minibatch scored
 under the parameters before it was used (see the models' ``sample_local``).
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.protocols import Sampled, require
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords
 from .base import LapResult
@@ -71,10 +73,12 @@ class TruncationFreeSVI:
         self.schedule = schedule
         self.floor = floor
 
-    def start(self, model, minibatches, params: TruncationFreeParams | None = None) -> TruncationFreeState:
-        """From ``params`` if given, else from no components at all (T = 0)."""
+    def start(self, model: Sampled, minibatches, params: TruncationFreeParams | None = None) -> TruncationFreeState:
+        """From ``params`` if given, else from no components at all (T = 0) over the minibatch
+        source's ``n_features`` words."""
+        require(model, Sampled, "truncation-free SVI")
         if params is None:
-            store = model.empty_store(_vocabulary_size(minibatches))
+            store = model.empty_store(minibatches.n_features)
         else:
             store = ComponentStore.from_params(params, model.stick_concentration)
         return TruncationFreeState(store, model.make_params(store), model.summary(store))
@@ -84,7 +88,7 @@ class TruncationFreeSVI:
             return min(1.0, batch_size / min(n_seen, n))
         return min(1.0, max(float(self.schedule(step)), batch_size / n if self.floor else 0.0))
 
-    def step(self, model, store: ComponentStore, counts, rows: np.ndarray, n: int, n_seen: int, step: int,
+    def step(self, model: Sampled, store: ComponentStore, counts, rows: np.ndarray, n: int, n_seen: int, step: int,
              seed: int) -> LocalSample:
         """One TF-SVI step on ``rows`` of ``counts`` (``n_seen`` includes them), in place on ``store``."""
         sample = model.sample_local(store, counts, rows, seed)
@@ -92,7 +96,7 @@ class TruncationFreeSVI:
         store.update(sample, rho, n / len(rows))
         return sample
 
-    def lap(self, model, minibatches, state: TruncationFreeState, executor=None) -> LapResult:
+    def lap(self, model: Sampled, minibatches, state: TruncationFreeState, executor=None) -> LapResult:
         """One pass of minibatches; the lap's only "ELBO term" is the progressive-validation log-likelihood
         per document (each minibatch scored before its update; see the models' ``sample_local``).
         ``executor`` is unused: every step needs the previous one's parameters."""
@@ -119,14 +123,6 @@ class TruncationFreeSVI:
 def _seeds(rng: np.random.Generator):
     while True:
         yield from rng.integers(0, 2**62, size=SEED_BLOCK).tolist()
-
-
-def _vocabulary_size(minibatches) -> int:
-    if hasattr(minibatches, "data"):
-        return minibatches.data.n_features
-    if hasattr(minibatches, "batches") and len(minibatches.batches):
-        return minibatches.batches[0].n_features
-    raise ValueError("cannot tell the vocabulary size of this minibatch source; start from parameters instead")
 
 
 def minibatch_rows(minibatches, rng: np.random.Generator):

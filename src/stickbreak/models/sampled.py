@@ -22,6 +22,7 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
+from ..core.protocols import Sampled
 from ..kernels.truncation_free.local import stochastic_update
 from ..kernels.sampling import log_stick_weights
 
@@ -189,8 +190,9 @@ def _check_sweeps(n_sweeps) -> None:
         raise ValueError(f"n_sweeps must be a non-negative integer, got {n_sweeps!r}")
 
 
-class _TruncationFreeModel:
-    """What both models share: parameters from the store; no bound, so no monotone ELBO."""
+class _TruncationFreeModel(Sampled):
+    """What the :class:`~stickbreak.core.protocols.Sampled` models share (truncation-free and truncated
+    stochastic, on the store): parameters from the store; no bound, so no monotone ELBO."""
 
     monotone: ClassVar[bool] = False
 

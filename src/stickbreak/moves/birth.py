@@ -23,16 +23,16 @@ all expansions so far. By default j gives up all its mass (Eq. 4.11, ``log pi_j 
 whole-data candidate is the current statistics with j's row replaced by its kept part and the
 newborns appended (Eq. 4.22), accepted only if the exact ELBO rises.
 
-Mixtures are the default. A model whose items are not its data points (topic models: tokens within
-documents) provides hooks: ``birth_ownership(local)`` (each item's share of each component),
-``birth_pool_items(batch, local, params, column, members)`` (the items pooled for clustering),
-``birth_item_model`` (the observation model the pool is clustered with) and
-``birth_expansion(batch, local, params, column, centers, log_weights, uids)`` (a batch's statistics
-over [target, newborns]). A model whose statistics cannot be split item by item (HMMs: transition
-counts couple neighbouring frames) provides ``birth_proposal(batches, params, whole, target, centers,
-log_weights, born, refine_steps, merge_pairs)`` instead: once the newborns are created, the learner
-expands every batch at once (``expand_all`` of :func:`extend`) into *full-width* statistics over all
-components, whose sum is the candidate.
+Everything model-specific is a hook of :class:`~stickbreak.core.protocols.Movable`:
+``birth_ownership(local)`` (each item's share of each component), ``birth_pool_items`` (the data
+pooled for clustering: a mixture's points, a topic model's documents' target parts, an HMM's frames),
+``birth_item_model`` (what the pool is clustered with). How a created proposal is expanded is a
+declared capability. A :class:`~stickbreak.core.protocols.TrackedBirths` model (mixtures, topic
+models) gives each batch's statistics over [target, newborns] (``birth_expansion``). A
+:class:`~stickbreak.core.protocols.WholeDataBirths` model (HMMs: transition counts couple
+neighbouring frames) has ``birth_proposal`` instead: once the newborns are created, the learner
+expands every batch at once (``expand_all`` of :func:`extend`) into *full-width* statistics over
+all components, whose sum is the candidate.
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..core import sparse_resp
-from ..core.protocols import total_elbo
+from ..core.protocols import Movable, TrackedBirths, total_elbo
 from ..core.suffstats import SuffStats
 from ..data import concat_items
 from ..models.mixture.init import bregman_kmeans, kmeans_plus_plus
-from ..kernels import RESP_FLOOR, top_l_resp
+from ..models.mixture.moves import split_target  # noqa: F401  (the mixture's restricted step, by its old name)
 from ..obs import expfam
 
 
@@ -81,22 +81,12 @@ class TrackedBirth:
         return np.concatenate([[self.target], self.born]).astype(np.int64)
 
 
-def _item_model(model):
-    return getattr(model, "birth_item_model", model)
+def _owned(model: Movable, local, column: int) -> np.ndarray:
+    return sparse_resp.column(model.birth_ownership(local), column)
 
 
-def _owned(model, local, column: int) -> np.ndarray:
-    hook = getattr(model, "birth_ownership", None)
-    return sparse_resp.column(local.resp, column) if hook is None else hook(local)[:, column]
-
-
-def _expansion(model, batch, local, params, column: int, proposal) -> SuffStats:
-    hook = getattr(model, "birth_expansion", None)
-    if hook is not None:
-        return hook(batch, local, params, column, proposal.centers, proposal.log_weights, proposal.uids)
-    split = split_target(model, batch, sparse_resp.column(local.resp, column), proposal.centers, proposal.log_weights,
-                         getattr(model, "split_slots", None))
-    return model.summarize_resp(batch, split, proposal.uids)
+def _expansion(model: TrackedBirths, batch, local, params, column: int, proposal) -> SuffStats:
+    return model.birth_expansion(batch, local, params, column, proposal.centers, proposal.log_weights, proposal.uids)
 
 
 def _posterior_of(model, batch, resp: np.ndarray):
@@ -109,52 +99,34 @@ def _log_proportions(mass: np.ndarray) -> np.ndarray:
         return np.log(mass / max(float(mass.sum()), 1e-300))
 
 
-def split_target(model, batch, owned: np.ndarray, centers, log_weights: np.ndarray, n_slots: int | None = None):
-    """Restricted local step: each item's target mass ``owned`` spread over [target, newborns], (N, J+1).
-
-    With ``n_slots`` < J+1 over the top ``n_slots`` of them only (Hughes 2016, Alg. 7.2; the exact
-    optimum of the restricted objective with that many non-zeros), as an L-sparse CSR matrix.
-    """
-    logits = model.obs.expected_loglik(centers, batch) + log_weights
-    if n_slots is None or n_slots >= logits.shape[1]:
-        return owned[:, None] * np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
-    logits = np.ascontiguousarray(logits)
-    values, indices, _, _ = top_l_resp(logits.copy(), n_slots, RESP_FLOOR)
-    chosen = np.take_along_axis(logits, indices, axis=1)
-    values = np.where(np.isneginf(chosen), 0.0, values * owned[:, None])  # a -inf weight gets nothing
-    return sparse_resp.from_top_l(values, indices, logits.shape[1])
-
-
 def _column(params, uid: int) -> int:
     return int(np.flatnonzero(params.uids == uid)[0])
 
 
-def start(model, b: int, batch, local, params, target: int, new_uids, n_batches: int, config, rng, expand_all=None):
+def start(model: Movable, b: int, batch, local, params, target: int, new_uids, n_batches: int, config, rng, expand_all=None):
     """A new proposal for ``target`` that starts collecting at batch ``b`` (see :func:`extend`)."""
     proposal = TrackedBirth(target, tuple(int(u) for u in new_uids), n_batches)
     return extend(model, proposal, b, batch, local, params, config, rng, expand_all)
 
 
-def _collect(model, proposal: TrackedBirth, b: int, batch, local, params, owned: np.ndarray, config, rng) -> TrackedBirth:
+def _collect(model: Movable, proposal: TrackedBirth, b: int, batch, local, params, owned: np.ndarray, config, rng) -> TrackedBirth:
     members = np.flatnonzero(owned > config.birth_resp_threshold)
     room = config.birth_max_items - proposal.pool_size
     if len(members) > room:
         members = np.sort(rng.choice(members, room, replace=False))
-    pool_items = getattr(model, "birth_pool_items", None)
-    items = (batch.subset(members) if pool_items is None
-             else pool_items(batch, local, params, _column(params, proposal.target), members))
+    items = model.birth_pool_items(batch, local, params, _column(params, proposal.target), members)
     pool = proposal.pool + ((items,) if len(members) else ())
     return replace(proposal, pool=pool, pool_size=proposal.pool_size + len(members),
                    collected_from=proposal.collected_from | {b})
 
 
-def _create(model, proposal: TrackedBirth, params, config, rng) -> TrackedBirth | None:
+def _create(model: Movable, proposal: TrackedBirth, params, config, rng) -> TrackedBirth | None:
     """Newborns from the pooled items: k-means++, hard k-means, then soft EM on the pool."""
     n_new = int(min(config.birth_max_new, proposal.pool_size // config.birth_min_items, len(proposal.new_uids)))
     if n_new < 2:
         return None
     pool = concat_items(list(proposal.pool))
-    model = _item_model(model)
+    model = model.birth_item_model
     labels = bregman_kmeans(model, pool, kmeans_plus_plus(model, pool, n_new, rng), config.birth_kmeans_iters)
     used = np.unique(labels)
     if len(used) < 2:
@@ -177,11 +149,11 @@ def _create(model, proposal: TrackedBirth, params, config, rng) -> TrackedBirth 
                    remaining=frozenset(range(proposal.n_batches)))
 
 
-def extend(model, proposal: TrackedBirth, b: int, batch, local, params, config, rng, expand_all=None):
+def extend(model: Movable, proposal: TrackedBirth, b: int, batch, local, params, config, rng, expand_all=None):
     """Visit batch ``b`` (local parameters ``local`` under ``params``): collect items or create the
     newborns, then expand the batch and re-estimate the proposal. ``None`` if no split was found.
-    ``expand_all`` (a callable, for models with ``birth_proposal``): once created, the proposal is
-    handed to it, which expands every batch and returns it complete.
+    ``expand_all`` (a callable, for :class:`~stickbreak.core.protocols.WholeDataBirths` models): once
+    created, the proposal is handed to it, which expands every batch and returns it complete.
 
     When the target gives up all its mass its log-weight is -inf, so its column of the split is
     exactly zero, its posterior the prior and its weight stays zero.
@@ -201,7 +173,7 @@ def extend(model, proposal: TrackedBirth, b: int, batch, local, params, config, 
     expansions = dict(proposal.expansions)
     expansions[b] = _expansion(model, batch, local, params, column, proposal)
     total = sum(list(expansions.values())[1:], next(iter(expansions.values())))
-    item_model = _item_model(model)
+    item_model = model.birth_item_model
     centers = expfam.posterior(item_model.obs, item_model.obs_prior, total.fields)
     return replace(proposal, centers=centers, log_weights=_log_proportions(total.counts),
                    expansions=expansions, remaining=proposal.remaining - {b})
@@ -217,7 +189,7 @@ def candidate(stats: SuffStats, proposal: TrackedBirth) -> SuffStats:
     return stats.with_components(total).clipped()
 
 
-def best_order(model, candidate: SuffStats):
+def best_order(model: Movable, candidate: SuffStats):
     """The candidate as it is, or sorted largest first, whichever has the higher exact ELBO
     (the order of stick-breaking weights is part of ``q``). Returns ``(stats, params, terms, reordered)``."""
     params, terms = model.score(candidate)

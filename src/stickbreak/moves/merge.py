@@ -8,8 +8,9 @@ lap's end pairs are tried greedily, best score first, each accepted only if the 
 ELBO rises; a pair that shares a component with an accepted one is skipped (its cached entropy is
 stale).
 
-Hidden Markov models screen pairs with their own score (:meth:`~stickbreak.models.hmm.model.HMMModel.merge_scores`):
-the merged Markov chain's entropy can exceed the original's, so there the score is a screen, not
+Each model screens pairs with its own score (:meth:`~stickbreak.core.protocols.Movable.merge_scores`):
+for mixtures the m-score above (:func:`stickbreak.models.mixture.moves.pair_scores`); for hidden Markov
+models the merged chain's entropy can exceed the original's, so there the score is a screen, not
 a bound; acceptance stays exact.
 """
 
@@ -19,8 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.protocols import total_elbo
-from ..obs.expfam import data_gain
+from ..core.protocols import Movable, total_elbo
 
 
 @dataclass(frozen=True)
@@ -33,25 +33,7 @@ class MergeOutcome:
     tried: int
 
 
-def _weights_elbo(model, counts: np.ndarray) -> float:
-    post = model.weights.global_step(model.weights_prior, counts)
-    return model.weights.elbo(model.weights_prior, post, counts)
-
-
-def pair_scores(model, params, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """m-score of merging component ``second[m]`` into ``first[m]`` (indices, ``first < second``)."""
-    gain = data_gain(model.obs, model.obs_prior, params.obs, stats, first, second)
-    counts = stats.counts
-    base = _weights_elbo(model, counts)
-    weight_gain = np.empty(len(first))
-    for m, (a, b) in enumerate(zip(first, second)):
-        merged = counts.copy()
-        merged[a] += merged[b]
-        weight_gain[m] = _weights_elbo(model, np.delete(merged, b)) - base
-    return gain + weight_gain
-
-
-def plan_pairs(model, params, stats, max_pairs: int, per_component: int, exclude=()) -> np.ndarray:
+def plan_pairs(model: Movable, params, stats, max_pairs: int, per_component: int, exclude=()) -> np.ndarray:
     """Up to ``max_pairs`` uid pairs with positive m-score, best first, each component in at most
     ``per_component`` of them; components in ``exclude`` are left out. Shape (M, 2)."""
     uids = stats.uids
@@ -60,8 +42,7 @@ def plan_pairs(model, params, stats, max_pairs: int, per_component: int, exclude
         return np.zeros((0, 2), dtype=np.int64)
     first, second = np.triu_indices(len(allowed), k=1)
     first, second = allowed[first], allowed[second]
-    scorer = getattr(model, "merge_scores", None)  # a model's own screening score, if it has one
-    scores = scorer(params, stats, first, second) if scorer else pair_scores(model, params, stats, first, second)
+    scores = model.merge_scores(params, stats, first, second)
     chosen, uses = [], {}
     for m in np.argsort(-scores):
         if scores[m] <= 0 or len(chosen) >= max_pairs:
@@ -75,7 +56,7 @@ def plan_pairs(model, params, stats, max_pairs: int, per_component: int, exclude
     return np.array(chosen, dtype=np.int64).reshape(-1, 2)
 
 
-def try_merges(model, stats, params, terms: dict, pairs: np.ndarray, pair_entropy: np.ndarray,
+def try_merges(model: Movable, stats, params, terms: dict, pairs: np.ndarray, pair_entropy: np.ndarray,
                pair_fields=None) -> MergeOutcome:
     """Greedy exact acceptance of the planned pairs (in plan order) with their gathered entropies
     (and merged values of non-additive fields)."""

@@ -29,7 +29,8 @@ def pseudo_counts(prior, weights) -> tuple[np.ndarray, float]:
 
 
 def align(weights, old_uids, new_uids):
-    return weights
+    """The weights over the topics ``new_uids`` (a move's candidate): only their number."""
+    return {"n_topics": np.asarray(len(new_uids))}
 
 
 def global_step(prior, stats, previous) -> dict[str, np.ndarray]:

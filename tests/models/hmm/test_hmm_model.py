@@ -21,7 +21,7 @@ from stickbreak.models.hmm.init import initial_params
 from stickbreak.learn.memoized import MemoizedVI
 from stickbreak.obs import expfam
 
-from conftest import assert_cache_consistent
+from conftest import assert_cache_consistent, chain_stats
 
 
 def _toy(n_sequences=6, length=120, seed=0):
@@ -161,16 +161,6 @@ def test_batch_vb_elbo_is_monotone(kind, kappa, family):
     assert np.all(np.diff(elbos) >= -1e-9 * np.abs(elbos[1:]))
 
 
-def test_memoized_with_one_batch_equals_batch_vb():
-    data, _ = _toy(4, 80)
-    model = _model(data, "hdp", 10.0)
-    params = initial_params(model, data, 6, "contiguous_blocks", np.random.default_rng(5))
-    config = LearnConfig(max_laps=5, tol=0)
-    batch = driver.fit(model, [data], params, BatchVB(), config)
-    memo = driver.fit(model, [data], params, MemoizedVI(MovesConfig(), np.random.default_rng(0), first_lap="full"), config)
-    assert np.allclose([r.elbo for r in batch.trace], [r.elbo for r in memo.trace], rtol=1e-10)
-
-
 def _memoized_toy(kappa, n_states, moves, seed):
     """Memoized VI on an 8 x 150 toy over 4 batches, failing on any ELBO decrease; the ELBO after
     the first lap is checked to be monotone. Returns (model, result, Hamming distance)."""
@@ -200,28 +190,6 @@ def test_memoized_with_moves_is_monotone_and_recovers_the_toy(kappa):
 
 
 # ---------------------------------------------------------------------------------------- moves
-def _brute_stats(model, params, data, merge=None):
-    """Statistics of q(z) (with states ``merge = (a, b)`` merged) from the twin's full pairwise
-    marginals (no kernel)."""
-    loglik = model.obs.expected_loglik(params.obs, DenseData(data.X))
-    log_start, log_trans = model._log_transitions(params)
-    resp_all, start, trans, table = [], 0.0, 0.0, 0.0
-    for s in range(data.n_items):
-        lo, hi = data.offsets[s], data.offsets[s + 1]
-        resp, pairwise, _ = ref.sequence_posterior(log_start, log_trans, loglik[lo:hi])
-        if merge is not None:
-            resp, pairwise = ref.merge_states(resp, pairwise, *merge)
-        resp_all.append(resp)
-        start, trans = start + resp[0], trans + pairwise.sum(axis=0)
-        table = table + ref.entropy_table(resp, pairwise)
-    resp = np.concatenate(resp_all)
-    fields = {"N": resp.sum(axis=0), **model.obs.suff_stats(DenseData(data.X), resp, model.obs_prior),
-              "start": start, "trans": trans}
-    keep = params.uids if merge is None else np.delete(params.uids, merge[1])
-    return SuffStats(keep, fields, {"entropy": table[1:].sum(axis=1) + table[0]},
-                     {"n_items": float(data.n_items), "log_base": model.obs.log_base(DenseData(data.X))}, square=("trans",))
-
-
 @pytest.mark.parametrize("kappa", [0.0, 20.0])
 def test_merge_delta_elbo_equals_brute_force(kappa):
     data, _ = _toy(3, 40)
@@ -231,7 +199,7 @@ def test_merge_delta_elbo_equals_brute_force(kappa):
     stats = model.summarize(data, model.local_step(params, data, merge_pairs=pairs), params.uids, merge_pairs=pairs)
     for a, b in pairs:
         merged = stats.merge(a, b)
-        brute = _brute_stats(model, params, data, (a, b))
+        brute = chain_stats(model, params, data, (a, b))
         for name in merged.fields:
             assert np.allclose(merged.fields[name], brute.fields[name], rtol=1e-8, atol=1e-8), name
         assert np.isclose(merged.elbo_terms["entropy"].sum(), brute.elbo_terms["entropy"].sum(), rtol=1e-8)
@@ -314,7 +282,7 @@ def test_birth_candidate_over_batches_equals_brute_force(kappa):
     candidate = (parts[0] + parts[1]).without_merge_terms()
     expanded = expanded_params(model, params, whole, target, centers, log_weights, born)
     assert np.array_equal(candidate.uids, [params.uids[0], 10, 11, params.uids[2]])
-    brute = _brute_stats(model, expanded, data.subset([0, 2, 1, 3]))
+    brute = chain_stats(model, expanded, data.subset([0, 2, 1, 3]))
     for name in brute.fields:
         assert np.allclose(candidate.fields[name], brute.fields[name], rtol=1e-8, atol=1e-8), name
     assert np.isclose(candidate.elbo_terms["entropy"].sum(), brute.elbo_terms["entropy"].sum(), rtol=1e-8)
@@ -322,7 +290,7 @@ def test_birth_candidate_over_batches_equals_brute_force(kappa):
                       rtol=1e-10)
     # the pair entropies gathered for merges in the expanded chain are exact too
     merged = (parts[0] + parts[1]).merge(*pairs[0])
-    brute_merged = _brute_stats(model, expanded, data.subset([0, 2, 1, 3]), (0, 2))
+    brute_merged = chain_stats(model, expanded, data.subset([0, 2, 1, 3]), (0, 2))
     assert np.isclose(merged.elbo_terms["entropy"].sum(), brute_merged.elbo_terms["entropy"].sum(), rtol=1e-8)
 
 

@@ -207,18 +207,6 @@ def test_memoized_elbo_is_monotone_after_every_batch(kind, corpus):
 
 
 @pytest.mark.parametrize("kind", ["lda", "hdp"])
-def test_memoized_with_one_batch_equals_batch_vb(kind, corpus):
-    data, _ = corpus
-    model = make_model(kind, data.n_features, start="best")
-    params = start_params(model, data, 6)
-    cfg = LearnConfig(max_laps=5, tol=0.0)
-    batch = fit(model, [data], params, BatchVB(), cfg)
-    memo = fit(model, [data], params, MemoizedVI(MovesConfig(), np.random.default_rng(0)), cfg)
-    assert np.allclose([r.elbo for r in batch.trace], [r.elbo for r in memo.trace], rtol=1e-10)
-    assert np.allclose(batch.params.obs["lam"], memo.params.obs["lam"])
-
-
-@pytest.mark.parametrize("kind", ["lda", "hdp"])
 def test_stochastic_step_of_one_on_all_data_is_a_batch_step(kind, corpus):
     data, _ = corpus
     model = make_model(kind, data.n_features)

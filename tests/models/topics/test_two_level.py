@@ -11,14 +11,14 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma, gammaln
 
 from stickbreak.models.topics.two_level import TwoLevelHDP, expected_log_sticks, expected_sticks
-from stickbreak.config import LearnConfig, MovesConfig
+from stickbreak.config import LearnConfig
 from stickbreak.core.protocols import total_elbo
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.driver import fit
 from stickbreak.kernels.topics import _reference_two_level as ref
 from stickbreak.kernels.topics import two_level as kern
-from stickbreak.learn import BatchVB, InMemoryMinibatches, MemoizedVI, StochasticVI
+from stickbreak.learn import BatchVB, InMemoryMinibatches, StochasticVI
 from stickbreak.learn.schedules import RobbinsMonro
 
 
@@ -321,16 +321,6 @@ def test_driver_runs_stochastic_vi(bars):
     assert result.n_laps == 3 and all(np.isfinite(r.elbo) and not r.exact for r in result.trace)
     assert result.params.obs["lam"].shape == (10, data.n_features)
     assert result.stats.scalars["n_items"] == pytest.approx(data.n_items)
-
-
-def test_memoized_vi_with_one_batch_equals_batch_vb(corpus):
-    model = make_model(corpus.n_features, tol=1e-4, max_iter=100)
-    params = model.initial_params(5, corpus.n_items, np.random.default_rng(8))
-    config = LearnConfig(max_laps=3, tol=0.0)
-    batch = fit(model, [corpus], params, BatchVB(), config)
-    memo = fit(model, [corpus], params, MemoizedVI(MovesConfig(), np.random.default_rng(0)), config)
-    np.testing.assert_allclose([r.elbo for r in memo.trace], [r.elbo for r in batch.trace], rtol=1e-10)
-    np.testing.assert_allclose(memo.params.obs["lam"], batch.params.obs["lam"], rtol=1e-10)
 
 
 # ------------------------------------------------------------------ bad input

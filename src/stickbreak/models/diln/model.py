@@ -8,7 +8,7 @@ Truncation ``T`` (``V_T := 1``). Mean-field family (Eqs. 17-18): ``q(C) = Mult(p
 ``q(Z_mk) = Gamma(a, b)``, ``q(eta_k) = Dir(lam_k)``, point masses on ``V, l, u, alpha, beta``, and the
 auxiliary ``xi_m`` of App. 7.2. ``correlated=False`` replaces ``exp(-l'u)`` by one: the HDP.
 
-:class:`DILNModel` implements the four verbs over :class:`DilnStats`; its ELBO (digest §2, Eq. 21
+:class:`DILNModel` implements :class:`~stickbreak.core.protocols.Model` (batch VB and SVI) over :class:`DilnStats`; its ELBO (digest §2, Eq. 21
 made explicit) is exact for any global parameters whenever the statistics keep the documents'
 ``(E[Z_m], u_m)`` (batch VI: the term ``sum_m E[Z_mk] exp(-l_k'u_m)`` is not additive in ``l``); without
 them it is exact at the topic locations the statistics were gathered at (a stochastic step's).
@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ...core.protocols import Model
 from ...core.suffstats import SuffStats
 from ...kernels.diln.local import BEST, SCRATCH, WARM, diln_local_step
 from ...obs import expfam, mult
@@ -169,7 +170,7 @@ def _positive_int(name, value):
 
 
 @dataclass(frozen=True, eq=False)
-class DILNModel:
+class DILNModel(Model):
     """DILN (``correlated=True``) or its HDP special case, with the local step's settings: at most
     ``max_iter`` iterations per document until ``max_k |Delta N_k| < tol`` and ``max |Delta u| <
     location_tol``, ``newton_steps`` Newton steps on ``u`` per iteration, ``n_chunks`` threads;

@@ -1,8 +1,8 @@
 """Hidden Markov models: any observation family times finite or (sticky) HDP transitions
 (Hughes 2016, Ch. 6; digest ``thesis_ch5-7.md`` §3).
 
-:class:`HMMModel` implements the four verbs of :mod:`stickbreak.core.protocols` over batches of
-sequences (:class:`~stickbreak.data.Sequences`). The local step is the exact optimum of the
+:class:`HMMModel` implements :class:`~stickbreak.core.protocols.WholeDataBirths` (the verbs and every
+move hook) over batches of sequences (:class:`~stickbreak.data.Sequences`). The local step is the exact optimum of the
 structured ``q(z_d)`` (Eq. 6.48): scaled forward-backward on ``exp E log pi`` and
 ``exp E log p(x|phi)`` (:func:`stickbreak.kernels.hmm.forward_backward.forward_backward`), parallel over sequences.
 Its statistics are the counts ``N_k``, the family's statistics, the start counts ``M_0k``, the
@@ -25,6 +25,7 @@ from types import ModuleType
 import numpy as np
 
 from ... import obs
+from ...core.protocols import WholeDataBirths
 from ...core.suffstats import SuffStats, fold
 from ...data import DenseData
 from ...kernels.hmm.forward_backward import forward_backward, viterbi
@@ -32,6 +33,7 @@ from ...obs import expfam
 from ...obs.expfam import Natural, ObsFamily, data_gain
 from ...priors import TRANSITIONS
 from ...priors import top_sticks as sticks
+from ..mixture.moves import birth_scores
 from . import birth
 from .params import ROUNDS_AFTER_CHANGE, HMMLocal, HMMParams
 
@@ -52,8 +54,9 @@ def _pair_columns(uids: np.ndarray, pairs) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class HMMModel:
-    """Observation family x transition model (``alloc.finite_hmm`` or ``alloc.hdp_hmm``) with priors."""
+class HMMModel(WholeDataBirths):
+    """Observation family x transition model (``alloc.finite_hmm`` or ``alloc.hdp_hmm``) with priors;
+    every move, births expanded on all batches at once (Hughes 2016, §6.5)."""
 
     obs: ObsFamily
     obs_prior: Natural
@@ -184,6 +187,19 @@ class HMMModel:
         # the planned merge pairs' entropies (the costly part) only for the final proposal
         final = self.local_step(current, batch, merge_pairs=merge_pairs)
         return self.summarize(batch, final, others, merge_pairs=merge_pairs), None
+
+    @property
+    def birth_item_model(self) -> "HMMModel":
+        """Pooled frames are clustered with this model's own emission family."""
+        return self
+
+    def birth_ownership(self, local: HMMLocal) -> np.ndarray:
+        """The frames' state marginals ``r_tk``."""
+        return local.resp
+
+    def birth_scores(self, local: HMMLocal) -> np.ndarray:
+        """The b-scores of the states' frames, as for mixtures (:func:`~stickbreak.models.mixture.moves.birth_scores`)."""
+        return birth_scores(local.resp, local.loglik)
 
     def birth_pool_items(self, batch, local, params, column: int, members):
         """The frames (with predecessors, for AR families) a birth pools for clustering."""

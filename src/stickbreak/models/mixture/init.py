@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import MixtureLocal, MixtureModel, MixtureParams
+from .model import MixtureModel
+from .params import MixtureLocal, MixtureParams
 from ...obs import expfam
 
 

@@ -1,6 +1,7 @@
 """Mixture models: any observation family times finite or DP weights (Hughes 2016, Ch. 2-3).
 
-:class:`MixtureModel` implements the four verbs of :mod:`stickbreak.core.protocols`. The local step is
+:class:`MixtureModel` declares :class:`~stickbreak.core.protocols.TrackedBirths` (the verbs and every
+move hook, see :mod:`.moves`) and :class:`~stickbreak.core.protocols.ItemResponsibilities`. The local step is
 ``r_n = softmax_k(E log p(x_n|phi_k) + E log pi_k)`` (Eq. 3.46-3.49); its statistics are the counts
 ``N_k``, the family's statistics and the entropy ``H_k``.
 
@@ -21,6 +22,7 @@ from scipy.special import logsumexp
 
 from ... import obs
 from ...core import sparse_resp
+from ...core.protocols import ItemResponsibilities, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...core.validate import check_n_active
 from ...kernels import (
@@ -33,42 +35,24 @@ from ...kernels import (
 from ...obs import expfam
 from ...obs.expfam import Natural, ObsFamily
 from ...priors import MIXTURE_WEIGHTS
+from . import moves
+from .params import MixtureLocal, MixtureParams
 
 
 @dataclass(frozen=True, eq=False)
-class MixtureParams:
-    """Global variational parameters: ``q(phi_k)`` natural parameters and ``q(weights)``."""
-
-    uids: np.ndarray
-    obs: Natural
-    weights: dict[str, np.ndarray]
-
-    @property
-    def n_components(self) -> int:
-        return len(self.uids)
-
-
-@dataclass(frozen=True, eq=False)
-class MixtureLocal:
-    """Responsibilities (N, K) (an ndarray, or an L-sparse ``csr_matrix``), per-item log normaliser,
-    per-component entropy and, when asked for, the expected log-likelihoods ``E log p(x_n | phi_k)`` (N, K)."""
-
-    resp: np.ndarray | sp.csr_matrix
-    log_norm: np.ndarray
-    entropy: np.ndarray
-    loglik: np.ndarray | None = None
-
-
-@dataclass(frozen=True, eq=False)
-class MixtureModel:
+class MixtureModel(TrackedBirths, ItemResponsibilities):
     """Observation family x weight model (``alloc.dp_mixture`` or ``alloc.finite_mixture``) with priors;
-    ``n_active`` (None: dense) caps the non-zero responsibilities per item (Hughes 2016, Sec. 7.1)."""
+    ``n_active`` (None: dense) caps the non-zero responsibilities per item (Hughes 2016, Sec. 7.1).
+    Its move hooks are those of :mod:`.moves`."""
 
     obs: ObsFamily
     obs_prior: Natural
     weights: ModuleType
     weights_prior: dict
     n_active: int | None = None
+
+    #: Batch and memoized VI never lower the ELBO: the local step is exact in one pass.
+    monotone = True
 
     def __post_init__(self):
         object.__setattr__(self, "n_active", check_n_active(self.n_active))
@@ -180,6 +164,38 @@ class MixtureModel:
             "weights": self.weights.elbo(self.weights_prior, params.weights, stats.counts),
             "entropy": float(np.sum(stats.elbo_terms["entropy"])),
         }
+
+    # ---------------------------------------------------------------- moves (Hughes 2016, Ch. 4)
+    def merge_scores(self, params: MixtureParams, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """The m-score ``Delta L_data + Delta L_weights`` (§4.1): an upper bound on the gain."""
+        return moves.pair_scores(self, params, stats, first, second)
+
+    def delete_proposal(self, batch, params: MixtureParams, targets, whole: SuffStats, stats_b: SuffStats, local,
+                        refine_steps: int, merge_pairs=None) -> tuple[SuffStats, None]:
+        """Items re-assigned over the other components and refined (§4.3, :func:`.moves.batch_proposal`);
+        no merge terms (merges wait for the next lap) and no warm start."""
+        return moves.batch_proposal(self, batch, params, targets, whole, stats_b, refine_steps), None
+
+    @property
+    def birth_item_model(self) -> "MixtureModel":
+        """Pooled items are data points of this model's own family."""
+        return self
+
+    def birth_ownership(self, local: MixtureLocal):
+        """The responsibilities themselves (dense or L-sparse)."""
+        return local.resp
+
+    def birth_scores(self, local: MixtureLocal) -> np.ndarray:
+        """The b-scores of :func:`.moves.birth_scores` (the local step must keep its log-likelihoods)."""
+        return moves.birth_scores(local.resp, local.loglik)
+
+    def birth_pool_items(self, batch, local: MixtureLocal, params: MixtureParams, column: int, members):
+        return batch.subset(members)
+
+    def birth_expansion(self, batch, local: MixtureLocal, params: MixtureParams, column: int, centers,
+                        log_weights: np.ndarray, uids) -> SuffStats:
+        """The target's responsibilities split over [target, newborns] (:func:`.moves.split_expansion`)."""
+        return moves.split_expansion(self, batch, local.resp, column, centers, log_weights, uids)
 
     # ---------------------------------------------------------------- prediction
     def log_predictive(self, params: MixtureParams, batch) -> np.ndarray:

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
+from ...core.protocols import HDPSweeps
+
 
 #: Topic slots allocated at the start (the arrays double when all are in use).
 INITIAL_SLOTS = 16
 
 
 @dataclass(frozen=True)
-class CollapsedHDP:
+class CollapsedHDP(HDPSweeps):
     """The HDP topic model with topics and document proportions integrated out: documents
     ``Dir(alpha beta)`` over topics, corpus weights ``beta ~ GEM(gamma)``, topics ``Dir(eta)`` over
     ``n_words`` words (Teh et al. 2006, §6)."""

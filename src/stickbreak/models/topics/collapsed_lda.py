@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
+from ...core.protocols import LDASweeps
 from ...kernels.gibbs.lda import CVB, CVB0, SVB
 
 #: algorithm -> (variational update, whether pairs are sampled: "all", "none" or "small").
@@ -24,7 +25,7 @@ ALGORITHMS = {"gibbs": (SVB, "all"), "svb": (SVB, "none"), "cvb": (CVB, "none"),
 
 
 @dataclass(frozen=True)
-class CollapsedLDA:
+class CollapsedLDA(LDASweeps):
     """LDA with ``theta`` and ``phi`` integrated out (Welling et al. 2008, Eq. 1): Dirichlet
     ``alpha`` (K,) over topics per document and symmetric ``beta`` over the ``n_words`` words;
     ``algorithm`` one of :data:`ALGORITHMS`; pairs with count ``<= sample_threshold`` are sampled

@@ -1,7 +1,7 @@
 """Topic models: multinomial topics times LDA or HDP document weights (Hughes 2016, Ch. 5; Ch. 7 §7.3).
 
-:class:`TopicModel` implements the four verbs of :mod:`stickbreak.core.protocols` for bag-of-words
-batches. Its statistics per topic are the token count ``N_k``, the word counts ``S_kv``, the
+:class:`TopicModel` implements :class:`~stickbreak.core.protocols.TrackedBirths` (the verbs and
+every move hook) for bag-of-words batches. Its statistics per topic are the token count ``N_k``, the word counts ``S_kv``, the
 entropy ``H_k`` and, for the document terms, ``P_k = sum_d E log pi_dk`` (``log_pi``) and
 ``Q_k = sum_d [log Gamma(theta_dk) - a_k E log pi_dk]`` (``doc_gamma``), plus the scalars
 ``P_>K`` and ``Q_0 + Q_>K`` (Eq. 5.47-5.48, signs corrected as in the digest §1.8). With them the
@@ -22,6 +22,7 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ...core.protocols import TrackedBirths
 from ...core.suffstats import SuffStats
 from ...data import BagOfWords
 from ...kernels.topics.dense import BEST, SCRATCH, WARM, topic_local_step
@@ -167,9 +168,10 @@ def _pair_terms(local: TopicLocal, theta: np.ndarray, total: np.ndarray, uids: n
 
 
 @dataclass(frozen=True, eq=False)
-class TopicModel:
+class TopicModel(TrackedBirths):
     """Multinomial topics with a Dirichlet(``topic_word_prior``) prior times ``weights``
-    (:mod:`~stickbreak.priors.topic_lda` or :mod:`~stickbreak.priors.topic_hdp`)."""
+    (:mod:`~stickbreak.priors.topic_lda` or :mod:`~stickbreak.priors.topic_hdp`); every move, births
+    tracked batch by batch (Hughes 2016, §5.5)."""
 
     obs_prior: Natural
     weights: ModuleType
@@ -340,6 +342,10 @@ class TopicModel:
     def birth_ownership(self, local: TopicLocal) -> np.ndarray:
         """Each document's share of each topic, ``N_dk / N_d`` (D, K)."""
         return local.doc_topic / np.maximum(local.doc_topic.sum(axis=1, keepdims=True), 1e-300)
+
+    def birth_scores(self, local: TopicLocal) -> None:
+        """None: births target the largest topics first."""
+        return None
 
     def _target_share(self, batch, local: TopicLocal, params: TopicParams, column: int, rows: np.ndarray):
         """Documents ``rows`` and each of their tokens' responsibility for topic ``column``,

@@ -10,7 +10,7 @@ assignments ``q(z_dn) = Mult(phi_dn)`` over the atoms.
 sticks and ``T - 1`` free document sticks, ``E log v_K = E log pi_dT = 0``, and the weights
 ``sigma(V)`` and ``sigma(pi_d)`` sum to one.
 
-:class:`TwoLevelHDP` implements the four verbs over additive statistics: ``N`` (tokens per topic),
+:class:`TwoLevelHDP` implements :class:`~stickbreak.core.protocols.Memoizable` (no moves) over additive statistics: ``N`` (tokens per topic),
 ``word_counts`` ``S_kv = sum_d sum_i zeta_dik sum_n phi_dni w_dnv``, ``n_pointers``
 ``P_k = sum_d sum_i zeta_dik`` and the scalars ``n_items`` and ``local_elbo`` (the purely local
 terms). The ELBO (:meth:`TwoLevelHDP.elbo_terms`) is exact for any global parameters.
@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 from scipy.special import digamma
 
+from ...core.protocols import Memoizable
 from ...core.suffstats import SuffStats
 from ...kernels.topics.two_level import hdp_sticks_local_step
 from ...obs import expfam, mult
@@ -100,7 +101,7 @@ class TwoLevelLocal:
 
 
 @dataclass(frozen=True, eq=False)
-class TwoLevelHDP:
+class TwoLevelHDP(Memoizable):
     """Two-level stick-breaking HDP: Dirichlet(``obs_prior["lam"]``) topics, corpus sticks
     ``Beta(1, corpus_concentration)`` (omega), document sticks ``Beta(1, doc_concentration)``
     (alpha), ``doc_truncation`` atoms per document (T). The local step runs at most ``max_iter``
