@@ -4,7 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean
+JOBS ?= 2
+
+.PHONY: run test test-fast warm bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +17,18 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/stickbreak fit topics ap --model hdp --n-topics 50 --max-laps 20 --heldout 0.1 --seed 0 --quiet --out runs/ap
 
+# Compile the numba kernels into their cache once, before the test workers start (they would each
+# compile the same kernels on a cold cache); then run every test.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m stickbreak.kernels.warm -j $(JOBS)
+	$(BIN)/python -m pytest -q -n $(JOBS)
+
+test-fast: $(STAMP)
+	$(BIN)/python -m stickbreak.kernels.warm -j $(JOBS)
+	$(BIN)/python -m pytest -q -n $(JOBS) -m "not slow"
+
+warm: $(STAMP)
+	$(BIN)/python -m stickbreak.kernels.warm -j $(JOBS) --report 10
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/mixtures.py

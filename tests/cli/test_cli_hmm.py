@@ -28,6 +28,7 @@ def toy_files(tmp_path_factory):
     return folder
 
 
+@pytest.mark.compile_heavy
 def test_fit_hmm_on_mocap6_writes_model_states_and_summary(tmp_path, capsys):
     out_dir = tmp_path / "run"
     code = main(["fit", "hmm", "mocap6", "--obs", "ar_gauss", "-K", "10", "--stickiness", "50", "--max-laps", "3",

@@ -25,6 +25,7 @@ def fitted(ap):
     return DILN(**SMALL).fit(ap[0])
 
 
+@pytest.mark.compile_heavy
 def test_fit_learns_topics_correlations_and_concentrations(fitted):
     assert fitted.n_iter_ == 4 and np.all(np.diff(fitted.elbo_trace_) > 0)
     assert 1 <= fitted.n_topics_ <= 12 and fitted.topic_word_.shape == (12, fitted.n_features_in_)
@@ -111,6 +112,7 @@ def test_bad_input_is_rejected(fitted, ap):
         fitted.transform(np.ones((2, 7)))
 
 
+@pytest.mark.compile_heavy
 def test_cli_fits_diln_on_bundled_ap(tmp_path, capsys):
     out_dir = tmp_path / "run"
     code = main(["fit", "topics", "ap", "--model", "diln", "-K", "10", "--latent-dim", "3", "--max-laps", "3",

@@ -19,6 +19,7 @@ def corpus():
     return counts
 
 
+@pytest.mark.compile_heavy
 @pytest.mark.parametrize("cls,algorithm", [(LDA, "vb"), (LDA, "stochastic"), (LDA, "memoized"),
                                            (HDPTopicModel, "memoized"), (HDPTopicModel, "vb"), (HDPTopicModel, "stochastic")])
 def test_fit_transform_score(cls, algorithm, corpus):

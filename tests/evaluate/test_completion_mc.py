@@ -53,6 +53,8 @@ def test_point_mass_posterior_gives_the_plug_in_score():
     assert mc.n_tokens == n and mc.n_documents == heldout.shape[0]
 
 
+@pytest.mark.slow
+@pytest.mark.montecarlo
 def test_single_token_is_unbiased():
     """One held-out token, a common rate: E[sum_k eta_kx pi_k] = sum_k E[eta_kx] a_k / sum_j a_j."""
     lam, shape, _, _ = case(3, n_docs=3)
@@ -63,6 +65,8 @@ def test_single_token_is_unbiased():
     np.testing.assert_allclose(np.exp(mc.per_document), exact, rtol=0.03)
 
 
+@pytest.mark.slow
+@pytest.mark.montecarlo
 def test_heldout_types_shortcut_equals_full_dirichlet_draws():
     """Drawing eta only on the held-out types (plus one Gamma for the rest) has the Dirichlet's law."""
     lam, shape, rate, _ = case(4, n_docs=2)

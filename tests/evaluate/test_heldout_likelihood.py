@@ -153,6 +153,7 @@ def test_importance_weights_match_numpy_twin(case):
 
 # ------------------------------------------------------------------------------------ HDP vs exact
 
+@pytest.mark.compile_heavy
 def test_hdp_single_topic_is_exact():
     rng = np.random.default_rng(3)
     theta = rng.dirichlet(np.ones(20), size=1)
@@ -211,6 +212,8 @@ def _final_counts(words, tokens, theta_t, prior, n_sweeps, n_chains, seed):
     return out
 
 
+@pytest.mark.slow
+@pytest.mark.montecarlo
 def test_gibbs_final_counts_follow_the_posterior():
     """The proposal's counts n come from p(z | x, theta, b pi) (small b: sparse, multimodal posterior)."""
     rng = np.random.default_rng(9)

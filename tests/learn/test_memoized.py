@@ -59,6 +59,7 @@ def test_merges_stall_where_a_delete_succeeds():
     assert deletes.lower_bound_ > merges.lower_bound_
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_births_from_one_cluster_find_all_edge_patch_clusters(seed):
     """Hughes 2016, Fig. 4.6, reduced to 20,000 patches in 20 batches (the full-size run, 10 seeds,

@@ -26,6 +26,7 @@ def bars():
     return sp.csr_matrix(X)
 
 
+@pytest.mark.compile_heavy
 def test_store_step_with_rho_one_equals_the_verbs(bars):
     """A full-data step of size 1 on the lazy store equals global_step(summarize(local_step)) of TwoLevelHDP."""
     V = bars.shape[1]
@@ -78,6 +79,7 @@ def test_two_level_estimator_fits_transforms_and_round_trips(bars, algorithm, tm
     assert est.model_.tol == {"vb": 1e-4, "svi": 1e-3}[algorithm]
 
 
+@pytest.mark.compile_heavy
 def test_truncation_free_estimator_grows_topics_from_none(bars, tmp_path):
     est = HDPTopicModel.paper_preset("wang_blei2012", topic_word_prior=0.1, batch_size=20, max_laps=4, tol=0.0,
                                      random_state=0).fit(bars)
@@ -108,6 +110,7 @@ def test_presets_and_errors(bars):
         LDA(algorithm="svi", batch_size=0).fit(bars)
 
 
+@pytest.mark.slow
 def test_cli_fits_two_level_and_truncation_free(capsys):
     from stickbreak.cli.main import main
 
@@ -119,6 +122,7 @@ def test_cli_fits_two_level_and_truncation_free(capsys):
     assert "HDPTopicModel(K=20, svi)" in capsys.readouterr().out
 
 
+@pytest.mark.compile_heavy
 def test_dp_mixture_truncation_free_clusters_documents(tmp_path):
     """DPMixture(obs_model="mult", algorithm="truncation_free") opens clusters from none and recovers
     well-separated multinomial clusters; prediction and save/load use the shared mixture code."""

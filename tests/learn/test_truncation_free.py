@@ -391,6 +391,7 @@ def test_dp_grows_from_nothing_and_recovers_clusters():
     assert state.store.next_uid > params.uids.max()
 
 
+@pytest.mark.slow
 def test_hdp_grows_from_nothing_and_recovers_bars():
     X, bars = make_bars_corpus(n_docs=500, doc_length=100, side=10, n_bars=10, seed=0)
     data = BagOfWords.from_counts(X)

@@ -43,6 +43,7 @@ def test_merge_score_is_an_upper_bound_on_the_gain(name):
     assert np.all(np.array(gains) <= scores + 1e-8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_FAMILIES)
 def test_birth_delta_equals_brute_force(name):
     """A birth tracked over two batches (and re-expanded at a revisit): the whole-data candidate

@@ -85,6 +85,7 @@ def test_merge_statistics_and_elbo_equal_a_recomputation_from_merged_local_param
                                                                       rel=1e-9)
 
 
+@pytest.mark.compile_heavy
 def test_group_delete_proposal_is_the_summary_of_a_local_step_without_the_targets(bars):
     """With one iteration and no refinement the proposal is exactly a warm local step over the
     remaining topics, merge terms of the planned pairs included."""
@@ -109,6 +110,7 @@ def test_group_delete_proposal_is_the_summary_of_a_local_step_without_the_target
                                                                         rel=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("max_targets, n_topics", [(1, 20), (8, 30)])
 def test_moves_over_several_batches_keep_the_cache_consistent_and_the_elbo_monotone(bars, max_targets, n_topics):
     data, _ = bars
@@ -139,6 +141,7 @@ def test_moves_over_several_batches_keep_the_cache_consistent_and_the_elbo_monot
     assert total_elbo(model.score(cached, result.params)[1]) == pytest.approx(elbo[-1], rel=1e-9)
 
 
+@pytest.mark.slow
 def test_toy_bars_merge_and_delete_shrink_k_and_recover_the_bars(bars):
     data, topics = bars
     kwargs = dict(n_topics=30, concentration=5.0, algorithm="memoized", n_batches=2, max_laps=25, tol=0.0,
@@ -185,7 +188,7 @@ def test_birth_expansion_equals_a_brute_force_summary_of_the_split_responsibilit
     """Target tokens re-split over [target, newborns] by the restricted fixed point (NumPy twin),
     every other responsibility kept: the statistics of that explicit q equal the expansion written
     into the batch's statistics, so the birth's ELBO is exact."""
-    from stickbreak.kernels import _reference as ref
+    from stickbreak.kernels.topics import _reference_dense as ref
 
     data, _ = bars
     model = hdp_model(data.n_features, tol=1e-12, max_iter=2000)

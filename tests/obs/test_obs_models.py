@@ -105,6 +105,8 @@ def _loglik(name, data, phi):
     raise AssertionError(name)
 
 
+@pytest.mark.slow
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name", ALL_FAMILIES)
 def test_expected_loglik_matches_monte_carlo(name):
     family, data, prior, post, *_ = family_case(name, n_items=12)
@@ -212,6 +214,8 @@ def test_posterior_is_prior_times_likelihood(name):
     np.testing.assert_allclose(residuals, -log_marginal, rtol=1e-8, atol=1e-7)
 
 
+@pytest.mark.slow
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name", ALL_FAMILIES)
 def test_kl_to_prior_matches_monte_carlo(name):
     family, data, prior, post, *_ = family_case(name)

@@ -1,7 +1,10 @@
 """Numba kernels: pure ``@njit(cache=True)`` functions of arrays.
 
-Every kernel has a NumPy twin in :mod:`stickbreak.kernels._reference` with the same name and
-signature; ``tests/test_kernels.py`` checks that they agree on ordinary and extreme inputs.
+Every kernel has a NumPy twin with the same name and signature beside it, in its family's
+``_reference*.py`` (``mixture/_reference.py``, ``topics/_reference_dense.py``, ``_reference_counts.py``
+...); the tests check that they agree on ordinary and extreme inputs. Each family's ``_examples.py``
+lists the argument types the library calls its kernels with: ``python -m stickbreak.kernels.warm``
+compiles them all into numba's cache ahead of use.
 """
 
 from .counts import sparse_lgamma_ratio

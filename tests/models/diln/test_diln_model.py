@@ -42,6 +42,7 @@ def fitted(correlated=True, laps=3, seed=0, n_topics=6):
 
 
 # ------------------------------------------------------------------------------------------- kernel
+@pytest.mark.slow
 @pytest.mark.parametrize("correlated", [True, False])
 @pytest.mark.parametrize("start", [SCRATCH, WARM, BEST])
 def test_kernel_matches_numpy_twin(correlated, start):

@@ -181,6 +181,7 @@ def _memoized_toy(kappa, n_states, moves, seed):
     return model, result, hamming_distance(labels[frames], predicted)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kappa", [0.0, 50.0])
 def test_memoized_with_moves_is_monotone_and_recovers_the_toy(kappa):
     _, result, hamming = _memoized_toy(kappa, 20, ("merge", "delete"), seed=1)
@@ -311,6 +312,7 @@ def test_expanded_transitions_split_the_target_by_its_shares():
     assert np.allclose(start, [M0[0], *(M0[1] * shares), M0[2]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kappa", [0.0, 50.0])
 def test_memoized_births_from_one_state_are_monotone_consistent_and_recover_the_toy(kappa):
     """From a single state, births (with merges and deletes) find the toy's 8 states over 4 batches;

@@ -17,7 +17,8 @@ from stickbreak.cli.main import main
 from stickbreak.config import MixtureConfig, MovesConfig
 from stickbreak.core import sparse_resp
 from stickbreak.driver import ELBODecreaseWarning
-from stickbreak.kernels import RESP_FLOOR, _reference as ref
+from stickbreak.kernels import RESP_FLOOR
+from stickbreak.kernels.mixture import _reference as ref
 from stickbreak.moves import birth
 from stickbreak import kernels
 from stickbreak.models.mixture.init import initial_params
@@ -329,6 +330,7 @@ def test_overlapping_births_with_l_above_k_keep_every_item_within_l():
     assert elbo_of(model, model.summarize(data, model.local_step(after, data), after.uids)) >= elbo_of(model, stats) - 1e-9
 
 
+@pytest.mark.slow
 def test_zero_mean_gauss_patches_with_n_active():
     """8x8 zero-mean patches (synthetic: a few random covariances) with L = 2 of K = 8."""
     rng = np.random.default_rng(5)

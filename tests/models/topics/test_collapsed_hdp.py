@@ -102,6 +102,8 @@ def _log_antoniak(n: int, concentration: float) -> np.ndarray:
         return np.log(stirling[n]) + t * np.log(concentration) + lgamma(concentration) - lgamma(concentration + n)
 
 
+@pytest.mark.slow
+@pytest.mark.montecarlo
 def test_stationary_distribution_of_topic_count_is_the_hdp_prior():
     """With one word type the likelihood is flat, so the chain samples the HDP prior. Tables per
     document follow a CRP(alpha) and the topics of all tables a CRP(gamma) (the Chinese restaurant
@@ -176,6 +178,7 @@ def test_cli_runs_collapsed_samplers_with_heldout_tokens(capsys):
     assert "--heldout-tokens is scored during collapsed inference" in capsys.readouterr().err
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("which", ["alpha", "gamma"])
 def test_concentration_updates_leave_their_exact_posterior_invariant(which):
     """Iterated alone, each auxiliary-variable update samples its conditional posterior: alpha given

@@ -114,6 +114,8 @@ def test_variational_sweeps_reach_their_fixed_point(corpus, algorithm):
             np.testing.assert_allclose(q, expected / expected.sum(), atol=1e-6)
 
 
+@pytest.mark.slow
+@pytest.mark.montecarlo
 def test_gibbs_stationary_distribution_is_the_exact_posterior():
     """2 documents, 3 words, K = 2: the sampler's visit frequencies of the 2^5 token assignments match
     the exact collapsed posterior (Eq. 1, enumerated)."""

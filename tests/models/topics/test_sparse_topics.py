@@ -51,6 +51,7 @@ def _run(kernel, X, centered, E, prior, previous, start, n_active, n_restarts, p
     return (*out, doc_topic, doc_weight)
 
 
+@pytest.mark.compile_heavy
 @pytest.mark.parametrize("n_active", [1, 3, 7])
 @pytest.mark.parametrize("start", [0, 1, 2])
 @pytest.mark.parametrize("n_restarts", [0, 3])
@@ -213,6 +214,7 @@ def test_birth_expansion_keeps_every_token_in_the_sparse_family(bars):
     assert expansion.elbo_terms["entropy"].sum() == pytest.approx(local.entropy[1], rel=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_active", [1, 3])
 def test_memoized_vi_with_moves_is_monotone_and_cache_consistent_under_l_sparse_steps(bars, n_active):
     data, _ = bars

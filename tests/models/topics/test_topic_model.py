@@ -17,7 +17,7 @@ from stickbreak.core.protocols import total_elbo
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_lda_corpus
 from stickbreak.driver import fit, split_batches
-from stickbreak.kernels import _reference as ref
+from stickbreak.kernels.topics import _reference_dense as ref
 from stickbreak.kernels.special import digamma as nb_digamma
 from stickbreak.kernels.topics.dense import BEST, SCRATCH, WARM, topic_local_step
 from stickbreak.learn import BatchVB, MemoizedVI, StochasticVI
@@ -230,6 +230,7 @@ def test_lda_recovers_synthetic_topics():
     assert cost[rows, cols].max() < 0.1
 
 
+@pytest.mark.slow
 def test_hdp_concentrates_on_the_true_topics():
     counts, truth, _ = make_lda_corpus(n_docs=400, n_topics=4, n_words=40, doc_length=80, seed=6)
     data = BagOfWords.from_counts(counts)

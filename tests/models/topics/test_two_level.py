@@ -210,6 +210,7 @@ def brute_force_elbo(model, params, data, local_params):
     return total
 
 
+@pytest.mark.slow
 def test_elbo_terms_equal_brute_force_before_and_after_the_global_step(corpus):
     model = make_model(corpus.n_features)
     params = model.initial_params(6, corpus.n_items, np.random.default_rng(2))
@@ -294,6 +295,7 @@ def bars():
     return BagOfWords.from_counts(counts), truth
 
 
+@pytest.mark.slow
 def test_batch_vb_recovers_bar_topics(bars):
     data, truth = bars
     model = TwoLevelHDP({"lam": np.full(data.n_features, 0.1)}, doc_truncation=6, tol=1e-4)

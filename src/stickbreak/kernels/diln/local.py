@@ -325,6 +325,19 @@ def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, location
 
 
 @njit(cache=True, parallel=True)
+def _chunks(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi, u,
+            doc_topic, max_iter, tol, location_tol, newton_steps, word_topic, entropy, local_elbo, n_iters):
+    """``prange`` over the chunks (the leading axis of the accumulators), contiguous runs of documents.
+    Kept free of array expressions: each would become a parallel loop of its own to compile."""
+    n_docs, n_chunks = a.shape[0], word_topic.shape[0]
+    for c in prange(n_chunks):
+        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
+        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi,
+               u, doc_topic, max_iter, tol, location_tol, newton_steps, first, last, word_topic[c], entropy[c],
+               local_elbo, n_iters)
+
+
+@njit(cache=True, nogil=True)
 def diln_local_step(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start,
                     a, b, xi, u, max_iter, tol, location_tol, newton_steps, n_chunks):
     """Run the document-level coordinate ascent for every document (``prange`` over ``n_chunks`` chunks).
@@ -343,11 +356,8 @@ def diln_local_step(indptr, indices, counts, exp_loglik, centered_loglik, shape,
     entropy = np.zeros((n_chunks, n_topics))
     local_elbo = np.zeros(n_docs)
     n_iters = np.zeros(n_docs, dtype=np.int64)
-    for c in prange(n_chunks):
-        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
-        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi,
-               u, doc_topic, max_iter, tol, location_tol, newton_steps, first, last, word_topic[c], entropy[c],
-               local_elbo, n_iters)
+    _chunks(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi, u,
+            doc_topic, max_iter, tol, location_tol, newton_steps, word_topic, entropy, local_elbo, n_iters)
     total_word_topic = word_topic[0]
     for c in range(1, n_chunks):
         total_word_topic += word_topic[c]

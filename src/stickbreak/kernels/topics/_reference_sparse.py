@@ -3,6 +3,7 @@
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ._reference_dense import local_step_outputs
 from .sparse import ACTIVE_MIN_COUNT, FULL_EVERY, FULL_FIRST
 
 _LOG_P_FLOOR = np.log(1e-280)
@@ -125,12 +126,8 @@ def _solve(C, c, prior, prior_rest, previous, start, size, max_iter, tol, n_rest
 def sparse_topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
                             n_active, max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
     """Twin of :func:`stickbreak.kernels.topics.sparse.sparse_topic_local_step`."""
-    n_docs, n_topics = doc_topic.shape
-    word_topic = np.zeros((exp_loglik.shape[0], n_topics))
-    entropy = np.zeros(n_topics)
-    pair_entropy = np.zeros(len(pairs))
-    n_iters, n_accepted = np.zeros(n_docs, dtype=np.int64), np.zeros(n_docs, dtype=np.int64)
-    for d in range(n_docs):
+    word_topic, entropy, pair_entropy, n_iters, n_accepted = local_step_outputs(doc_topic, exp_loglik, pairs)
+    for d in range(doc_topic.shape[0]):
         words, c = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
         doc, n_iters[d], n_accepted[d] = _solve(centered_loglik[words], c, prior, prior_rest, doc_topic[d].copy(),
                                                 start, n_active, max_iter, tol, n_restarts)
@@ -138,7 +135,7 @@ def sparse_topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik
         if len(doc_weight):
             doc_weight[d] = 0.0
             doc_weight[d, doc.active] = np.exp(doc.log_p[doc.active])
-        resp = np.zeros((len(words), n_topics))
+        resp = np.zeros((len(words), doc_topic.shape[1]))
         for u in range(len(words)):
             resp[u, doc.index[u]] = doc.resp[u]
         mass = c[:, None] * resp

@@ -256,6 +256,19 @@ def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_re
 
 
 @njit(cache=True, parallel=True)
+def _chunks(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start, max_iter, tol,
+            n_restarts, pairs, word_topic, entropy, pair_entropy, n_iters, n_accepted, doc_weight):
+    """``prange`` over the chunks (the leading axis of the accumulators), contiguous runs of documents.
+    Kept free of array expressions: each would become a parallel loop of its own to compile."""
+    n_docs, n_chunks = doc_topic.shape[0], word_topic.shape[0]
+    for c in prange(n_chunks):
+        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
+        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+               max_iter, tol, n_restarts, pairs, first, last, word_topic[c], entropy[c], pair_entropy[c], n_iters,
+               n_accepted, doc_weight)
+
+
+@njit(cache=True, nogil=True)
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
                      max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
     """Run the fixed point for every document (``prange`` over ``n_chunks`` contiguous chunks).
@@ -270,6 +283,9 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
     Returns ``word_topic`` (V, K) = ``sum_d sum_u c_u r_duk [v_u = v]``, the per-topic entropy
     ``-sum c r log r`` (K,), the per-pair merged entropy (M,), the iterations and the accepted
     restarts per document.
+
+    A ``doc_topic`` in another layout (a warm start's columns picked by a move arrive F-ordered) is
+    solved in a C-ordered copy and written back, so the document loop compiles once, for C arrays.
     """
     n_docs, n_topics = doc_topic.shape
     n_words = exp_loglik.shape[0]
@@ -279,16 +295,21 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
     pair_entropy = np.zeros((n_chunks, pairs.shape[0]))
     n_iters = np.zeros(n_docs, dtype=np.int64)
     n_accepted = np.zeros(n_docs, dtype=np.int64)
-    for c in prange(n_chunks):
-        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
-        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-               max_iter, tol, n_restarts, pairs, first, last, word_topic[c], entropy[c], pair_entropy[c], n_iters,
-               n_accepted, doc_weight)
+    state = np.ascontiguousarray(doc_topic)
+    _chunks(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, state, start, max_iter, tol,
+            n_restarts, pairs, word_topic, entropy, pair_entropy, n_iters, n_accepted, doc_weight)
+    doc_topic[:] = state
+    return sum_chunks(word_topic, entropy, pair_entropy) + (n_iters, n_accepted)
+
+
+@njit(cache=True, nogil=True)
+def sum_chunks(word_topic, entropy, pair_entropy):
+    """The chunks' accumulators summed in chunk order: ``(word_topic[0] + ..., entropy[0] + ..., ...)``."""
     total_word_topic = word_topic[0]
     total_entropy = entropy[0]
     total_pair_entropy = pair_entropy[0]
-    for c in range(1, n_chunks):
+    for c in range(1, word_topic.shape[0]):
         total_word_topic += word_topic[c]
         total_entropy += entropy[c]
         total_pair_entropy += pair_entropy[c]
-    return total_word_topic, total_entropy, total_pair_entropy, n_iters, n_accepted
+    return total_word_topic, total_entropy, total_pair_entropy

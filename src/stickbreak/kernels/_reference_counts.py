@@ -1,0 +1,13 @@
+"""NumPy twin of :mod:`stickbreak.kernels.counts`, used only by the tests."""
+
+import numpy as np
+from scipy.special import gammaln
+
+
+def sparse_lgamma_ratio(indptr, indices, values, lam_t):
+    """NumPy twin of :func:`stickbreak.kernels.counts.sparse_lgamma_ratio`."""
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    terms = gammaln(lam_t[indices] + values[:, None]) - gammaln(lam_t[indices])
+    out = np.zeros((len(indptr) - 1, lam_t.shape[1]))
+    np.add.at(out, rows, terms)
+    return out
