@@ -21,7 +21,7 @@ from stickbreak.config import MovesConfig
 from stickbreak.core import sparse_resp
 from stickbreak.core.protocols import ItemResponsibilities, TrackedBirths, WholeDataBirths, declares, total_elbo
 from stickbreak.kernels import RESP_FLOOR
-from stickbreak.kernels import _reference as kernel_twins
+from stickbreak.kernels.mixture import _reference as kernel_twins
 from stickbreak.models.hmm.birth import expanded_params
 from stickbreak.models.topics.model import TopicLocal
 from stickbreak.obs import expfam

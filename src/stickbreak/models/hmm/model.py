@@ -55,7 +55,7 @@ def _pair_columns(uids: np.ndarray, pairs) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class HMMModel(WholeDataBirths):
-    """Observation family x transition model (``alloc.finite_hmm`` or ``alloc.hdp_hmm``) with priors;
+    """Observation family x transition model (``priors.transition_finite`` or ``priors.transition_hdp``) with priors;
     every move, births expanded on all batches at once (Hughes 2016, §6.5)."""
 
     obs: ObsFamily

@@ -41,7 +41,7 @@ from .params import MixtureLocal, MixtureParams
 
 @dataclass(frozen=True, eq=False)
 class MixtureModel(TrackedBirths, ItemResponsibilities):
-    """Observation family x weight model (``alloc.dp_mixture`` or ``alloc.finite_mixture``) with priors;
+    """Observation family x weight model (``priors.mixture_dp`` or ``priors.mixture_finite``) with priors;
     ``n_active`` (None: dense) caps the non-zero responsibilities per item (Hughes 2016, Sec. 7.1).
     Its move hooks are those of :mod:`.moves`."""
 
