@@ -209,7 +209,7 @@ class TopicModel(TrackedBirths):
         counts = batch.counts
         opts = self.local
         use_warm = warm is not None and warm.shape == (batch.n_items, params.n_components)
-        doc_topic = np.array(warm, dtype=np.float64) if use_warm else np.zeros((batch.n_items, params.n_components))
+        doc_topic = np.array(warm, dtype=np.float64, order="C") if use_warm else np.zeros((batch.n_items, params.n_components))
         start = START_CODES[opts.start] if use_warm else SCRATCH
         pairs = np.zeros((0, 2), dtype=np.int64) if merge_pairs is None else np.asarray(merge_pairs, dtype=np.int64)
         columns = _columns(params.uids, pairs)
