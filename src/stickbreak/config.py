@@ -7,6 +7,7 @@ before any data is read or any work is done.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from difflib import get_close_matches
 from typing import Any, Mapping
 
 from . import obs
@@ -279,14 +280,19 @@ def option_names(options_cls) -> tuple[str, ...]:
 
 def algorithm_options(options_cls, options, owner: str, allowed=None, defaults=None):
     """``options_cls`` from an estimator's ``algorithm_options`` mapping over its ``defaults``;
-    ``allowed`` (default every field) are the keys ``owner`` reads. Unknown keys, a value that is
-    not a mapping and bad values raise errors naming the problem and the fix."""
+    ``allowed`` (default every field) are the keys ``owner`` reads. Unknown keys (with the closest
+    valid names), a value that is not a mapping and bad values raise errors naming the problem and the fix."""
     if options is not None and not isinstance(options, Mapping):
-        raise TypeError(f"algorithm_options must be a dict of option names to values, e.g. "
+        raise TypeError(f"{owner}: algorithm_options must be a dict of option names to values, e.g. "
                         f"{{'learning_rate_decay': 0.9}}; got {type(options).__name__} {options!r}")
     allowed = option_names(options_cls) if allowed is None else tuple(allowed)
     unknown = sorted(set(options or {}) - set(allowed))
     if unknown:
-        raise ValueError(f"{owner} has no algorithm option(s) {unknown}; valid options are {sorted(allowed)} "
-                         "(the other settings are constructor arguments)")
-    return options_cls(**{**(defaults or {}), **dict(options or {})})
+        close = sorted({m for name in unknown for m in get_close_matches(str(name), allowed, n=2)})
+        hint = f" (did you mean {close}?)" if close else ""
+        raise ValueError(f"{owner} has no algorithm option(s) {unknown}{hint}; valid options are {sorted(allowed)}; "
+                         f"the other settings are constructor arguments, e.g. {owner}(max_laps=...)")
+    try:
+        return options_cls(**{**(defaults or {}), **dict(options or {})})
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{owner} algorithm_options: {error}") from None

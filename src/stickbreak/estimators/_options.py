@@ -43,7 +43,7 @@ class AlgorithmOptionsMixin:
     def _legacy_names(cls) -> tuple:
         return cls._option_keys or option_names(cls._options_class)
 
-    def _with_legacy(self, options, keywords: dict, warn: bool = True):
+    def _with_legacy(self, options, keywords: dict, warn: bool = True, where: str = ""):
         """``options`` with option ``keywords`` folded in (``options`` itself, untouched, when there
         are none); the old names warn once, other names are a TypeError as for any function. Bad
         values are reported at fit, like every other setting (scikit-learn's rule)."""
@@ -57,7 +57,7 @@ class AlgorithmOptionsMixin:
             raise ValueError(f"{twice} given both as keyword and in algorithm_options; keep only algorithm_options")
         legacy = {k: v for k, v in keywords.items() if k in self._legacy_names()}
         if warn and legacy:
-            legacy_warning(type(self).__name__, legacy)
+            legacy_warning(type(self).__name__ + where, legacy)
         return {**dict(options or {}), **keywords}
 
     @classmethod
@@ -89,5 +89,5 @@ class AlgorithmOptionsMixin:
         if keywords:
             params = {k: v for k, v in params.items() if k not in keywords}
             params["algorithm_options"] = self._with_legacy(params.get("algorithm_options", self.algorithm_options),
-                                                            keywords)
+                                                            keywords, where=".set_params")
         return super().set_params(**params)

@@ -31,7 +31,7 @@ from ..models.topics.init import initial_topics
 from ..obs import mult
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
 from ._fitting import lookup_plan, run_plan
-from ._options import AlgorithmOptionsMixin
+from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
 from ._topic_plans import HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant, TruncationFreeTopics
 
@@ -85,11 +85,11 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
         settings = dict(presets[name])
         if cls.__name__ == "LDA":
             settings["doc_topic_prior"] = 1.0 / overrides.get("n_topics", cls().n_topics)
-        own = set(cls._get_param_names())
         options = {**settings.pop("algorithm_options"), **(overrides.pop("algorithm_options", None) or {})}
-        for key in [k for k in overrides if k not in own and k in cls._legacy_names()]:
-            options[key] = overrides.pop(key)  # the old spelling of an option overrides the preset's too
-        return cls(**{**settings, **overrides}, algorithm_options=options)
+        legacy = {k: overrides.pop(k) for k in list(overrides) if k in cls._legacy_names()}
+        if legacy:  # the old spelling of an option overrides the preset's too
+            legacy_warning(f"{cls.__name__}.paper_preset", legacy)
+        return cls(**{**settings, **overrides}, algorithm_options={**options, **legacy})
 
     @property
     def _algorithm(self) -> str:
