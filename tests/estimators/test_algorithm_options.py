@@ -87,7 +87,7 @@ def test_old_keywords_survive_clone_save_and_set_params(corpus, tmp_path):
     with pytest.warns(FutureWarning):
         assert est.prune_every == 20_000  # the default when unset
     with pytest.raises(AttributeError):
-        est.no_such_thing
+        _ = est.no_such_thing
 
 
 def test_unknown_and_doubled_keywords():
@@ -112,8 +112,8 @@ def test_paper_presets_use_the_new_spelling_and_merge_overrides():
 
 @pytest.mark.parametrize("est, error, message", [
     (LDA(algorithm_options={"learning_rate": 0.9}), ValueError,
-     r"LDA has no algorithm option\(s\) \['learning_rate'\] \(did you mean \['learning_rate_decay', "
-     r"'learning_rate_delay'\]\?\); valid options are \["),
+     (r"LDA has no algorithm option\(s\) \['learning_rate'\] \(did you mean \['learning_rate_decay', "
+      r"'learning_rate_delay'\]\?\); valid options are \[")),
     (LDA(algorithm_options={"doc_truncation": 5}), ValueError, r"no algorithm option\(s\) \['doc_truncation'\]"),
     (HDPTopicModel(algorithm_options={"max_laps": 5}), ValueError, r"constructor arguments, e\.g\. HDPTopicModel\(max_laps"),
     (HDPTopicModel(algorithm_options=[("burn_in", 2)]), TypeError, "algorithm_options must be a dict"),

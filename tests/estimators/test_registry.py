@@ -73,13 +73,13 @@ def corpus():
 
 
 @pytest.mark.parametrize("est, message", [
-    (LDA(3, algorithm="truncation_free"), r"LDA does not support algorithm='truncation_free' \(truncation-free SVI.*"
-                                          r"choose one of: algorithm='vb', algorithm='stochastic'"),
-    (HDPTopicModel(3, algorithm="cvb"), "HDPTopicModel does not support algorithm='cvb' with variational_family="
-                                        "'direct' \\(collapsed inference for LDA"),
+    (LDA(3, algorithm="truncation_free"), (r"LDA does not support algorithm='truncation_free' \(truncation-free SVI.*"
+                                           r"choose one of: algorithm='vb', algorithm='stochastic'")),
+    (HDPTopicModel(3, algorithm="cvb"), (r"HDPTopicModel does not support algorithm='cvb' with variational_family="
+                                         r"'direct' \(collapsed inference for LDA")),
     (HDPTopicModel(3, algorithm="gibbs", variational_family="two_level"),
-     "algorithm='gibbs' with variational_family='two_level'; choose one of: .*algorithm='gibbs' with "
-     "variational_family='direct'"),
+     ("algorithm='gibbs' with variational_family='two_level'; choose one of: .*algorithm='gibbs' with "
+      "variational_family='direct'")),
     (HDPTopicModel(3, algorithm="memoized", variational_family="two_level"), "variational_family='two_level'"),
     (DILN(3, algorithm="memoized"), "DILN does not support algorithm='memoized'"),
 ])

@@ -5,8 +5,9 @@ pass and the convergence warning, written once here for the mixtures, topic mode
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
@@ -77,8 +78,11 @@ def variational_plan(algorithm: str, model, source, start, batches: Sequence) ->
 
 def lookup_plan(plans: Mapping, key, owner: str, describe: Callable[[Any], str] = repr) -> Callable:
     """``plans[key]``, or a ValueError naming the algorithm's registry entry and the supported keys."""
-    if key in plans:
+    try:
         return plans[key]
+    except (KeyError, TypeError):  # TypeError: an unhashable algorithm
+        pass
+
     def algorithm(k):
         return k[0] if isinstance(k, tuple) else k
 

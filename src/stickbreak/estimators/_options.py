@@ -12,7 +12,7 @@ old attribute names still read the options.
 from __future__ import annotations
 
 import warnings
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..config import algorithm_options, option_names
 

@@ -15,9 +15,8 @@ Paper presets (:data:`PRESETS`) give each paper's hyperparameters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import SimpleNamespace
-from typing import Callable
 
 import numpy as np
 

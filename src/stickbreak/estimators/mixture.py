@@ -22,6 +22,7 @@ from ..config import InitConfig, LearnConfig, MixtureConfig, MixtureOptions, Mov
 from ..core.sparse_resp import to_dense
 from ..core.suffstats import SuffStats
 from ..learn import check_moves
+from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
 from ..parallel import make_executor
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
@@ -125,8 +126,8 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
         :class:`~stickbreak.data.shards.ShardStore` of batches on disk for data larger than memory
         (then the prior defaults and the initialisation use a sample of up to ``INIT_SAMPLE`` items).
         """
+        build = lookup_plan(MIXTURE_PLANS, canonical(self.algorithm), type(self).__name__, lambda a: f"algorithm={a!r}")
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
-        build = lookup_plan(MIXTURE_PLANS, learn_cfg.algorithm, type(self).__name__, lambda a: f"algorithm={a!r}")
         rng = as_generator(self.random_state)
         data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
         model = make_mixture_model(mixture_cfg, data.sample)

@@ -109,7 +109,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
 
         return lookup_plan(self._variants, (self._algorithm, self._family), type(self).__name__, describe)
 
-    #: Moves this estimator supports (Hughes 2016, §5.5); births for topics are not implemented.
+    #: Moves this estimator supports (Hughes 2016, §5.5).
     _move_kinds: tuple = ()
     #: This estimator's defaults for :class:`~stickbreak.config.MovesConfig` fields.
     _move_defaults: dict = {}

@@ -18,8 +18,9 @@ Adding an algorithm
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..core.protocols import Model, Movable, Sampled, Swept
 from .batch import BatchVB
