@@ -6,7 +6,8 @@ before any data is read or any work is done.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from difflib import get_close_matches
 from typing import Any, Mapping
 
 from . import obs
@@ -19,6 +20,7 @@ WEIGHT_MODELS = ("dp", "finite")
 INIT_METHODS = ("kmeans++", "random")
 MOVE_KINDS = ("birth", "merge", "delete")
 SAMPLING = ("without_replacement", "with_replacement")
+LOCAL_STARTS = ("scratch", "warm", "best")
 
 
 @dataclass(frozen=True)
@@ -152,3 +154,145 @@ def moves_config(moves, move_options, allowed=MOVE_KINDS, owner: str = "this mod
     if unsupported:
         raise ValueError(f"{owner} does not support the move(s) {unsupported}; choose from {list(allowed)}")
     return MovesConfig(moves=moves, **{**(defaults or {}), **options})
+
+
+# ---------------------------------------------------------------------------------------------------- algorithm options
+# Each estimator's ``algorithm_options`` mapping becomes one of the frozen dataclasses below: the
+# knobs that only some algorithms read, named after what reads them, validated before any work.
+
+def _check_optional_int(name: str, value, minimum: int) -> None:
+    if value is not None:
+        check_int(name, value, minimum)
+
+
+@dataclass(frozen=True)
+class StepSizeOptions:
+    """Stochastic VI's step ``(learning_rate_delay + t)^-learning_rate_decay`` (tau, kappa; Hoffman
+    et al. 2013); read by algorithm "stochastic" (alias "svi") and ``partial_fit``."""
+
+    learning_rate_delay: float = 10.0
+    learning_rate_decay: float = 0.7
+
+    def __post_init__(self):
+        RobbinsMonro(self.learning_rate_delay, self.learning_rate_decay)  # validates kappa and tau
+
+
+@dataclass(frozen=True)
+class HMMOptions(StepSizeOptions):
+    """``algorithm_options`` of :class:`~stickbreak.HDPHMM` and :class:`~stickbreak.FiniteHMM`."""
+
+
+@dataclass(frozen=True)
+class MixtureOptions(StepSizeOptions):
+    """``algorithm_options`` of the mixtures: the step size and ``sampling``, how the minibatches of
+    "stochastic" and "truncation_free" are drawn each lap."""
+
+    sampling: str = "without_replacement"
+
+    def __post_init__(self):
+        super().__post_init__()
+        check_choice("sampling", self.sampling, SAMPLING)
+
+
+@dataclass(frozen=True)
+class DocumentOptions(MixtureOptions):
+    """What every topic model's local step reads (algorithms "vb", "stochastic", "memoized"): at
+    most ``local_max_iter`` iterations per document, tolerance ``local_tol`` (None: the estimator's
+    default for the algorithm) and where each document starts (``local_start``); ``total_docs`` is
+    the corpus size a stream stands for (``partial_fit``, "truncation_free")."""
+
+    local_max_iter: int = 100
+    local_tol: float | None = None
+    local_start: str = "scratch"
+    total_docs: int | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        check_int("local_max_iter", self.local_max_iter, 1)
+        if self.local_tol is not None:
+            check_positive("local_tol", self.local_tol)
+        check_choice("local_start", self.local_start, LOCAL_STARTS)
+        _check_optional_int("total_docs", self.total_docs, 1)
+
+
+@dataclass(frozen=True)
+class TopicOptions(DocumentOptions):
+    """``algorithm_options`` of :class:`~stickbreak.LDA` and :class:`~stickbreak.HDPTopicModel`.
+
+    ``n_restarts``: sparse restart proposals per document (variational local step, Hughes 2016
+    Alg. 5.2). ``burn_in``: sweeps before the held-out predictive is averaged (collapsed
+    samplers). ``sample_threshold``: LDA hybrids sample the pairs with at most this count.
+    ``doc_truncation``: atoms per document of the HDP's two-level family. ``n_sweeps``,
+    ``prune_every``: the HDP's truncation-free SVI (local Gibbs sweeps per minibatch, documents
+    between prunes). ``concentration_priors``: the HDP Gibbs sampler's Gamma priors on
+    (alpha, gamma), ``((shape, rate), (shape, rate))``, resampled every sweep.
+    """
+
+    n_restarts: int = 0
+    burn_in: int = 10
+    sample_threshold: float = 1
+    doc_truncation: int = 20
+    n_sweeps: int = 5
+    prune_every: int = 20_000
+    concentration_priors: Any = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name, minimum in (("n_restarts", 0), ("burn_in", 0), ("doc_truncation", 1), ("n_sweeps", 0),
+                              ("prune_every", 1)):
+            check_int(name, getattr(self, name), minimum)
+        check_positive("sample_threshold", self.sample_threshold, allow_zero=True)
+        if self.concentration_priors is not None:
+            object.__setattr__(self, "concentration_priors", gamma_priors(self.concentration_priors))
+
+
+@dataclass(frozen=True)
+class DILNOptions(DocumentOptions):
+    """``algorithm_options`` of :class:`~stickbreak.DILN`: the paper's step size (zeta = 25, kappa =
+    0.75) and ``newton_steps``, Newton steps on each document's location per local iteration."""
+
+    learning_rate_delay: float = 25.0
+    learning_rate_decay: float = 0.75
+    newton_steps: int = 1
+
+    def __post_init__(self):
+        super().__post_init__()
+        check_int("newton_steps", self.newton_steps, 1)
+
+
+def gamma_priors(value) -> tuple:
+    """``((shape, rate) of alpha, (shape, rate) of gamma)`` as floats, all positive, or a clear error."""
+    try:
+        priors = tuple((float(a), float(b)) for a, b in value)
+        valid = len(priors) == 2 and min(min(pair) for pair in priors) > 0
+    except (TypeError, ValueError):
+        valid = False
+    if not valid:
+        raise ValueError("concentration_priors must be ((shape, rate) of alpha, (shape, rate) of gamma), all "
+                         f"positive, e.g. ((1, 1), (1, 0.1)); got {value!r}")
+    return priors
+
+
+def option_names(options_cls) -> tuple[str, ...]:
+    """The keys an ``algorithm_options`` mapping may hold for ``options_cls``."""
+    return tuple(f.name for f in fields(options_cls))
+
+
+def algorithm_options(options_cls, options, owner: str, allowed=None, defaults=None):
+    """``options_cls`` from an estimator's ``algorithm_options`` mapping over its ``defaults``;
+    ``allowed`` (default every field) are the keys ``owner`` reads. Unknown keys (with the closest
+    valid names), a value that is not a mapping and bad values raise errors naming the problem and the fix."""
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"{owner}: algorithm_options must be a dict of option names to values, e.g. "
+                        f"{{'learning_rate_decay': 0.9}}; got {type(options).__name__} {options!r}")
+    allowed = option_names(options_cls) if allowed is None else tuple(allowed)
+    unknown = sorted(set(options or {}) - set(allowed))
+    if unknown:
+        close = sorted({m for name in unknown for m in get_close_matches(str(name), allowed, n=2)})
+        hint = f" (did you mean {close}?)" if close else ""
+        raise ValueError(f"{owner} has no algorithm option(s) {unknown}{hint}; valid options are {sorted(allowed)}; "
+                         f"the other settings are constructor arguments, e.g. {owner}(max_laps=...)")
+    try:
+        return options_cls(**{**(defaults or {}), **dict(options or {})})
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{owner} algorithm_options: {error}") from None

@@ -82,7 +82,7 @@ def test_hdp_special_case(ap):
 def test_stochastic_fit_and_partial_fit(ap):
     svi = DILN(**{**SMALL, "max_laps": 2}, algorithm="svi", batch_size=100).fit(ap[0])
     assert svi.n_iter_ == 2 and np.isfinite(svi.lower_bound_) and svi.model_.global_update == "newton_step"
-    stream = DILN(**SMALL, total_docs=300)
+    stream = DILN(**SMALL, algorithm_options={"total_docs": 300})
     for start in (0, 100, 200):
         stream.partial_fit(ap[0].subset(np.arange(start, start + 100)))
     assert len(stream.trace_) == 3 and stream.stop_reason_ == "partial_fit"
@@ -95,7 +95,7 @@ def test_stochastic_fit_and_partial_fit(ap):
     (dict(n_topics=1), "n_topics"),
     (dict(latent_dim=0), "latent_dim"),
     (dict(beta_prior=(0.5, 1.0)), "Gamma prior"),
-    (dict(local_start="middle"), "local_start"),
+    (dict(algorithm_options={"local_start": "middle"}), "local_start"),
     (dict(correlated="yes"), "correlated"),
 ])
 def test_bad_options_fail_before_any_work(ap, options, message):

@@ -78,7 +78,7 @@ def test_fitted_attributes_and_scores():
 def test_convergence_warning_and_callbacks():
     X = real_data_for("diag_gauss", 300)
     with pytest.warns(ConvergenceWarning, match="did not converge in 3 laps"):
-        DPMixture(n_components=5, obs_model="diag_gauss", max_laps=3, tol=0).fit(X)
+        DPMixture(n_components=5, obs_model="diag_gauss", max_laps=3, tol=1e-12).fit(X)
     seen = []
     model = DPMixture(n_components=5, obs_model="diag_gauss", tol=0, max_laps=50,
                       callbacks=[lambda record, params: seen.append(record.lap) or record.lap >= 4]).fit(X)

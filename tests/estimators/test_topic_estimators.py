@@ -41,7 +41,8 @@ def test_same_seed_same_fit(corpus):
 
 
 def test_partial_fit_streams_and_improves(corpus):
-    est = LDA(n_topics=4, doc_topic_prior=0.2, random_state=0, total_docs=200, learning_rate_delay=1.0)
+    est = LDA(n_topics=4, doc_topic_prior=0.2, random_state=0,
+              algorithm_options={"total_docs": 200, "learning_rate_delay": 1.0})
     first = None
     for epoch in range(6):
         for start in range(0, 200, 50):
@@ -85,7 +86,7 @@ def test_bad_options_and_vocabulary_mismatch(corpus):
     with pytest.raises(ValueError, match="n_topics"):
         LDA(n_topics=0).fit(corpus)
     with pytest.raises(ValueError, match="local_start|start"):
-        LDA(n_topics=2, local_start="sometimes").fit(corpus)
+        LDA(n_topics=2, algorithm_options={"local_start": "sometimes"}).fit(corpus)
     est = LDA(n_topics=2, max_laps=2, tol=0).fit(corpus)
     with pytest.raises(ValueError, match="features"):
         est.transform(corpus[:, :30])

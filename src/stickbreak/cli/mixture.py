@@ -90,8 +90,9 @@ def _run_fit_mixture(args) -> int:
               obs_prior=_parse_options(args.prior, "--prior"), algorithm=args.algorithm, moves=moves or None,
               move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
               max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs,
-              learning_rate_delay=args.learning_rate_delay, learning_rate_decay=args.learning_rate_decay,
-              sampling=args.sampling, n_active=args.n_active, random_state=args.seed, verbose=0 if args.quiet else 1)
+              algorithm_options=dict(learning_rate_delay=args.learning_rate_delay,
+                                     learning_rate_decay=args.learning_rate_decay, sampling=args.sampling),
+              n_active=args.n_active, random_state=args.seed, verbose=0 if args.quiet else 1)
     if isinstance(X, ShardStore):
         shape = f"{X.n_items}x{X.n_features} in {len(X)} shards"
     else:

@@ -95,6 +95,7 @@ def _estimator(args):
 
     common = dict(max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, random_state=args.seed,
                   verbose=0 if args.quiet else 1)
+    options = {}
     if args.n_batches is not None:
         common["n_batches"] = args.n_batches
     if args.batch_size is not None:
@@ -102,7 +103,7 @@ def _estimator(args):
     if args.algorithm is not None:
         common["algorithm"] = args.algorithm
     if args.algorithm in COLLAPSED_ALGORITHMS:
-        common["burn_in"] = args.burn_in
+        options["burn_in"] = args.burn_in
     moves = _moves(args)
     if args.model == "diln":
         if args.n_active is not None:
@@ -114,11 +115,11 @@ def _estimator(args):
         if moves:
             raise ValueError("--moves needs --model hdp: LDA keeps a fixed number of topics")
         if args.algorithm in COLLAPSED_ALGORITHMS:
-            common["sample_threshold"] = args.sample_threshold
+            options["sample_threshold"] = args.sample_threshold
         return LDA(n_topics=20 if args.n_topics is None else args.n_topics, doc_topic_prior=args.alpha,
-                   topic_word_prior=args.eta, **common)
+                   topic_word_prior=args.eta, algorithm_options=options or None, **common)
     hdp = dict(concentration=args.gamma, moves=moves or None, variational_family=args.family,
-               doc_truncation=args.doc_truncation, **common)
+               algorithm_options={**options, "doc_truncation": args.doc_truncation}, **common)
     if args.alpha is not None:
         hdp["doc_topic_prior"] = args.alpha
     if args.eta is not None:
@@ -132,7 +133,6 @@ def _diln_estimator(args, moves, common):
         raise ValueError("--moves is for the HDP topic model; DILN learns its topics' use within the truncation -K")
     if args.algorithm not in (None, "vb", "svi", "stochastic"):
         raise ValueError(f"--model diln takes --algorithm vb or svi, not {args.algorithm}")
-    common.pop("burn_in", None)
     extra = {} if args.eta is None else {"topic_word_prior": args.eta}
     return DILN(n_topics=200 if args.n_topics is None else args.n_topics, latent_dim=args.latent_dim,
                 location_variance=args.location_variance, correlated=not args.no_correlation, **extra, **common)

@@ -14,15 +14,27 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
-from ..models.diln.model import LOCAL_STARTS, DILNModel, DILNPrior, DilnStats, nearest_by_cosine, topic_correlation
-from ..config import check_choice, check_int, check_positive
+from ..models.diln.model import DILNModel, DILNPrior, DilnStats, nearest_by_cosine, topic_correlation
+from ..config import DILNOptions, check_int, check_positive
+from ._topic_plans import BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL, TopicVariant, variational
 from .topics import _TopicEstimator, numba_threads
 from ..evaluate.completion_mc import model_completion
 
-#: Local-step tolerance on ``max_k |Delta N_dk|`` for batch and stochastic VI (as for LDA and the HDP:
-#: a minibatch is seen once per lap).
-BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL = 0.5, 0.05
-ALGORITHMS = ("vb", "svi", "stochastic")
+
+def diln_model(est, obs_prior, options, stochastic: bool) -> DILNModel:
+    """DILN for batch VI (the paper's Algorithm 1: each document's locations optimised, warm starts
+    allowed) or for stochastic steps (Algorithm 2: Newton steps, documents from scratch)."""
+    local_tol = options.local_tol if options.local_tol is not None else (STOCHASTIC_LOCAL_TOL if stochastic
+                                                                         else BATCH_LOCAL_TOL)
+    return DILNModel(obs_prior, est._prior(), bool(est.correlated), "newton_step" if stochastic else "optimize",
+                     "scratch" if stochastic else options.local_start, int(options.local_max_iter), float(local_tol),
+                     location_tol=1e-3, newton_steps=int(options.newton_steps), n_chunks=est._n_chunks(),
+                     keep_documents=not stochastic)
+
+
+_DILN = TopicVariant(diln_model, variational, streams=True)
+#: DILN fits by batch or stochastic VI.
+DILN_VARIANTS = {("vb", "direct"): _DILN, ("stochastic", "direct"): _DILN}
 
 
 @persist.register
@@ -59,23 +71,25 @@ class DILN(_TopicEstimator):
     init : {"kmeans_l1", "random", "documents", "exponential"}
         ``"kmeans_l1"``: the paper's three iterations of k-means with the L1 distance on the
         documents' word distributions, clusters ordered by usage, smoothed (§5.2).
-    newton_steps : int
-        Newton steps on each document's location per local iteration.
+    algorithm_options : dict, optional
+        Fields of :class:`stickbreak.config.DILNOptions` (each was a constructor argument of the same
+        name; still accepted, with a FutureWarning): ``learning_rate_delay``, ``learning_rate_decay``
+        (25, 0.75) and ``sampling`` of stochastic VI (step ``(delay + t)^-decay``, the paper's zeta =
+        25, kappa in {0.6, 0.75, 0.9}); ``local_max_iter`` (100), ``local_tol`` and ``local_start``,
+        the document-level loop: iterations cap, tolerance on ``max_k |Delta N_dk|`` (default 0.5 for
+        batch VI, 0.05 for stochastic VI) and, for batch VI, where each document starts:
+        ``"scratch"`` (from the prior weights every lap), ``"warm"`` (from the last lap) or ``"best"``
+        (both, keeping the better). Warm and best make the ELBO provably monotone but stay near the
+        first lap's assignments (see :class:`~stickbreak.models.diln.model.DILNModel`); scratch is the
+        default. ``newton_steps`` (1): Newton steps on each document's location per local iteration.
+        ``total_docs``: the stream size ``partial_fit`` assumes.
     n_batches, batch_size : int
         Stochastic VI: minibatches per lap, or documents per minibatch (overrides ``n_batches``).
         Batch VI: the corpus is processed in ``n_batches`` pieces (the same result).
     max_laps, min_laps, tol
         Stop when the fractional ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
-    learning_rate_delay, learning_rate_decay, sampling
-        Stochastic VI: step ``(delay + t)^-decay`` (the paper's zeta = 25, kappa in {0.6, 0.75, 0.9}).
-    local_max_iter, local_tol, local_start
-        The document-level loop: iterations cap, tolerance on ``max_k |Delta N_dk|`` (default 0.5 for
-        batch VI, 0.05 for stochastic VI) and, for batch VI, where each document starts: ``"scratch"``
-        (from the prior weights every lap), ``"warm"`` (from the last lap) or ``"best"`` (both, keeping
-        the better). Warm and best make the ELBO provably monotone but stay near the first lap's
-        assignments (see :class:`~stickbreak.models.diln.model.DILNModel`); scratch is the default.
-    n_jobs, total_docs, random_state, verbose, callbacks
-        As for :class:`~stickbreak.LDA` (``total_docs``: the stream size ``partial_fit`` assumes).
+    n_jobs, random_state, verbose, callbacks
+        As for :class:`~stickbreak.LDA`.
 
     Attributes
     ----------
@@ -87,22 +101,20 @@ class DILN(_TopicEstimator):
     """
 
     _weight_model = "diln"
+    _variants = DILN_VARIANTS
+    _options_class = DILNOptions
 
     def __init__(self, n_topics=200, *, latent_dim=20, location_variance=None, topic_word_prior=0.5,
                  correlated=True, alpha_prior=(1.0, 1e-3), beta_prior=(1.0, 1e-3), initial_beta=1.0, algorithm="vb",
-                 n_batches=1, batch_size=None, init="kmeans_l1", max_laps=100, min_laps=2, tol=1e-3,
-                 learning_rate_delay=25.0, learning_rate_decay=0.75, sampling="without_replacement", local_max_iter=100,
-                 local_tol=None, local_start="scratch", newton_steps=1, n_jobs=1, total_docs=None, random_state=None, verbose=0,
-                 callbacks=None):
+                 algorithm_options=None, n_batches=1, batch_size=None, init="kmeans_l1", max_laps=100, min_laps=2,
+                 tol=1e-3, n_jobs=1, random_state=None, verbose=0, callbacks=None, **option_keywords):
         self.n_topics, self.latent_dim, self.location_variance = n_topics, latent_dim, location_variance
         self.topic_word_prior, self.correlated, self.initial_beta = topic_word_prior, correlated, initial_beta
         self.alpha_prior, self.beta_prior = alpha_prior, beta_prior
-        self.algorithm, self.n_batches, self.batch_size, self.init = algorithm, n_batches, batch_size, init
+        self.algorithm, self.algorithm_options = algorithm, self._with_legacy(algorithm_options, option_keywords)
+        self.n_batches, self.batch_size, self.init = n_batches, batch_size, init
         self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
-        self.learning_rate_delay, self.learning_rate_decay, self.sampling = learning_rate_delay, learning_rate_decay, sampling
-        self.local_max_iter, self.local_tol, self.newton_steps = local_max_iter, local_tol, newton_steps
-        self.local_start = local_start
-        self.n_jobs, self.total_docs, self.random_state, self.verbose, self.callbacks = n_jobs, total_docs, random_state, verbose, callbacks
+        self.n_jobs, self.random_state, self.verbose, self.callbacks = n_jobs, random_state, verbose, callbacks
 
     # ------------------------------------------------------------------ configuration
     def _prior(self) -> DILNPrior:
@@ -111,38 +123,20 @@ class DILN(_TopicEstimator):
         return DILNPrior(float(self.topic_word_prior), tuple(self.alpha_prior), tuple(self.beta_prior),
                          int(self.latent_dim), float(variance))
 
-    def _make_model(self, n_words: int, obs_prior=None, stochastic: bool = False) -> DILNModel:
-        check_choice("algorithm", self.algorithm, ALGORITHMS)
+    def _check_settings(self) -> None:
+        super()._check_settings()
         check_int("n_topics", self.n_topics, 2)
-        check_int("local_max_iter", self.local_max_iter, 1)
-        check_int("newton_steps", self.newton_steps, 1)
         check_positive("initial_beta", self.initial_beta)
         if not isinstance(self.correlated, (bool, np.bool_)):
             raise TypeError(f"correlated must be True (DILN) or False (its HDP special case), got {self.correlated!r}")
-        if not (self.n_jobs == -1 or (isinstance(self.n_jobs, (int, np.integer)) and self.n_jobs >= 1)):
-            raise ValueError(f"n_jobs must be a positive integer or -1, got {self.n_jobs!r}")
-        stochastic = stochastic or self._algorithm == "stochastic"
-        local_tol = self.local_tol if self.local_tol is not None else (STOCHASTIC_LOCAL_TOL if stochastic
-                                                                       else BATCH_LOCAL_TOL)
-        check_positive("local_tol", local_tol)
-        prior = self._prior()
-        if obs_prior is None:
-            obs_prior = {"lam": np.full(n_words, prior.topic_word_prior)}
-        import numba
-
-        chunks = numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
-        check_choice("local_start", self.local_start, LOCAL_STARTS)
-        return DILNModel(obs_prior, prior, bool(self.correlated), "newton_step" if stochastic else "optimize",
-                         "scratch" if stochastic else self.local_start, int(self.local_max_iter), float(local_tol),
-                         location_tol=1e-3, newton_steps=int(self.newton_steps), n_chunks=chunks,
-                         keep_documents=not stochastic)
+        self._prior()
 
     def _initial_params(self, model, lam, n_docs, rng):
         return model.initial_params(lam, rng, float(self.initial_beta))
 
-    def _set_fitted(self, model, params, stats, trace, stop_reason):
+    def _set_fitted(self, model, params, stats, trace, stop_reason, lower_bound=None):
         stats = stats.core if isinstance(stats, DilnStats) else stats  # what is saved: no per-document arrays
-        super()._set_fitted(model, params, stats, trace, stop_reason)
+        super()._set_fitted(model, params, stats, trace, stop_reason, lower_bound)
         self.topic_locations_ = params.locations
         self.topic_correlation_ = topic_correlation(params.locations) if model.correlated else None
         self.alpha_, self.beta_ = params.alpha, params.beta

@@ -15,29 +15,25 @@ the number of frames of each. A list of 2-D arrays (one per sequence) or a
 
 from __future__ import annotations
 
-import inspect
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, obs, persist
 from ..models.hmm.model import HMMModel
 from ..models.hmm.params import HMMParams
 from ..priors import transition_finite as finite_hmm, transition_hdp as hdp_hmm, top_sticks as sticks
-from ..config import ALGORITHM_ALIASES, LearnConfig, check_choice, check_int, moves_config
-from ..core.protocols import total_elbo
+from ..config import ALGORITHM_ALIASES, HMMOptions, LearnConfig, check_choice, check_int, moves_config
 from ..core.suffstats import SuffStats
 from ..data import DataError, Sequences
 from ..data.dense import _as_float_matrix
 from ..data.errors import describe_rows
-from ..learn import InMemoryMinibatches, make_learner
+from ..learn import LEARNERS, InMemoryMinibatches, check_moves, learner_spec
 from ..models.hmm.init import initial_params
-from ..parallel import summarize_batches
 from ._common import SavableMixin, as_generator, check_n_features
-from .topics import numba_threads
+from ._fitting import run_plan, variational_plan
+from ._options import AlgorithmOptionsMixin
+from .topics import check_n_jobs, numba_threads
 
 #: Observation models that score single frames (``"mult"`` models documents of word counts).
 HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern")
@@ -98,38 +94,25 @@ def _checked_frames(family, seqs: Sequences, what: str = "X"):
 
 
 # ---------------------------------------------------------------------- the estimators
-class _HMMEstimator(SavableMixin, BaseEstimator):
+class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
     """Shared shell of :class:`HDPHMM` and :class:`FiniteHMM`; subclasses set the transition module,
     its prior and the moves memoized VI makes by default."""
 
     _transitions = None  # the transition module, alloc.hdp_hmm or alloc.finite_hmm
     _default_moves: tuple = ()
+    _options_class = HMMOptions
 
     def __init__(self, n_states=50, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
-                 start_concentration=5.0, stickiness=0.0, algorithm="memoized", n_batches=1, moves=None,
-                 move_options=None, init="contiguous_blocks", max_laps=100, min_laps=2, tol=1e-6,
-                 learning_rate_delay=10.0, learning_rate_decay=0.7, random_state=None, verbose=0, n_jobs=1,
-                 callbacks=None):
-        self.n_states = n_states
-        self.obs_model = obs_model
-        self.obs_prior = obs_prior
-        self.transition_concentration = transition_concentration
-        self.start_concentration = start_concentration
-        self.stickiness = stickiness
-        self.algorithm = algorithm
-        self.n_batches = n_batches
-        self.moves = moves
-        self.move_options = move_options
-        self.init = init
-        self.max_laps = max_laps
-        self.min_laps = min_laps
-        self.tol = tol
-        self.learning_rate_delay = learning_rate_delay
-        self.learning_rate_decay = learning_rate_decay
-        self.random_state = random_state
-        self.verbose = verbose
-        self.n_jobs = n_jobs
-        self.callbacks = callbacks
+                 start_concentration=5.0, stickiness=0.0, algorithm="memoized", algorithm_options=None, n_batches=1,
+                 moves=None, move_options=None, init="contiguous_blocks", max_laps=100, min_laps=2, tol=1e-6,
+                 random_state=None, verbose=0, n_jobs=1, callbacks=None, **option_keywords):
+        self._set_constructor_params(locals())
+
+    def _set_constructor_params(self, values: dict) -> None:
+        """Every constructor parameter from the ``__init__``'s ``locals()`` (option keywords folded in)."""
+        for name in self._get_param_names():
+            setattr(self, name, values[name])
+        self.algorithm_options = self._with_legacy(values["algorithm_options"], values["option_keywords"])
 
     # ------------------------------------------------------------------ configuration
     def _family(self):
@@ -159,12 +142,14 @@ class _HMMEstimator(SavableMixin, BaseEstimator):
         self._transitions_prior()  # checks the concentrations
         check_choice("algorithm", self.algorithm, HMM_ALGORITHMS)
         check_choice("init", self.init, HMM_INITS)
-        if not (self.n_jobs == -1 or (isinstance(self.n_jobs, (int, np.integer)) and self.n_jobs >= 1)):
-            raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {self.n_jobs!r}")
+        check_n_jobs(self.n_jobs)
+        options = self._options()
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
-                            n_batches=self.n_batches, learning_rate_delay=self.learning_rate_delay,
-                            learning_rate_decay=self.learning_rate_decay)
-        return learn, moves_config(self._moves(), self.move_options, HMM_MOVES, type(self).__name__)
+                            n_batches=self.n_batches, learning_rate_delay=options.learning_rate_delay,
+                            learning_rate_decay=options.learning_rate_decay)
+        moves = moves_config(self._moves(), self.move_options, HMM_MOVES, type(self).__name__)
+        check_moves(learn.algorithm, moves.moves)
+        return learn, moves
 
     def _make_model(self, frames=None, obs_prior=None) -> HMMModel:
         family = self._family()
@@ -190,30 +175,22 @@ class _HMMEstimator(SavableMixin, BaseEstimator):
         if learn_cfg.n_batches > n_seq:
             raise ValueError(f"n_batches={learn_cfg.n_batches} exceeds the number of sequences ({n_seq}): batches "
                              f"hold whole sequences; use n_batches <= {n_seq} (or split long sequences)")
-        if learn_cfg.algorithm == "stochastic" and n_seq < 2:
-            raise ValueError("algorithm='stochastic' draws minibatches of whole sequences, and X holds one sequence; "
-                             "use algorithm='memoized' or 'vb', or pass several sequences (lengths=)")
+        minibatches = learner_spec(learn_cfg.algorithm, list(LEARNERS)).minibatches
+        if minibatches and n_seq < 2:
+            raise ValueError(f"algorithm={self.algorithm!r} draws minibatches of whole sequences, and X holds one "
+                             "sequence; use algorithm='memoized' or 'vb', or pass several sequences (lengths=)")
         rng = as_generator(self.random_state)
-        learner = make_learner(learn_cfg, moves_cfg, rng)
         model = self._make_model(frames)
         batches = driver.split_batches(seqs, learn_cfg.n_batches, int(rng.integers(2**31)))
-        source = InMemoryMinibatches(seqs, learn_cfg.n_batches) if learn_cfg.algorithm == "stochastic" else batches.data
-        params = initial_params(model, seqs, self.n_states, self.init, rng)
+        source = InMemoryMinibatches(seqs, learn_cfg.n_batches) if minibatches else batches.data
+        plan = variational_plan(learn_cfg.algorithm, model, source, initial_params(model, seqs, self.n_states,
+                                                                                   self.init, rng), batches.data)
         with numba_threads(self.n_jobs):
-            result = driver.fit(model, source, params, learner, learn_cfg, callbacks=self.callbacks or (),
-                                verbose=self.verbose, desc=type(self).__name__)
-            stats = result.stats
-            if learn_cfg.algorithm == "stochastic":  # the trace holds estimates: finish with one exact pass
-                stats = summarize_batches(model, result.params, batches.data)[0]
-        exact = learn_cfg.algorithm != "stochastic"
-        if result.stop_reason == "max_laps" and exact and learn_cfg.tol > 0:
-            warnings.warn(f"{type(self).__name__} did not converge in {learn_cfg.max_laps} laps (relative ELBO change "
-                          f"above tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=2)
+            fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
+                              verbose=self.verbose)
         self.n_features_in_ = seqs.n_features
-        moves = list(getattr(result.state, "accepted", ()))
-        elbo = result.elbo if exact else total_elbo(model.elbo_terms(result.params, stats))
-        self._set_fitted(model, result.params, stats, [r.as_dict() for r in result.trace], result.stop_reason,
-                         elbo, moves)
+        self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
+                         fitted.lower_bound, fitted.accepted_moves)
         return self
 
     def _set_fitted(self, model: HMMModel, params: HMMParams, stats: SuffStats, trace, stop_reason: str,
@@ -294,7 +271,7 @@ class _HMMEstimator(SavableMixin, BaseEstimator):
         params = dict(meta["params"])
         if isinstance(params.get("moves"), list):
             params["moves"] = tuple(params["moves"])
-        est = cls(**params)
+        est = cls._from_params(params)
         model = est._make_model(obs_prior=persist.nested_arrays(arrays, "obs_prior."))
         fitted = HMMParams(arrays["uids"], persist.nested_arrays(arrays, "obs."), persist.nested_arrays(arrays, "trans."))
         extra = meta["extra"]
@@ -341,8 +318,10 @@ _PARAMETERS_DOC = """
         or the frames clustered by Bregman k-means++ ignoring time.
     max_laps, min_laps, tol
         Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
-    learning_rate_delay, learning_rate_decay
-        Stochastic VI step size (tau, kappa).
+    algorithm_options : dict, optional
+        Fields of :class:`stickbreak.config.HMMOptions`: ``learning_rate_delay`` and
+        ``learning_rate_decay`` (tau, kappa; default 10, 0.7), stochastic VI's step size (each was a
+        constructor argument of the same name; still accepted, with a FutureWarning).
     random_state : int, numpy Generator or None
     verbose : int
         0 silent, 1 progress bar.
@@ -372,15 +351,6 @@ _PARAMETERS_DOC = """
 """
 
 
-def _signature_with(init, **extra):
-    """``init``'s signature with keyword-only parameters ``extra`` added after ``stickiness``
-    (what scikit-learn's ``get_params`` and ``clone`` read)."""
-    parameters = list(inspect.signature(init).parameters.values())
-    at = [p.name for p in parameters].index("stickiness") + 1
-    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=value) for name, value in extra.items()]
-    return inspect.signature(init).replace(parameters=parameters[:at] + added + parameters[at:])
-
-
 @persist.register
 class HDPHMM(_HMMEstimator):
     __doc__ = """The (sticky) HDP hidden Markov model by variational inference (Hughes 2016, Ch. 6).
@@ -402,11 +372,12 @@ class HDPHMM(_HMMEstimator):
     _transitions = hdp_hmm
     _default_moves = ("merge", "delete")
 
-    def __init__(self, n_states=50, *, concentration=10.0, **options):
-        super().__init__(n_states, **options)
-        self.concentration = concentration
-
-    __init__.__signature__ = _signature_with(_HMMEstimator.__init__, concentration=10.0)
+    def __init__(self, n_states=50, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
+                 start_concentration=5.0, stickiness=0.0, concentration=10.0, algorithm="memoized",
+                 algorithm_options=None, n_batches=1, moves=None, move_options=None, init="contiguous_blocks",
+                 max_laps=100, min_laps=2, tol=1e-6, random_state=None, verbose=0, n_jobs=1, callbacks=None,
+                 **option_keywords):
+        self._set_constructor_params(locals())
 
     def _transitions_prior(self) -> dict:
         return hdp_hmm.default_prior(self.transition_concentration, self.start_concentration, self.stickiness,

@@ -8,47 +8,80 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, DensityMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .. import driver, obs, persist
 from ..models.mixture.model import MixtureParams
 from ..models import make_mixture_model
-from ..config import InitConfig, LearnConfig, MixtureConfig, MovesConfig, moves_config
+from ..config import InitConfig, LearnConfig, MixtureConfig, MixtureOptions, MovesConfig, moves_config
 from ..core.sparse_resp import to_dense
 from ..core.suffstats import SuffStats
-from ..core.protocols import total_elbo
-from ..learn import make_learner
+from ..learn import check_moves
+from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
-from ..parallel import make_executor, summarize_batches
+from ..parallel import make_executor
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
-from ..learn.truncation_free import TruncationFreeSVI
+from ._fitting import FitPlan, lookup_plan, run_plan, variational_plan
+from ._options import AlgorithmOptionsMixin
 from ..models.mixture.truncation_free import TruncationFreeDPMixture
 
 
-class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator):
+def _variational(est, model, mixture_cfg, init_cfg, learn_cfg, data, rng) -> FitPlan:
+    """VB, stochastic or memoized VI from a k-means++ (or random) start."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        params = initial_params(model, data.sample, mixture_cfg.n_components, init_cfg.method, rng,
+                                init_cfg.n_kmeans_iters)
+    return variational_plan(learn_cfg.algorithm, model, data.source, params, data.batches.data)
+
+
+def _truncation_free(est, model, mixture_cfg, init_cfg, learn_cfg, data, rng) -> FitPlan:
+    """Truncation-free SVI for the DP mixture of multinomials (Wang & Blei 2012, §2.3): from no
+    clusters, each minibatch's labels sampled from the locally collapsed ``q``; new clusters on the
+    fly. The result is the same ``q`` family as VB's (Dirichlet topics, Beta sticks), so prediction,
+    scoring and saving are shared; ``n_components`` is unused."""
+    if est.obs_model != "mult" or mixture_cfg.weights != "dp":
+        raise ValueError("algorithm='truncation_free' is implemented for DPMixture(obs_model='mult') (documents); "
+                         f"got {type(est).__name__}(obs_model={est.obs_model!r})")
+    eta = np.unique(model.obs_prior["lam"])
+    if len(eta) != 1:
+        raise ValueError("truncation-free SVI needs one pseudo_count for every word (a scalar obs_prior)")
+
+    def as_mixture(tf):
+        if tf.n_components == 0:
+            raise ValueError("truncation-free SVI opened no cluster; pass more documents or more laps")
+        fitted = make_mixture_model(replace(mixture_cfg, n_components=tf.n_components), obs_prior=model.obs_prior)
+        return fitted, MixtureParams(tf.uids, {"lam": tf.lam}, {"eta1": tf.u, "eta0": tf.v})
+
+    sampler = TruncationFreeDPMixture(float(eta[0]), float(mixture_cfg.concentration))
+    return FitPlan("truncation_free", sampler, data.source, as_fitted=as_mixture, final_pass=data.batches.data)
+
+
+#: How a mixture trains under each algorithm.
+MIXTURE_PLANS = {"vb": _variational, "stochastic": _variational, "memoized": _variational,
+                 "truncation_free": _truncation_free}
+
+
+class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, ClusterMixin, BaseEstimator):
     """Shared shell of :class:`DPMixture` and :class:`FiniteMixture`; subclasses set ``_weight_model``."""
 
     _weight_model = "dp"
+    _options_class = MixtureOptions
 
     def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
-                 algorithm="vb", moves=None, move_options=None, init="kmeans++", n_kmeans_iters=3, max_laps=200,
-                 min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, learning_rate_delay=10.0, learning_rate_decay=0.7,
-                 sampling="without_replacement", n_active=None, random_state=None, verbose=0, callbacks=None):
+                 algorithm="vb", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
+                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, n_active=None,
+                 random_state=None, verbose=0, callbacks=None, **option_keywords):
         self.n_components = n_components
         self.n_active = n_active
         self.algorithm = algorithm
+        self.algorithm_options = self._with_legacy(algorithm_options, option_keywords)
         self.moves = moves
         self.move_options = move_options
-        self.learning_rate_delay = learning_rate_delay
-        self.learning_rate_decay = learning_rate_decay
-        self.sampling = sampling
         self.obs_model = obs_model
         self.concentration = concentration
         self.obs_prior = obs_prior
@@ -70,10 +103,13 @@ class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator)
             concentration=self.concentration, obs_prior=dict(self.obs_prior or {}), n_active=self.n_active,
         )
         init = InitConfig(method=self.init, n_kmeans_iters=self.n_kmeans_iters)
+        options = self._options()
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
-                            n_batches=self.n_batches, n_jobs=self.n_jobs, learning_rate_delay=self.learning_rate_delay,
-                            learning_rate_decay=self.learning_rate_decay, sampling=self.sampling)
-        return mixture, init, learn, moves_config(self.moves, self.move_options)
+                            n_batches=self.n_batches, n_jobs=self.n_jobs, learning_rate_delay=options.learning_rate_delay,
+                            learning_rate_decay=options.learning_rate_decay, sampling=options.sampling)
+        moves = moves_config(self.moves, self.move_options)
+        check_moves(learn.algorithm, moves.moves)
+        return mixture, init, learn, moves
 
     def _validated(self, X):
         """Prediction input, checked against the fitted model."""
@@ -90,69 +126,26 @@ class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator)
         :class:`~stickbreak.data.shards.ShardStore` of batches on disk for data larger than memory
         (then the prior defaults and the initialisation use a sample of up to ``INIT_SAMPLE`` items).
         """
+        build = lookup_plan(MIXTURE_PLANS, canonical(self.algorithm), type(self).__name__, lambda a: f"algorithm={a!r}")
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
         rng = as_generator(self.random_state)
-        plan = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
-        model = make_mixture_model(mixture_cfg, plan.sample)
-        if learn_cfg.algorithm == "truncation_free":
-            return self._fit_truncation_free(model, mixture_cfg, plan, learn_cfg, rng)
-        learner = make_learner(learn_cfg, moves_cfg, rng)
-        batches, source = plan.batches, plan.source
-        with threadpool_limits(limits=1, user_api="blas"):
-            params = initial_params(model, plan.sample, mixture_cfg.n_components, init_cfg.method, rng,
-                                    init_cfg.n_kmeans_iters)
+        data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
+        model = make_mixture_model(mixture_cfg, data.sample)
+        plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
         executor = make_executor(learn_cfg.n_jobs)
         try:
-            result = driver.fit(model, source, params, learner, learn_cfg, callbacks=self.callbacks or (),
-                                verbose=self.verbose, executor=executor, desc=type(self).__name__)
-            stats = result.stats
-            if learn_cfg.algorithm == "stochastic":  # the trace holds estimates: finish with one exact pass
-                with threadpool_limits(limits=1, user_api="blas"):
-                    stats = summarize_batches(model, result.params, batches.data, executor)[0]
+            fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__,
+                              callbacks=self.callbacks, verbose=self.verbose, executor=executor)
         finally:
             executor.close()
-        if result.stop_reason == "max_laps" and learn_cfg.algorithm != "stochastic":
-            warnings.warn(
-                f"{type(self).__name__} did not converge in {learn_cfg.max_laps} laps (relative ELBO change "
-                f"above tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=2,
-            )
-        self.n_features_in_ = plan.n_features
-        self._set_fitted(model, result.params, stats, [r.as_dict() for r in result.trace],
-                         result.stop_reason, driver.predict_labels(model, result.params, batches))
-        if learn_cfg.algorithm == "stochastic":
-            self.lower_bound_ = total_elbo(model.elbo_terms(result.params, stats))
-        if learn_cfg.algorithm == "memoized":
-            self.move_log_ = list(result.state.accepted)
+        self.n_features_in_ = data.n_features
+        self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
+                         driver.predict_labels(fitted.model, fitted.params, data.batches), fitted.lower_bound)
+        self.move_log_ = fitted.accepted_moves
         return self
 
-    def _fit_truncation_free(self, model, mixture_cfg, plan, learn_cfg, rng):
-        """Truncation-free SVI for the DP mixture of multinomials (Wang & Blei 2012, §2.3): from no
-        clusters, each minibatch's labels sampled from the locally collapsed ``q``; new clusters on the
-        fly. The result is the same ``q`` family as VB's (Dirichlet topics, Beta sticks), so prediction,
-        scoring and saving are shared; ``n_components`` is unused."""
-
-        if self.obs_model != "mult" or self._weight_model != "dp":
-            raise ValueError("algorithm='truncation_free' is implemented for DPMixture(obs_model='mult') (documents); "
-                             f"got {type(self).__name__}(obs_model={self.obs_model!r})")
-        eta = np.unique(model.obs_prior["lam"])
-        if len(eta) != 1:
-            raise ValueError("truncation-free SVI needs one pseudo_count for every word (a scalar obs_prior)")
-        sampler = TruncationFreeDPMixture(float(eta[0]), float(self.concentration))
-        result = driver.fit(sampler, plan.source, None, TruncationFreeSVI(rng), learn_cfg, callbacks=self.callbacks or (),
-                            verbose=self.verbose, desc=type(self).__name__)
-        tf = result.params
-        if tf.n_components == 0:
-            raise ValueError("truncation-free SVI opened no cluster; pass more documents or more laps")
-        model = make_mixture_model(replace(mixture_cfg, n_components=tf.n_components), obs_prior=model.obs_prior)
-        params = MixtureParams(tf.uids, {"lam": tf.lam}, {"eta1": tf.u, "eta0": tf.v})
-        with threadpool_limits(limits=1, user_api="blas"):
-            stats = summarize_batches(model, params, plan.batches.data)[0]
-        self.n_features_in_ = plan.n_features
-        self._set_fitted(model, params, stats, [r.as_dict() for r in result.trace], result.stop_reason,
-                         driver.predict_labels(model, params, plan.batches))
-        return self
-
-    def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str, labels):
+    def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str, labels,
+                    lower_bound: float | None = None):
         self.model_ = model
         self.labels_ = labels
         self.params_ = params
@@ -162,7 +155,7 @@ class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator)
         self.converged_ = stop_reason == "converged"
         self.interrupted_ = stop_reason == "interrupted"
         self.n_iter_ = len(trace)
-        self.lower_bound_ = trace[-1]["elbo"]
+        self.lower_bound_ = trace[-1]["elbo"] if lower_bound is None else lower_bound
         self.elbo_trace_ = np.array([r["elbo"] for r in trace])
         self.weights_ = model.weights.expected_weights(params.weights)
         self.component_counts_ = stats.counts.copy()
@@ -209,7 +202,7 @@ class _MixtureEstimator(SavableMixin, DensityMixin, ClusterMixin, BaseEstimator)
 
     @classmethod
     def _from_saved(cls, meta, arrays):
-        est = cls(**meta["params"])
+        est = cls._from_params(meta["params"])
         mixture_cfg = est._configs()[0]
         model = make_mixture_model(mixture_cfg, obs_prior=persist.nested_arrays(arrays, "obs_prior."))
         params = MixtureParams(arrays["uids"], persist.nested_arrays(arrays, "obs."),
@@ -246,6 +239,15 @@ class DPMixture(_MixtureEstimator):
     obs_prior : dict, optional
         Prior options of the observation model, e.g. ``{"covariance": 0.5, "dof": 10}`` for
         Gaussians or ``{"pseudo_count": 0.1}`` for ``"mult"``; see each module in ``stickbreak.obs``.
+    algorithm : {"vb", "svi" (alias "stochastic"), "memoized", "truncation_free"}
+        Full-batch VB, stochastic VI, memoized VI (with ``moves``) or, for ``DPMixture(obs_model="mult")``,
+        truncation-free SVI (Wang & Blei 2012; starts from no clusters, ``n_components`` unused).
+    algorithm_options : dict, optional
+        Fields of :class:`stickbreak.config.MixtureOptions`: the stochastic step
+        ``(learning_rate_delay + t)^-learning_rate_decay`` (default 10, 0.7) and ``sampling`` of the
+        minibatches (``"without_replacement"`` or ``"with_replacement"``).
+    moves, move_options
+        Memoized VI: birth, merge and delete moves and the fields of :class:`stickbreak.config.MovesConfig`.
     init : {"kmeans++", "random"}
         Bregman k-means++ seeding plus ``n_kmeans_iters`` hard k-means steps, or random examples.
     max_laps, min_laps, tol

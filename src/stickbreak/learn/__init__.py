@@ -1,32 +1,28 @@
-"""Learning algorithms, written once against the four model verbs."""
+"""Learning algorithms, written once against the four model verbs; :mod:`.registry` names them."""
 
 from __future__ import annotations
 
-from .registry import COLLAPSED_ALGORITHMS
+from .registry import ALGORITHM_ALIASES, COLLAPSED_ALGORITHMS, LEARNERS, learner_spec, required_protocol
 from .batch import BatchVB
 from .memoized import MemoizedVI
-from .schedules import RobbinsMonro
 from .stochastic import InMemoryMinibatches, StochasticVI, StoredMinibatches
 
 
-def make_learner(learn_cfg, moves_cfg, rng):
-    """The learner for ``learn_cfg.algorithm`` ("vb", "stochastic" or "memoized"; truncation-free SVI
-    needs its own models and is built by the estimators, see :mod:`.truncation_free`)."""
-    if moves_cfg.moves and learn_cfg.algorithm != "memoized":
-        raise ValueError(
-            f"moves {list(moves_cfg.moves)} need algorithm='memoized' (got {learn_cfg.algorithm!r}); "
-            "they are accepted on the exact whole-data ELBO that only memoized VI keeps"
-        )
-    if learn_cfg.algorithm == "truncation_free":
-        raise ValueError("algorithm='truncation_free' runs its own models: use HDPTopicModel or DPMixture(obs_model='mult')")
-    if learn_cfg.algorithm in COLLAPSED_ALGORITHMS:
-        raise ValueError(f"algorithm={learn_cfg.algorithm!r} is collapsed inference for LDA: use LDA(algorithm=...); "
-                         "this model takes 'vb', 'svi' or 'memoized'")
-    if learn_cfg.algorithm == "vb":
-        return BatchVB()
-    if learn_cfg.algorithm == "stochastic":
-        return StochasticVI(RobbinsMonro(learn_cfg.learning_rate_delay, learn_cfg.learning_rate_decay), rng)
-    return MemoizedVI(moves_cfg, rng)
+def check_moves(algorithm: str, moves) -> None:
+    """Moves need memoized VI: they are accepted on the exact whole-data ELBO only it keeps."""
+    if moves and learner_spec(algorithm, choices=list(LEARNERS)).moves_protocol is None:
+        raise ValueError(f"moves {list(moves)} need algorithm='memoized' (got {algorithm!r}); "
+                         "they are accepted on the exact whole-data ELBO that only memoized VI keeps")
 
 
-__all__ = ["BatchVB", "InMemoryMinibatches", "MemoizedVI", "StochasticVI", "StoredMinibatches", "make_learner"]
+def make_learner(learn_cfg, moves_cfg, rng, learner: str | None = None, **options):
+    """The learner registered as ``learner`` (default ``learn_cfg.algorithm``), built from the
+    configs, the generator ``rng`` and the learner's own ``options`` (e.g. ``burn_in`` of the
+    collapsed samplers)."""
+    name = learner or learn_cfg.algorithm
+    check_moves(name, moves_cfg.moves)
+    return learner_spec(name, choices=list(LEARNERS)).factory(learn_cfg, moves_cfg, rng, **options)
+
+
+__all__ = ["ALGORITHM_ALIASES", "BatchVB", "COLLAPSED_ALGORITHMS", "InMemoryMinibatches", "LEARNERS", "MemoizedVI",
+           "StochasticVI", "StoredMinibatches", "check_moves", "learner_spec", "make_learner", "required_protocol"]

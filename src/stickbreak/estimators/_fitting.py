@@ -1,0 +1,126 @@
+"""The one fit path of every estimator: a :class:`FitPlan` (chosen by table lookup on the
+algorithm) is run by :func:`run_plan`: learner from the registry, the driver's loop, the exact final
+pass and the convergence warning, written once here for the mixtures, topic models, DILN and HMMs."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
+
+from .. import driver
+from ..core.protocols import total_elbo
+from ..core.suffstats import SuffStats
+from ..learn import learner_spec, make_learner
+from ..learn.registry import LEARNERS
+from ..parallel import summarize_batches
+
+
+@dataclass(frozen=True, eq=False)
+class FitPlan:
+    """How one estimator trains under one algorithm.
+
+    ``learner`` is a name of :data:`stickbreak.learn.registry.LEARNERS` built with
+    ``learner_options``; the driver trains ``trained`` on ``source`` from ``start`` (None: the
+    learner starts from nothing). ``as_fitted(params)`` turns the trained parameters into ``(model,
+    params)`` as the estimator keeps them (default: unchanged), ``for_callbacks(params)`` what
+    callbacks see (default: unchanged). The final statistics are the learner's own, or
+    ``stats_of(trained params)``, or those of an exact ``final_pass`` over the given batches;
+    ``rescore``: the final ELBO is then recomputed (the trace of a stochastic learner holds
+    estimates). ``attributes(result)``: extra fitted attributes (e.g. a held-out trace).
+    """
+
+    learner: str
+    trained: Any
+    source: Any
+    start: Any = None
+    learner_options: Mapping = field(default_factory=dict)
+    as_fitted: Callable | None = None
+    for_callbacks: Callable | None = None
+    stats_of: Callable | None = None
+    final_pass: Sequence | None = None
+    rescore: bool = False
+    attributes: Callable | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Fitted:
+    """What a fit hands to the estimator: its model, parameters and statistics, the driver's result
+    and the final ELBO (the last lap's, or the exact one after a rescoring final pass)."""
+
+    model: Any
+    params: Any
+    stats: SuffStats
+    result: driver.FitResult
+    lower_bound: float
+    attributes: dict = field(default_factory=dict)
+
+    @property
+    def trace(self) -> list[dict]:
+        return [r.as_dict() for r in self.result.trace]
+
+    @property
+    def accepted_moves(self) -> list:
+        """The moves memoized VI accepted, in order (none for the other learners)."""
+        return list(getattr(self.result.state, "accepted", ()))
+
+
+def variational_plan(algorithm: str, model, source, start, batches: Sequence) -> FitPlan:
+    """Train ``model`` itself on ``source`` from ``start`` by ``algorithm`` ("vb", "stochastic",
+    "memoized"); a learner whose trace is not the exact ELBO ends with an exact pass over ``batches``."""
+    exact = learner_spec(algorithm, list(LEARNERS)).exact
+    return FitPlan(algorithm, model, source, start, final_pass=None if exact else batches, rescore=not exact)
+
+
+def lookup_plan(plans: Mapping, key, owner: str, describe: Callable[[Any], str] = repr) -> Callable:
+    """``plans[key]``, or a ValueError naming the algorithm's registry entry and the supported keys."""
+    try:
+        return plans[key]
+    except (KeyError, TypeError):  # TypeError: an unhashable algorithm
+        pass
+
+    def algorithm(k):
+        return k[0] if isinstance(k, tuple) else k
+
+    offered = any(algorithm(k) == algorithm(key) for k in plans)
+    why = f" ({LEARNERS[algorithm(key)].summary})" if algorithm(key) in LEARNERS and not offered else ""
+    raise ValueError(f"{owner} does not support {describe(key)}{why}; choose one of: "
+                     f"{', '.join(describe(k) for k in plans)}")
+
+
+def final_pass(model, params, batches: Sequence, executor=None) -> SuffStats:
+    """Exact whole-data statistics of ``params``: one local step and summary per batch."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return summarize_batches(model, params, batches, executor)[0]
+
+
+def warn_if_not_converged(owner: str, result: driver.FitResult, learn_cfg, exact: bool) -> None:
+    """ConvergenceWarning when a learner with an exact ELBO trace ran out of laps with ``tol > 0``."""
+    if exact and result.stop_reason == "max_laps" and learn_cfg.tol > 0:
+        warnings.warn(f"{owner} did not converge in {learn_cfg.max_laps} laps (relative ELBO change above "
+                      f"tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=4)
+
+
+def run_plan(plan: FitPlan, learn_cfg, moves_cfg, rng, *, owner: str, callbacks=None, verbose: int = 0,
+             executor=None) -> Fitted:
+    """Train by ``plan``, then the final statistics and ELBO and the convergence warning."""
+    learner = make_learner(learn_cfg, moves_cfg, rng, plan.learner, **plan.learner_options)
+    callbacks = list(callbacks or ())
+    if plan.for_callbacks is not None:
+        callbacks = [lambda record, params, cb=cb: cb(record, plan.for_callbacks(params)) for cb in callbacks]
+    result = driver.fit(plan.trained, plan.source, plan.start, learner, learn_cfg, callbacks=callbacks, verbose=verbose,
+                        executor=executor, desc=owner)
+    model, params = plan.as_fitted(result.params) if plan.as_fitted is not None else (plan.trained, result.params)
+    if plan.final_pass is not None:
+        stats = final_pass(model, params, plan.final_pass, executor)
+    else:
+        stats = result.stats if plan.stats_of is None else plan.stats_of(result.params)
+    lower_bound = (total_elbo(model.elbo_terms(params, stats)) if plan.rescore
+                   else result.elbo if result.trace else float("nan"))
+    warn_if_not_converged(owner, result, learn_cfg, learner_spec(plan.learner, list(LEARNERS)).exact)
+    attributes = plan.attributes(result) if plan.attributes is not None else {}
+    return Fitted(model, params, stats, result, float(lower_bound), attributes)
