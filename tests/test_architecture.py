@@ -152,7 +152,6 @@ def test_algorithms_do_not_probe_models(where):
     assert not probes, probes
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23 in progress: estimators/topics.py")
 def test_no_source_file_over_500_lines():
     long = {str(path.relative_to(PACKAGE)): n for path, _ in MODULES.values()
             if (n := len(path.read_text().splitlines())) > MAX_LINES}

@@ -13,10 +13,10 @@ from typing import Any, Mapping
 from . import obs
 from .core.validate import check_choice, check_int, check_n_active, check_positive  # noqa: F401 (re-exported)
 from .learn.registry import (ALGORITHM_ALIASES, ALGORITHMS, COLLAPSED_ALGORITHMS,  # noqa: F401 (re-exported)
-                             MINIBATCH_ALGORITHMS)
+                             MINIBATCH_ALGORITHMS, algorithm_names)
 from .learn.schedules import RobbinsMonro
+from .priors import MIXTURE_WEIGHTS
 
-WEIGHT_MODELS = ("dp", "finite")
 INIT_METHODS = ("kmeans++", "random")
 MOVE_KINDS = ("birth", "merge", "delete")
 SAMPLING = ("without_replacement", "with_replacement")
@@ -38,7 +38,7 @@ class MixtureConfig:
     def __post_init__(self):
         object.__setattr__(self, "n_active", check_n_active(self.n_active))
         family = obs.get(self.obs_model)
-        check_choice("weights", self.weights, WEIGHT_MODELS)
+        check_choice("weights", self.weights, sorted(MIXTURE_WEIGHTS))
         check_int("n_components", self.n_components, 1)
         check_positive("concentration", self.concentration)
         if not isinstance(self.obs_prior, Mapping):
@@ -130,7 +130,7 @@ class LearnConfig:
     sampling: str = "without_replacement"
 
     def __post_init__(self):
-        check_choice("algorithm", self.algorithm, ALGORITHMS)
+        check_choice("algorithm", self.algorithm, algorithm_names())
         object.__setattr__(self, "algorithm", ALGORITHM_ALIASES.get(self.algorithm, self.algorithm))
         check_choice("sampling", self.sampling, SAMPLING)
         check_int("max_laps", self.max_laps, 1)

@@ -5,7 +5,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stickbreak import obs
 from stickbreak.models.mixture.model import MixtureLocal
 from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig

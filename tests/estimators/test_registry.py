@@ -5,7 +5,7 @@ import pytest
 
 from stickbreak import DILN, LDA, DPMixture, FiniteMixture, HDPHMM, HDPTopicModel
 from stickbreak.config import ALGORITHMS, COLLAPSED_ALGORITHMS, LearnConfig, MovesConfig
-from stickbreak.core.protocols import Model, Movable, Sampled, Swept
+from stickbreak.core.protocols import Memoizable, Model, Movable, Sampled, Swept
 from stickbreak.datasets.synthetic import make_lda_corpus
 from stickbreak.estimators.diln import DILN_VARIANTS
 from stickbreak.estimators.mixture import MIXTURE_PLANS
@@ -17,7 +17,7 @@ from stickbreak.learn.registry import ALGORITHM_ALIASES
 from stickbreak.learn.truncation_free import TruncationFreeSVI
 
 EXPECTED = {
-    "vb": (BatchVB, Model), "stochastic": (StochasticVI, Model), "memoized": (MemoizedVI, Model),
+    "vb": (BatchVB, Model), "stochastic": (StochasticVI, Model), "memoized": (MemoizedVI, Memoizable),
     "truncation_free": (TruncationFreeSVI, Sampled), "direct_assignment_gibbs": (DirectAssignmentGibbs, Swept),
     **{name: (CollapsedSweeps, Swept) for name in COLLAPSED_ALGORITHMS},
 }
@@ -37,7 +37,7 @@ def test_every_name_builds_its_learner_and_states_its_protocol(name):
 
 def test_memoized_with_moves_needs_movable_and_moves_need_memoized():
     assert required_protocol("memoized", ("merge",)) is Movable
-    assert required_protocol("memoized", ()) is Model
+    assert required_protocol("memoized", ()) is Memoizable
     assert required_protocol("vb", ("merge",)) is Model  # no moves outside memoized VI: see below
     with pytest.raises(ValueError, match="need algorithm='memoized'"):
         make_learner(LearnConfig(algorithm="vb"), MovesConfig(moves=("merge",)), np.random.default_rng(0))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from stickbreak import DPMixture, FiniteMixture, obs
+from stickbreak import DPMixture, FiniteMixture
 from stickbreak.driver import ELBODecreaseWarning
 
 from conftest import ALL_FAMILIES, real_data_for

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import datasets, obs
-from ..config import ALGORITHMS, INIT_METHODS, SAMPLING, WEIGHT_MODELS
+from ..config import ALGORITHMS, INIT_METHODS, SAMPLING
+from ..priors import MIXTURE_WEIGHTS
 from ..data.shards import ShardStore
 from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
@@ -24,7 +25,7 @@ def add_fit_mixture(sub) -> None:
     p = sub.add_parser("mixture", help="DP or finite mixture", description="Fit a DP or finite mixture by variational Bayes.")
     p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names())}) or a .npy/.npz/.csv file")
     p.add_argument("--obs", default="gauss", choices=sorted(obs.OBS_MODELS), help="observation model (default gauss)")
-    p.add_argument("--weights", default="dp", choices=WEIGHT_MODELS, help="dp (default) or finite mixture weights")
+    p.add_argument("--weights", default="dp", choices=sorted(MIXTURE_WEIGHTS), help="dp (default) or finite mixture weights")
     p.add_argument("-K", "--n-components", type=int, default=20, help="truncation level / number of components")
     p.add_argument("--concentration", type=float, default=1.0, help="DP concentration or Dirichlet alpha")
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")

@@ -25,7 +25,7 @@ from ..core.suffstats import SuffStats
 from ..evaluate.topics import infer_doc_topics
 from ..kernels.sampling import log_stick_weights
 from ..learn.schedules import RobbinsMonro
-from ..models import TOPIC_WEIGHT_MODELS
+from ..priors import TOPIC_WEIGHTS
 from ..models.sampled import TruncationFreeParams
 from ..models.topics.collapsed_hdp import CollapsedHDP
 from ..models.topics.collapsed_lda import CollapsedLDA
@@ -100,7 +100,7 @@ def direct_model(est, obs_prior, options, stochastic: bool) -> TopicModel:
     """The direct-assignment family (LDA, or the HDP with Hughes's surrogate bound)."""
     local = LocalOptions(options.local_max_iter, _local_tol(options, stochastic, (BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL)),
                          options.n_restarts, options.local_start, est._n_chunks(), est._n_active())
-    return TopicModel(obs_prior, TOPIC_WEIGHT_MODELS[est._weight_model], est._weights_prior(), local)
+    return TopicModel(obs_prior, TOPIC_WEIGHTS[est._weight_model], est._weights_prior(), local)
 
 
 def two_level_model(est, obs_prior, options, stochastic: bool) -> TwoLevelHDP:

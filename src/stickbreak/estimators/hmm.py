@@ -98,7 +98,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
     """Shared shell of :class:`HDPHMM` and :class:`FiniteHMM`; subclasses set the transition module,
     its prior and the moves memoized VI makes by default."""
 
-    _transitions = None  # the transition module, alloc.hdp_hmm or alloc.finite_hmm
+    _transitions = None  # the transition module, priors.transition_hdp or priors.transition_finite
     _default_moves: tuple = ()
     _options_class = HMMOptions
 

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
-from ..models import TOPIC_WEIGHT_MODELS
+from ..priors import TOPIC_WEIGHTS
 from ..models.topics.model import TopicModel, TopicParams
 from ..models.topics.two_level import TwoLevelHDP
 from ..config import LearnConfig, MovesConfig, TopicOptions, check_choice, check_int, check_positive, moves_config
@@ -365,7 +365,7 @@ class LDA(_TopicEstimator):
 
     def _weights_prior(self) -> dict:
         alpha = 1.0 / self.n_topics if self.doc_topic_prior is None else self.doc_topic_prior
-        return TOPIC_WEIGHT_MODELS["lda"].default_prior(alpha)
+        return TOPIC_WEIGHTS["lda"].default_prior(alpha)
 
 
 @persist.register
@@ -402,4 +402,4 @@ class HDPTopicModel(_TopicEstimator):
         return self.variational_family
 
     def _weights_prior(self) -> dict:
-        return TOPIC_WEIGHT_MODELS["hdp"].default_prior(self.doc_topic_prior, self.concentration)
+        return TOPIC_WEIGHTS["hdp"].default_prior(self.doc_topic_prior, self.concentration)

@@ -1,6 +1,5 @@
 """NumPy twin of :mod:`stickbreak.kernels.gauss`, used only by the tests."""
 
-import numpy as np
 
 
 def blockwise_squared_norms(whitened, shift, out, start):

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.protocols import Model, Movable, Sampled, Swept
+from ..core.protocols import Memoizable, Model, Movable, Sampled, Swept
 from .batch import BatchVB
 from .collapsed import BURN_IN, CollapsedSweeps
 from .collapsed_hdp import DirectAssignmentGibbs
@@ -79,7 +79,7 @@ COLLAPSED_ALGORITHMS = ("gibbs", "svb", "cvb", "cvb0", "hybrid_vb_gibbs", "hybri
 LEARNERS: dict[str, LearnerSpec] = {
     "vb": LearnerSpec(_batch, Model, "full-batch coordinate ascent", exact=True),
     "stochastic": LearnerSpec(_stochastic, Model, "stochastic VI (Hoffman et al. 2013)", minibatches=True),
-    "memoized": LearnerSpec(_memoized, Model, "memoized VI (Hughes 2016), the only one with moves", exact=True,
+    "memoized": LearnerSpec(_memoized, Memoizable, "memoized VI (Hughes 2016), the only one with moves", exact=True,
                             moves_protocol=Movable),
     "truncation_free": LearnerSpec(_truncation_free, Sampled,
                                    "truncation-free SVI (Wang & Blei 2012), implemented for HDPTopicModel with "
@@ -91,10 +91,27 @@ LEARNERS: dict[str, LearnerSpec] = {
 }
 #: Other names accepted for an algorithm.
 ALGORITHM_ALIASES = {"svi": "stochastic"}
-#: The names users choose from (LearnConfig, the estimators, the CLI), aliases included.
+#: The built-in names users choose from (the CLI's choices), aliases included; :func:`algorithm_names`
+#: also has the algorithms registered since.
 ALGORITHMS = ("vb", "stochastic", "svi", "memoized", "truncation_free") + COLLAPSED_ALGORITHMS
 #: Algorithms that draw fresh minibatches every lap.
 MINIBATCH_ALGORITHMS = tuple(name for name, spec in LEARNERS.items() if spec.minibatches)
+
+
+def algorithm_names() -> tuple[str, ...]:
+    """Every public algorithm name and alias, the registered ones included (what LearnConfig accepts)."""
+    public = [name for name, spec in LEARNERS.items() if spec.public]
+    return tuple(dict.fromkeys([n for n in ALGORITHMS if canonical(n) in public] + public))
+
+
+def register(name: str, spec: LearnerSpec) -> LearnerSpec:
+    """Add an algorithm under ``name`` (ARCHITECTURE.md, "How to add an algorithm")."""
+    if name in LEARNERS or name in ALGORITHM_ALIASES:
+        raise ValueError(f"an algorithm named {name!r} is already registered")
+    if not (isinstance(spec.protocol, type) and spec.protocol.__module__ == Model.__module__):
+        raise TypeError(f"the protocol of {name!r} must be one of stickbreak.core.protocols, got {spec.protocol!r}")
+    LEARNERS[name] = spec
+    return spec
 
 
 def canonical(name: str) -> str:
@@ -106,7 +123,7 @@ def learner_spec(name: str, choices=None, owner: str = "stickbreak") -> LearnerS
     """The registry entry of ``name`` (or an alias). ``choices`` (default every public name) are
     what ``owner`` supports; an unknown or unsupported name is a ``ValueError`` listing them."""
     key = canonical(name)
-    offered = [n for n in ALGORITHMS if choices is None or canonical(n) in set(map(canonical, choices))]
+    offered = [n for n in algorithm_names() if choices is None or canonical(n) in set(map(canonical, choices))]
     if key not in LEARNERS or (choices is not None and key not in set(map(canonical, choices))):
         why = f" ({LEARNERS[key].summary})" if key in LEARNERS else ""
         raise ValueError(f"{owner} does not support algorithm={name!r}{why}; choose one of {offered}")

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from .. import obs
 from ..core.validate import check_n_active
-from ..priors import MIXTURE_WEIGHTS, TOPIC_WEIGHTS, TRANSITIONS
+from ..priors import MIXTURE_WEIGHTS
 from .hmm.model import HMMModel
 from .hmm.params import HMMLocal, HMMParams
 from .mixture.model import MixtureLocal, MixtureModel, MixtureParams
 from .topics.model import LocalOptions, TopicLocal, TopicModel, TopicParams
 
-WEIGHT_MODELS = MIXTURE_WEIGHTS  # the names older code used
-TOPIC_WEIGHT_MODELS = TOPIC_WEIGHTS
-TRANSITION_MODELS = TRANSITIONS
 
 
 def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
@@ -24,10 +21,10 @@ def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
     family = obs.get(config.obs_model)
     if obs_prior is None:
         obs_prior = family.default_prior(data, **dict(config.obs_prior))
-    weights = WEIGHT_MODELS[config.weights]
+    weights = MIXTURE_WEIGHTS[config.weights]
     return MixtureModel(family, obs_prior, weights, weights.default_prior(config.concentration),
                         n_active=check_n_active(config.n_active))
 
 
-__all__ = ["HMMLocal", "HMMModel", "HMMParams", "TRANSITION_MODELS", "LocalOptions", "MixtureLocal", "MixtureModel", "MixtureParams", "TOPIC_WEIGHT_MODELS", "TopicLocal", "TopicModel",
-           "TopicParams", "WEIGHT_MODELS", "make_mixture_model"]
+__all__ = ["HMMLocal", "HMMModel", "HMMParams", "LocalOptions", "MixtureLocal", "MixtureModel", "MixtureParams", "TopicLocal", "TopicModel",
+           "TopicParams", "make_mixture_model"]

@@ -9,7 +9,6 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.special import gammaln
 
 from stickbreak import driver
 from stickbreak.config import LearnConfig

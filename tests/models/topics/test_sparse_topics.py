@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.special import digamma, gammaln, logsumexp
+from scipy.special import digamma, logsumexp
 
 from stickbreak import HDPTopicModel, LDA, load
 from stickbreak.models.topics.model import LocalOptions, TopicModel
