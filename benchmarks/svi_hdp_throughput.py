@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import svi_common  # noqa: E402
 import topic_peers  # noqa: E402
-from stickbreak.models.topics.two_level import expected_sticks as stick_means  # noqa: E402
+from stickbreak.priors.beta_sticks import expected_sticks as stick_means  # noqa: E402
 
 CORPUS_TRUNCATION, DOC_TRUNCATION, CHUNK = 150, 15, 256
 KAPPA, TAU, ETA, ALPHA, GAMMA = 1.0, 64.0, 0.01, 1.0, 1.0

@@ -36,15 +36,17 @@ TRUNCATION = 300
 KAPPA, TAU = 0.6, 1.0
 
 
-def make(model: str, method: str):
+def make(model: str, method: str, n_vocab: int):
     from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
-    from stickbreak.models.topics.two_level_svi import StochasticTwoLevelHDP
+    from stickbreak.models.topics.two_level import TwoLevelHDP
     from stickbreak.models.mixture.truncation_free import TruncationFreeDPMixture
     from stickbreak.models.topics.truncation_free import TruncationFreeHDP
 
     if model == "dp":
         return TruncationFreeDPMixture(0.5, 1.0) if method == "tf" else StochasticMeanFieldDP(0.5, 1.0, TRUNCATION)
-    return TruncationFreeHDP(0.01, 1.0, 1.0) if method == "tf" else StochasticTwoLevelHDP(0.01, 1.0, 1.0, TRUNCATION, 20)
+    if method == "tf":
+        return TruncationFreeHDP(0.01, 1.0, 1.0)
+    return TwoLevelHDP({"lam": np.full(n_vocab, 0.01)}, 1.0, 1.0, doc_truncation=20)  # SVI on its Sampled side
 
 
 def plug_in_weights(params, method: str) -> np.ndarray:
@@ -71,13 +73,15 @@ def run(data, model: str, method: str, batch_size: int, passes: int, seed: int =
     train = BagOfWords.from_counts(data["train"])
     n = train.n_items
     minibatches = InMemoryMinibatches(train, max(1, n // batch_size))
-    sampler = make(model, method)
+    sampler = make(model, method, train.n_features)
     if method == "tf":
         learner = TruncationFreeSVI(rng)
         state = learner.start(sampler, minibatches)
     else:
         learner = TruncationFreeSVI(rng, schedule=RobbinsMonro(TAU, KAPPA))
-        state = learner.start(sampler, minibatches, sampler.initial_params(train.n_features, n, rng))
+        start = (sampler.store_params(sampler.initial_params(TRUNCATION, n, rng)) if model == "hdp"
+                 else sampler.initial_params(train.n_features, n, rng))
+        state = learner.start(sampler, minibatches, start)
     cpu = time.process_time()
     for _ in range(passes):
         state = learner.lap(sampler, minibatches, state).state

@@ -33,7 +33,6 @@ from stickbreak.models.topics.init import initial_topics
 from stickbreak.models.topics.model import LocalOptions, TopicModel
 from stickbreak.models.topics.truncation_free import TruncationFreeHDP
 from stickbreak.models.topics.two_level import TwoLevelHDP
-from stickbreak.models.topics.two_level_svi import StochasticTwoLevelHDP
 from stickbreak.priors import topic_hdp, topic_lda, transition_finite, transition_hdp
 
 from conftest import small_data
@@ -134,7 +133,7 @@ MODEL_CASES: tuple[Case, ...] = (
     Case("hdp-topics", (TrackedBirths,), _topics("hdp")),
     Case("lda-L2", (TrackedBirths,), _topics("lda", n_active=2)),
     Case("hdp-topics-L2", (TrackedBirths,), _topics("hdp", n_active=2)),
-    Case("two-level-hdp", (Memoizable,), _two_level),
+    Case("two-level-hdp", (Memoizable, Sampled), _two_level),
     Case("hmm-finite-gauss", (WholeDataBirths,), _hmm("finite", "gauss", 0.0), first_lap="full"),
     Case("hmm-finite-ar_gauss", (WholeDataBirths,), _hmm("finite", "ar_gauss", 5.0), first_lap="full"),
     Case("hmm-sticky-hdp-gauss", (WholeDataBirths,), _hmm("hdp", "gauss", 10.0), first_lap="full"),
@@ -144,7 +143,6 @@ MODEL_CASES: tuple[Case, ...] = (
     Case("truncation-free-dp", (Sampled,), _no_params(lambda V: TruncationFreeDPMixture())),
     Case("truncation-free-hdp", (Sampled,), _no_params(lambda V: TruncationFreeHDP())),
     Case("stochastic-mean-field-dp", (Sampled,), _no_params(lambda V: StochasticMeanFieldDP(n_components=5))),
-    Case("stochastic-two-level-hdp", (Sampled,), _no_params(lambda V: StochasticTwoLevelHDP(n_components=5))),
     Case("collapsed-lda-gibbs", (LDASweeps,), _no_params(lambda V: CollapsedLDA(np.full(4, 0.5), 0.1, V))),
     Case("collapsed-lda-cvb0", (LDASweeps,), _no_params(lambda V: CollapsedLDA(np.full(4, 0.5), 0.1, V, "cvb0"))),
     Case("collapsed-hdp", (HDPSweeps,), _no_params(lambda V: CollapsedHDP(1.0, 1.0, 0.1, V))),

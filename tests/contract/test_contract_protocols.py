@@ -109,7 +109,7 @@ class _Sloppy(Sampled):
     def empty_store(self):  # lacks n_vocab
         return None
 
-    def make_params(self, store, scale):  # requires what no caller passes
+    def params_from_store(self, store, scale):  # requires what no caller passes
         return None
 
     def sample_local(self, store, counts, rows, seed=0):
@@ -125,7 +125,7 @@ class _Sloppy(Sampled):
 def test_the_checker_finds_a_sloppy_model_and_a_forgotten_method_stops_instantiation():
     problems = contract_problems(_Sloppy())
     assert problems == ["Sampled.topic_word_prior is missing", "Sampled: empty_store() lacks parameter 'n_vocab'",
-                        "Sampled: make_params() requires 'scale', which the protocol does not pass"], problems
+                        "Sampled: params_from_store() requires 'scale', which the protocol does not pass"], problems
 
     class Forgetful(_Sloppy):
         summary = Sampled.summary  # the protocol's abstract stub

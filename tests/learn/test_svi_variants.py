@@ -15,8 +15,6 @@ from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.learn.schedules import RobbinsMonro
 from stickbreak.learn.stochastic import InMemoryMinibatches
 from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
-from stickbreak.models.topics.two_level_svi import StochasticTwoLevelHDP
-from stickbreak.models.sampled import TruncationFreeParams
 from stickbreak.learn.truncation_free import TruncationFreeSVI
 
 
@@ -28,19 +26,17 @@ def bars():
 
 @pytest.mark.compile_heavy
 def test_store_step_with_rho_one_equals_the_verbs(bars):
-    """A full-data step of size 1 on the lazy store equals global_step(summarize(local_step)) of TwoLevelHDP."""
+    """A full-data step of size 1 on the lazy store (the model's Sampled side) equals
+    global_step(summarize(local_step)) of the same TwoLevelHDP (its Memoizable side)."""
     V = bars.shape[1]
     model = TwoLevelHDP({"lam": np.full(V, 0.1)}, doc_truncation=4, tol=1e-6)
     params = model.initial_params(6, bars.shape[0], np.random.default_rng(0))
     bow = BagOfWords.from_counts(bars)
     expected = model.global_step(model.summarize(bow, model.local_step(params, bow)), params)
 
-    sampler = StochasticTwoLevelHDP(0.1, 1.0, 1.0, 6, 4, 100, 1e-6)
-    start = TruncationFreeParams(params.uids, params.obs["lam"], np.append(params.weights["a"], 1.0),
-                                 np.append(params.weights["b"], 1.0), 0.1)
     learner = TruncationFreeSVI(np.random.default_rng(0), schedule=lambda t: 1.0, floor=False, prune_every=10**9)
     minibatches = InMemoryMinibatches(bow, 1)
-    state = learner.lap(sampler, minibatches, learner.start(sampler, minibatches, start)).state
+    state = learner.lap(model, minibatches, learner.start(model, minibatches, model.store_params(params))).state
     got = state.params
     np.testing.assert_allclose(got.lam, expected.obs["lam"], rtol=1e-9)
     np.testing.assert_allclose(got.u[:-1], expected.weights["a"], rtol=1e-9)

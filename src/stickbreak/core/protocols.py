@@ -243,7 +243,7 @@ class Sampled(Fittable, Protocol):
         """A component store with no components over ``n_vocab`` words (T = 0)."""
 
     @abstractmethod
-    def make_params(self, store: Any) -> Any:
+    def params_from_store(self, store: Any) -> Any:
         """The instantiated components' parameters, copied out of the store."""
 
     @abstractmethod

@@ -33,7 +33,6 @@ from ..models.topics.init import initial_topics
 from ..models.topics.model import LocalOptions, TopicModel, TopicParams
 from ..models.topics.truncation_free import TruncationFreeHDP
 from ..models.topics.two_level import TwoLevelHDP
-from ..models.topics.two_level_svi import StochasticTwoLevelHDP
 from ._fitting import FitPlan, variational_plan
 
 #: Default ``local_tol`` on ``max_k |Delta N_dk|`` of the direct family: 0.5 for batch and memoized
@@ -125,27 +124,18 @@ def variational(est, model, data, layout, learn_cfg, options, rng, heldout) -> F
 
 
 def two_level_svi(est, model: TwoLevelHDP, data, layout, learn_cfg, options, rng, heldout) -> FitPlan:
-    """SVI for the two-level family (Hoffman et al. 2013, Fig. 9) on the lazy component store of
-    :mod:`stickbreak.learn.truncation_free`: each step touches only its minibatch's word types (the
+    """SVI for the two-level family (Hoffman et al. 2013, Fig. 9): the same model on the lazy component
+    store of :mod:`stickbreak.learn.truncation_free` (its ``Sampled`` side): each step touches only its minibatch's word types (the
     dense ``K x V`` blend and ``E log beta`` of :class:`~stickbreak.learn.StochasticVI` cost more than
     the local step at S = 500). Same updates, same ``rho_t = (tau + t)^-kappa`` (no floor, no stick
     reordering); an exact pass over the corpus at the end."""
-    eta = np.unique(model.obs_prior["lam"])
-    if len(eta) != 1:
-        raise ValueError("two-level SVI needs a symmetric topic-word prior (one topic_word_prior for every word)")
+    _ = model.topic_word_prior  # an asymmetric prior is refused here, before any work
     params = variational(est, model, data, layout, learn_cfg, options, rng, heldout).start
-    sampler = StochasticTwoLevelHDP(float(eta[0]), model.corpus_concentration, model.doc_concentration,
-                                    params.n_components, model.doc_truncation, model.max_iter, model.tol, model.n_chunks)
-    start = TruncationFreeParams(params.uids, params.obs["lam"], np.append(params.weights["a"], 1.0),
-                                 np.append(params.weights["b"], model.corpus_concentration), float(eta[0]))
     schedule = RobbinsMonro(learn_cfg.learning_rate_delay, learn_cfg.learning_rate_decay)
-
-    def as_two_level(p):
-        return model.make_params(p.uids, p.lam, {"a": p.u[:-1], "b": p.v[:-1]})
-
-    return FitPlan("truncation_free", sampler, layout.source, start,
-                   dict(prune_every=NEVER, floor=False, schedule=schedule), as_fitted=lambda p: (model, as_two_level(p)),
-                   for_callbacks=as_two_level, final_pass=layout.batches.data, rescore=True)
+    return FitPlan("truncation_free", model, layout.source, model.store_params(params),
+                   dict(prune_every=NEVER, floor=False, schedule=schedule),
+                   as_fitted=lambda p: (model, model.from_store_params(p)),
+                   for_callbacks=model.from_store_params, final_pass=layout.batches.data, rescore=True)
 
 
 def truncation_free(est, view: TruncationFreeTopics, data, layout, learn_cfg, options, rng, heldout) -> FitPlan:

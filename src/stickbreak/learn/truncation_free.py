@@ -10,7 +10,7 @@ other component sits exactly at the prior (``lam = eta``, ``u = 1``, ``v = a``),
 The learner (:class:`TruncationFreeSVI`) is written once against the
 :class:`~stickbreak.core.protocols.Sampled` protocol: ``sample_local(store, counts, rows, seed)`` (the
 kernel call), ``keep_mask(store)`` (the prune rule), ``summary(store)`` (a
-:class:`~stickbreak.core.suffstats.SuffStats` for the driver), ``make_params``, ``empty_store`` and
+:class:`~stickbreak.core.suffstats.SuffStats` for the driver), ``params_from_store``, ``empty_store`` and
 ``stick_concentration``. TF-SVI optimises no bound, so a lap reports instead the
 progressive-validation log-likelihood per document (``"progressive_loglik"``): each minibatch scored
 under the parameters before it was used (see the models' ``sample_local``).
@@ -81,7 +81,7 @@ class TruncationFreeSVI:
             store = model.empty_store(minibatches.n_features)
         else:
             store = ComponentStore.from_params(params, model.stick_concentration)
-        return TruncationFreeState(store, model.make_params(store), model.summary(store))
+        return TruncationFreeState(store, model.params_from_store(store), model.summary(store))
 
     def learning_rate(self, step: int, n_seen: int, batch_size: int, n: int) -> float:
         if self.schedule is None:
@@ -116,7 +116,7 @@ class TruncationFreeSVI:
             if since_prune >= self.prune_every:
                 store.keep(model.keep_mask(store))
                 since_prune = 0
-        new = TruncationFreeState(store, model.make_params(store), model.summary(store), step, n_seen, since_prune)
+        new = TruncationFreeState(store, model.params_from_store(store), model.summary(store), step, n_seen, since_prune)
         return LapResult(new, {"progressive_loglik": loglik / max(n_docs, 1)}, exact=False)
 
 

@@ -196,7 +196,7 @@ class _TruncationFreeModel(Sampled):
 
     monotone: ClassVar[bool] = False
 
-    def make_params(self, store: ComponentStore) -> TruncationFreeParams:
+    def params_from_store(self, store: ComponentStore) -> TruncationFreeParams:
         T = store.n_components
         return TruncationFreeParams(store.uids[:T].copy(), store.lam(), store.u[:T].copy(), store.v[:T].copy(),
                                     store.eta)

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma
 
-from .topics.two_level import expected_log_sticks, expected_sticks
+from ..priors.beta_sticks import expected_log_sticks, expected_sticks
 from ..kernels.truncation_free.local import batch_vocabulary
 from .topics.init import exponential_topics
 from .sampled import TruncationFreeParams, _TruncationFreeModel

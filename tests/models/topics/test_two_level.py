@@ -10,7 +10,8 @@ from scipy import stats as st
 from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma, gammaln
 
-from stickbreak.models.topics.two_level import TwoLevelHDP, expected_log_sticks, expected_sticks
+from stickbreak.models.topics.two_level import TwoLevelHDP
+from stickbreak.priors.beta_sticks import expected_log_sticks, expected_sticks
 from stickbreak.config import LearnConfig
 from stickbreak.core.protocols import total_elbo
 from stickbreak.data import BagOfWords

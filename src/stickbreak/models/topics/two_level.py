@@ -10,10 +10,13 @@ assignments ``q(z_dn) = Mult(phi_dn)`` over the atoms.
 sticks and ``T - 1`` free document sticks, ``E log v_K = E log pi_dT = 0``, and the weights
 ``sigma(V)`` and ``sigma(pi_d)`` sum to one.
 
-:class:`TwoLevelHDP` implements :class:`~stickbreak.core.protocols.Memoizable` (no moves) over additive statistics: ``N`` (tokens per topic),
+:class:`TwoLevelHDP` is one model for batch, memoized and stochastic VI. It implements
+:class:`~stickbreak.core.protocols.Memoizable` (no moves) over additive statistics: ``N`` (tokens per topic),
 ``word_counts`` ``S_kv = sum_d sum_i zeta_dik sum_n phi_dni w_dnv``, ``n_pointers``
 ``P_k = sum_d sum_i zeta_dik`` and the scalars ``n_items`` and ``local_elbo`` (the purely local
-terms). The ELBO (:meth:`TwoLevelHDP.elbo_terms`) is exact for any global parameters.
+terms). The ELBO (:meth:`TwoLevelHDP.elbo_terms`) is exact for any global parameters. It also
+implements :class:`~stickbreak.core.protocols.Sampled`, so SVI runs on the lazy component store of
+:mod:`stickbreak.learn.truncation_free`, touching only each minibatch's word types.
 """
 
 from __future__ import annotations
@@ -24,39 +27,17 @@ from functools import cached_property
 import numpy as np
 from scipy.special import digamma
 
-from ...core.protocols import Memoizable
+from ...core.protocols import Memoizable, Sampled
 from ...core.suffstats import SuffStats
 from ...kernels.topics.two_level import hdp_sticks_local_step
 from ...obs import expfam, mult
 from ...obs.expfam import Natural
 from ...priors import mixture_dp as dp_mixture
+from ...priors.beta_sticks import expected_corpus_weights, expected_log_sticks, expected_sticks  # noqa: F401
+from ..sampled import ComponentStore, LocalSample, TruncationFreeParams
+from ..sampled_truncated import _batch_words, expected_log_sticks_fixed_last
 from .model import TopicParams
 from .init import exponential_topics
-
-
-def expected_log_sticks(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``E log sigma_k`` (K,) for ``K - 1`` free sticks ``Beta(a_k, b_k)`` and the last fixed at one:
-
-        E log sigma_k = E log v_k + sum_{l<k} E log(1 - v_l)   (k < K),    E log sigma_K = sum_{l<K} E log(1 - v_l)
-
-    with ``E log v = psi(a) - psi(a + b)`` and ``E log(1 - v) = psi(b) - psi(a + b)`` (Hoffman et
-    al. 2013, Sec. 3.3). Used for the corpus sticks ``V`` and the document sticks ``pi_d`` alike;
-    the kernels' numba version is :func:`stickbreak.kernels.topics.two_level.expected_log_sticks`."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    last = float(np.sum(digamma(b) - digamma(a + b)))
-    return np.append(dp_mixture.expected_log_weights({"eta1": a, "eta0": b}), last)
-
-
-def expected_sticks(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``E sigma_k = E v_k prod_{l<k} (1 - E v_l)`` (K,), the last stick fixed at one: sums to one."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    head = dp_mixture.expected_weights({"eta1": a, "eta0": b})
-    return np.append(head, np.prod(b / (a + b)))
-
-
-def expected_corpus_weights(weights: dict) -> np.ndarray:
-    """``E sigma_k(V)`` (K,) of the corpus sticks ``weights = {"a", "b"}``."""
-    return expected_sticks(weights["a"], weights["b"])
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,7 +82,7 @@ class TwoLevelLocal:
 
 
 @dataclass(frozen=True, eq=False)
-class TwoLevelHDP(Memoizable):
+class TwoLevelHDP(Memoizable, Sampled):
     """Two-level stick-breaking HDP: Dirichlet(``obs_prior["lam"]``) topics, corpus sticks
     ``Beta(1, corpus_concentration)`` (omega), document sticks ``Beta(1, doc_concentration)``
     (alpha), ``doc_truncation`` atoms per document (T). The local step runs at most ``max_iter``
@@ -242,6 +223,61 @@ class TwoLevelHDP(Memoizable):
         """The global step and the ELBO of its result (what memoized VI asks for)."""
         params = self.global_step(stats, previous)
         return params, self.elbo_terms(params, stats)
+
+    # ---------------------------------------------------------------- stochastic VI on the lazy store (Sampled)
+    # SVI (Hoffman et al. 2013, Fig. 9) runs on the component store of truncation-free SVI, so a
+    # step touches only its minibatch's word types; same updates as global_step/blend above.
+    @property
+    def topic_word_prior(self) -> float:
+        """The symmetric ``eta`` of ``obs_prior["lam"]`` (the lazy store keeps one for every word)."""
+        eta = np.unique(self.obs_prior["lam"])
+        if len(eta) != 1:
+            raise ValueError("two-level SVI needs a symmetric topic-word prior (one topic_word_prior for every word)")
+        return float(eta[0])
+
+    @property
+    def stick_concentration(self) -> float:
+        return self.corpus_concentration
+
+    def empty_store(self, n_vocab: int) -> ComponentStore:
+        return ComponentStore.empty(n_vocab, self.topic_word_prior, self.stick_concentration)
+
+    def store_params(self, params: TwoLevelParams) -> TruncationFreeParams:
+        """``params`` on the store's terms: the last corpus stick appended as the fixed ``(1, omega)``."""
+        return TruncationFreeParams(params.uids, params.obs["lam"], np.append(params.weights["a"], 1.0),
+                                    np.append(params.weights["b"], self.corpus_concentration), self.topic_word_prior)
+
+    def from_store_params(self, params: TruncationFreeParams) -> TwoLevelParams:
+        return self.make_params(params.uids, params.lam, {"a": params.u[:-1], "b": params.v[:-1]})
+
+    def params_from_store(self, store: ComponentStore) -> TruncationFreeParams:
+        K = store.n_components
+        return TruncationFreeParams(store.uids[:K].copy(), store.lam(), store.u[:K].copy(), store.v[:K].copy(),
+                                    store.eta)
+
+    def sample_local(self, store: ComponentStore, counts, rows: np.ndarray, seed: int) -> LocalSample:
+        """The local step of the minibatch ``rows`` (its expectations: ``seed`` is unused); ``loglik``
+        is each document's plug-in ``sum_w c_dw log sum_k E[theta_dk] E[beta_kw]`` with ``E theta_d``
+        from its own local step (optimistic: not held out)."""
+        word_ids, local, lam, total, log_beta = _batch_words(store, counts, rows)
+        K = store.n_components
+        theta = np.zeros((len(rows), K))
+        word_topic, n_pointers, _, _, _ = hdp_sticks_local_step(
+            local.indptr, local.indices, local.data, np.ascontiguousarray(log_beta),
+            expected_log_sticks_fixed_last(store.u[:K], store.v[:K]), float(self.doc_concentration),
+            int(self.doc_truncation), int(self.max_iter), float(self.tol), int(self.n_chunks), theta)
+        beta = lam / total[None, :]
+        doc_of = np.repeat(np.arange(len(rows)), np.diff(local.indptr))
+        token_prob = np.einsum("nk,nk->n", theta[doc_of], beta[local.indices])
+        loglik = np.bincount(doc_of, local.data * np.log(token_prob), minlength=len(rows))
+        return LocalSample(word_ids, word_topic, n_pointers, loglik)
+
+    def keep_mask(self, store: ComponentStore) -> np.ndarray:
+        """The truncation never changes: every topic is kept."""
+        return np.ones(store.n_components, dtype=bool)
+
+    def summary(self, store: ComponentStore) -> SuffStats:
+        return SuffStats(store.uids[:store.n_components], {"N": store.word_mass()})
 
     # ---------------------------------------------------------------- reporting
     def topic_weights(self, params: TwoLevelParams) -> np.ndarray:
