@@ -1,15 +1,6 @@
-"""Truncated stochastic mean-field baselines on the component store of truncation-free SVI.
-
-Wang & Blei (2012, §3) compare truncation-free SVI with truncated stochastic mean-field at
-truncation 300: the DP mixture of Blei & Jordan (2006) and the online HDP of Wang, Paisley & Blei
-(2011; the two-level family of Hoffman et al. 2013, Fig. 9). Both have the same global update as
-truncation-free SVI (``lam <- lam + rho (-lam + eta + (n/S) t)``; sticks ``u, v`` as ``a, b`` of
-Hoffman et al. Fig. 9 lines 11-12), so they run on the same lazy
-:class:`~stickbreak.models.sampled.ComponentStore` and learner, with a Robbins-Monro step
-``(tau + t)^-kappa`` floored at ``S/n`` and a mean-field local step over the fixed ``K`` components
-instead of the sampled, locally collapsed one. Sticks use the fixed-last-stick convention
-(``q(v_K = 1) = 1``); the truncation never changes (``keep_mask`` keeps all), but the sticks are
-reordered by size every ``prune_every`` documents as in truncation-free SVI.
+"""What the truncated stochastic mean-field baselines of Wang & Blei (2012, §3) share on the lazy
+component store: the fixed-last-stick expectations, a minibatch's own word types, all-kept
+components and the Hoffman et al. (2013, footnote 6) start.
 """
 
 from __future__ import annotations

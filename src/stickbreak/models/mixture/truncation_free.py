@@ -1,18 +1,6 @@
-"""Truncation-free stochastic variational inference (Wang & Blei, NIPS 2012) for the DP mixture of
-multinomials (document clustering) and the HDP topic model.
-
-The local step samples the minibatch's assignments from the locally collapsed ``q(z) ∝ E_q[p(x, z|beta)]``
-(Eq. 6; kernels in :mod:`stickbreak.kernels.truncation_free.local`), which may open new components; the
-global step is the usual natural-gradient SVI step on the sampled statistics (Eq. 11, §2.3 with the
-digest's corrected parentheses; S.2.1). Only the ``T`` instantiated components are stored: every
-other component sits exactly at the prior (``lam = eta``, ``u = 1``, ``v = a``), and ``T`` starts at 0.
-
-The learner (:class:`TruncationFreeSVI`) is written once against a few model hooks:
-``sample_local(store, counts, rows, seed)`` (the kernel call), ``keep_mask(store)`` (the prune rule),
-``summary(store)`` (a :class:`~stickbreak.core.suffstats.SuffStats` for the driver), ``topic_word_prior``
-and ``stick_concentration``; parameters and empty stores come from the shared base class. TF-SVI optimises no bound, so a lap reports instead the
-progressive-validation log-likelihood per document (``"progressive_loglik"``): each minibatch scored
-under the parameters before it was used (see the models' ``sample_local``).
+"""The DP mixture of multinomials for truncation-free SVI (Wang & Blei 2012, §2.3, S.2.2): each
+minibatch's document clusters sampled from the locally collapsed ``q(z)``, opening new clusters as
+it goes (kernels in :mod:`stickbreak.kernels.truncation_free`).
 """
 
 from __future__ import annotations

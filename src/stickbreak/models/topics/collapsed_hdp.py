@@ -1,12 +1,7 @@
-"""The direct-assignment collapsed Gibbs sampler of the HDP topic model (Teh et al. 2006, §5.3) as
-a learner of the one driver: per lap one token sweep
-(:func:`stickbreak.kernels.gibbs.hdp.sweep`), then the tables ``m_jk`` by Antoniak draws and
-``beta ~ Dir(m_.1, .., m_.K, gamma)`` (Eqs. 36, 40). There is no truncation: the first sweep
-assigns the tokens sequentially from no topics, and the arrays double whenever every slot is used.
-
-With ``heldout`` (tokens of the training documents) each sweep is scored like the collapsed LDA
-samplers (:class:`~stickbreak.learn.collapsed.HeldoutPredictive`): the predictive of the current
-state including the new-topic mass, averaged over the sweeps after ``burn_in``.
+"""The HDP topic model of the direct-assignment collapsed Gibbs sampler (Teh et al. 2006, §5.3):
+its hyperparameters, its log joint and its count-array state, and the auxiliary-variable
+resampling of ``alpha`` and ``gamma`` (App. A; Escobar & West 1995). The sampler is
+:mod:`stickbreak.learn.collapsed_hdp`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Collapsed inference for LDA as a learner of the one driver: collapsed Gibbs, standard VB (per
-pair), CVB, CVB0 and the hybrids SVB/CGS and CVB/CGS of Welling, Teh & Kappen (2008), one sweep of
-:func:`stickbreak.kernels.gibbs.lda.sweep` per lap.
-
-The evaluation of the paper (§7) runs alongside when ``heldout`` is given: held-out tokens of the
-*training* documents (a CSR matrix with the same rows), scored after every sweep by the predictive
-of Eq. 30 (variational methods: the current expected counts) or Eq. 31 (any method that samples:
-the probabilities averaged over the sweeps after ``burn_in``, the average taken inside the log).
+"""LDA for collapsed inference (Welling, Teh & Kappen 2008): the algorithms' kernel codes, the
+model's priors and log joint, and the count-array parameters. The sweeps are
+:mod:`stickbreak.learn.collapsed`.
 """
 
 from __future__ import annotations
