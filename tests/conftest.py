@@ -163,16 +163,16 @@ def check_delete_delta(model, data, params, reassign) -> None:
     import pytest
 
     from stickbreak.driver import split_batches
-    from stickbreak.moves import delete
+    from stickbreak.models.mixture import moves as mixture_moves
 
     batches = split_batches(data, 3, seed=0)
     parts = [model.summarize(b, model.local_step(params, b), params.uids) for b in batches.data]
     whole = sum(parts[1:], parts[0])
     target = int(params.uids[np.argmin(whole.counts)])
-    proposals = [delete.batch_proposal(model, b, params, target, whole, part, refine_steps=1)
+    proposals = [mixture_moves.batch_proposal(model, b, params, target, whole, part, refine_steps=1)
                  for b, part in zip(batches.data, parts)]
     fast = sum(proposals[1:], proposals[0])
-    without = delete.without_component(params, target)
+    without = mixture_moves.without_component(params, target)
     brute = None
     for batch in batches.data:
         part = model.summarize_resp(batch, reassign(model.log_weights(without, batch)), without.uids)
@@ -206,13 +206,14 @@ def check_merge_delta(model, data, params, pairs, as_family=lambda resp: resp) -
 def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, split: resp):
     """A birth tracked over two batches (the second expanded at creation, then both re-expanded with
     known parameters) equals the statistics, and the ELBO change, of the explicit proposal
-    responsibilities: the target's mass split by :func:`birth.split_target` (Hughes 2016, Eq. 4.12-4.19).
+    responsibilities: the target's mass split by :func:`stickbreak.models.mixture.moves.split_target` (Hughes 2016, Eq. 4.12-4.19).
     ``check_proposal(full resp, split)`` may inspect and convert each batch's proposal. Returns
     the whole-data candidate statistics."""
     import pytest
 
     from stickbreak.core.sparse_resp import to_dense
     from stickbreak.driver import split_batches
+    from stickbreak.models.mixture import moves as mixture_moves
     from stickbreak.moves import birth
 
     batches = split_batches(data, 2, seed=0)
@@ -236,7 +237,7 @@ def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, spli
     brute = None
     for b, batch in enumerate(batches.data):
         resp = to_dense(locals_[b].resp).copy()
-        split = to_dense(birth.split_target(model, batch, resp[:, column], *used[b], slots))
+        split = to_dense(mixture_moves.split_target(model, batch, resp[:, column], *used[b], slots))
         resp[:, column] = split[:, 0]  # the target keeps part of its mass
         full = check_proposal(np.column_stack([resp, split[:, 1:]]), split)
         part = model.summarize_resp(batch, full, uids)

@@ -47,7 +47,6 @@ from ..core.protocols import Movable, TrackedBirths, total_elbo
 from ..core.suffstats import SuffStats
 from ..data import concat_items
 from ..models.mixture.init import bregman_kmeans, kmeans_plus_plus
-from ..models.mixture.moves import split_target  # noqa: F401  (the mixture's restricted step, by its old name)
 from ..obs import expfam
 
 

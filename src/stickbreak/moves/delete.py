@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models.mixture.moves import batch_proposal, without_component  # noqa: F401  (the mixture's, by their old names)
 
 
 def choose_targets(stats, history, lap: int, max_fraction: float, n_targets: int = 1, exclude=()) -> tuple:

@@ -19,6 +19,7 @@ from stickbreak.core import sparse_resp
 from stickbreak.driver import ELBODecreaseWarning
 from stickbreak.kernels import RESP_FLOOR
 from stickbreak.kernels.mixture import _reference as ref
+from stickbreak.models.mixture import moves as mixture_moves
 from stickbreak.moves import birth
 from stickbreak import kernels
 from stickbreak.models.mixture.init import initial_params
@@ -318,7 +319,7 @@ def test_overlapping_births_with_l_above_k_keep_every_item_within_l():
         used = (proposal.centers, proposal.log_weights)
         proposal = birth.extend(model, proposal, 0, data, local, params, cfg, np.random.default_rng(1))
         stats = birth.candidate(stats, proposal)  # the second birth applies to the first's result
-        split = sparse_resp.to_dense(birth.split_target(model, data, resp[:, column], *used,
+        split = sparse_resp.to_dense(mixture_moves.split_target(model, data, resp[:, column], *used,
                                                         model.split_slots))
         resp[:, column] = split[:, 0]
         born.append((proposal.born, split[:, 1:len(proposal.born) + 1]))

@@ -33,7 +33,7 @@ from ...kernels.topics.two_level import hdp_sticks_local_step
 from ...obs import expfam, mult
 from ...obs.expfam import Natural
 from ...priors import mixture_dp as dp_mixture
-from ...priors.beta_sticks import expected_corpus_weights, expected_log_sticks, expected_sticks  # noqa: F401
+from ...priors.beta_sticks import expected_corpus_weights, expected_log_sticks
 from ..sampled import ComponentStore, LocalSample, TruncationFreeParams
 from ..sampled_truncated import _batch_words, expected_log_sticks_fixed_last
 from .model import TopicParams
