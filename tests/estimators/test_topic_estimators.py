@@ -52,6 +52,17 @@ def test_partial_fit_streams_and_improves(corpus):
     assert est.n_iter_ == 24 and est.score(corpus) > first
 
 
+def test_partial_fit_continues_a_fit(corpus):
+    """partial_fit after fit streams on from the fitted topics (it used to fail: no stream state);
+    a new fit starts a new stream."""
+    est = LDA(n_topics=4, algorithm="stochastic", n_batches=4, max_laps=3, tol=0, random_state=0).fit(corpus)
+    fitted = est.topic_word_.copy()
+    est.partial_fit(corpus[:50]).partial_fit(corpus[50:100])
+    assert est.n_iter_ == 5 and not np.allclose(est.topic_word_, fitted)
+    est.fit(corpus).partial_fit(corpus[:50])
+    assert est.n_iter_ == 4
+
+
 def test_top_words_save_load_roundtrip(corpus, tmp_path):
     vocab = [f"word{i}" for i in range(40)]
     est = HDPTopicModel(n_topics=6, max_laps=5, tol=0, random_state=0).fit(corpus, vocabulary=vocab)

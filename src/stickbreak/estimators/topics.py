@@ -176,6 +176,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
         """
         data = self._as_bow(X, vocabulary)
         variant, options = self._variant(), self._options()
+        vars(self).pop("_stream", None)  # a later partial_fit streams on from this fit
         learn_cfg = self._learn_config(data.n_items, options)
         moves_cfg = self._moves_config()
         check_moves(learn_cfg.algorithm, moves_cfg.moves)
@@ -211,10 +212,11 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
                              "call fit (truncation_free: with algorithm_options={'total_docs': ...} for a stream's "
                              "assumed size)")
         options = self._options()
-        if not hasattr(self, "params_"):
-            rng = as_generator(self.random_state)
+        rng = as_generator(self.random_state)
+        if "_stream" not in vars(self):  # the first call; after fit, the stream continues from the fitted topics
             learner = make_learner(self._learn_config(options=options), MovesConfig(), rng, "stochastic")
             self._stream = {"learner": learner, "step": 0, "seen": 0}
+        if not hasattr(self, "params_"):
             model = self._make_model(data.n_features, stochastic=True)
             lam = initial_topics(data, model.obs_prior["lam"], self.n_topics, self.init, rng)
             params = self._initial_params(model, lam, options.total_docs or data.n_items, rng)
