@@ -203,12 +203,16 @@ def check_merge_delta(model, data, params, pairs, as_family=lambda resp: resp) -
         assert elbo_of(model, fast) - before == pytest.approx(elbo_of(model, brute) - before, rel=1e-9, abs=1e-7)
 
 
-def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, split: resp):
+def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, split: resp, merge_newborns=False):
     """A birth tracked over two batches (the second expanded at creation, then both re-expanded with
     known parameters) equals the statistics, and the ELBO change, of the explicit proposal
     responsibilities: the target's mass split by :func:`stickbreak.models.mixture.moves.split_target` (Hughes 2016, Eq. 4.12-4.19).
-    ``check_proposal(full resp, split)`` may inspect and convert each batch's proposal. Returns
-    the whole-data candidate statistics."""
+    ``check_proposal(full resp, split)`` may inspect and convert each batch's proposal. With
+    ``merge_newborns`` the first two newborns are merged in every batch's expansion (the cleanup of
+    :func:`stickbreak.moves.birth.cleaned`) and in the explicit responsibilities. Returns the
+    whole-data candidate statistics."""
+    from dataclasses import replace
+
     import pytest
 
     from stickbreak.core.sparse_resp import to_dense
@@ -230,9 +234,13 @@ def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, spli
         used[b] = (proposal.centers, proposal.log_weights)
         proposal = birth.extend(model, proposal, b, batches.data[b], locals_[b], params, cfg, rng)
     assert proposal.complete
-    fast = birth.candidate(whole, proposal)
     column = int(np.flatnonzero(params.uids == target)[0])
     uids = np.concatenate([params.uids, proposal.born])
+    if merge_newborns:
+        kept, removed = proposal.born[:2]
+        proposal = replace(proposal, born=proposal.born[1:],
+                           expansions={b: e.merge(kept, removed) for b, e in proposal.expansions.items()})
+    fast = birth.candidate(whole, proposal)
     slots = getattr(model, "split_slots", None)
     brute = None
     for b, batch in enumerate(batches.data):
@@ -240,7 +248,11 @@ def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, spli
         split = to_dense(mixture_moves.split_target(model, batch, resp[:, column], *used[b], slots))
         resp[:, column] = split[:, 0]  # the target keeps part of its mass
         full = check_proposal(np.column_stack([resp, split[:, 1:]]), split)
-        part = model.summarize_resp(batch, full, uids)
+        if merge_newborns:  # newborn 1 into newborn 0 (columns K and K + 1 of the full responsibilities)
+            full = np.asarray(full).copy()
+            full[:, len(params.uids)] += full[:, len(params.uids) + 1]
+            full = np.delete(full, len(params.uids) + 1, axis=1)
+        part = model.summarize_resp(batch, full, uids if not merge_newborns else np.delete(uids, len(params.uids) + 1))
         brute = part if brute is None else brute + part
     assert_same_stats(fast, brute)
     before = elbo_of(model, whole)

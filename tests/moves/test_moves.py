@@ -57,6 +57,30 @@ def test_birth_delta_equals_brute_force(name):
 
 
 @pytest.mark.parametrize("name", ALL_FAMILIES)
+def test_birth_cleanup_merge_equals_brute_force(name):
+    """Merging two newborns in every batch's expansion (the proposal cleanup) gives the statistics
+    and ELBO of the explicit split with those two columns summed: the expansions' pair entropies are
+    exact."""
+    model, data, params = _case(name, n_components=2, n_items=400)
+    check_birth_delta(model, data, params, MovesConfig(moves=("birth",), birth_min_items=5), merge_newborns=True)
+
+
+@pytest.mark.parametrize("name", ALL_FAMILIES)
+def test_birth_cleanup_never_lowers_the_candidate(name):
+    """The cleaned proposal's exact ELBO is at least the raw proposal's, with at least two newborns."""
+    model, data, params = _case(name, n_components=2, n_items=400)
+    cfg = MovesConfig(moves=("birth",), birth_min_items=5)
+    whole = model.summarize(data, model.local_step(params, data), params.uids)
+    target = int(params.uids[np.argmax(whole.counts)])
+    proposal = birth.start(model, 0, data, model.local_step(params, data, keep_loglik=True), params, target,
+                           list(range(10, 20)), 1, cfg, np.random.default_rng(0))
+    assert proposal.complete and len(proposal.born) >= 3
+    cleaned = birth.cleaned(model, whole, proposal)
+    assert 2 <= len(cleaned.born) <= len(proposal.born)
+    assert elbo_of(model, birth.candidate(whole, cleaned)) >= elbo_of(model, birth.candidate(whole, proposal))
+
+
+@pytest.mark.parametrize("name", ALL_FAMILIES)
 def test_delete_delta_equals_brute_force(name):
     """The summed per-batch delete proposals equal the statistics of the explicit proposal
     responsibilities; with one refinement step they are the local step of the model with the

@@ -124,13 +124,17 @@ class _Lap:
         self.delete_proposals: list = [None] * len(batches)
         self.delete_warm: list = [None] * len(batches)
         self.visited: set = set()  # batches visited so far this lap
+        self.waiting: list = []  # births completed in a delete lap, evaluated after the delete
 
     # ---------------------------------------------------------------- planning
     def _plan(self, state: MemoState) -> LapPlan:
         """Births first (a shortlist of targets, left out of merges), then a delete, then merge pairs.
 
-        A delete is planned only once growth has stopped (no births accepted last lap, none in
-        flight) and, with births on, at most every other lap, so deletes never starve births.
+        A delete is planned only when no birth was accepted last lap and, with births on, at most
+        every other lap, so deletes never starve births. Births still being tracked do not hold
+        deletes back (they would, forever, on data where births keep failing): their targets are
+        not deleted, and an accepted delete, which moves mass into every other component, drops
+        the created ones (their expansions are stale), which start afresh.
         """
         cfg, lap = self.cfg, self.number
         pairs, targets, shortlist = np.zeros((0, 2), dtype=np.int64), (), frozenset()
@@ -140,11 +144,11 @@ class _Lap:
         in_flight = {p.target for p in state.births}
         if births:
             shortlist = birth_shortlist(self.stats, self.history, lap, cfg, in_flight)
-        growing = state.births_last_lap > 0 or bool(state.births)
         cadence = 2 if cfg.enabled("birth") else 1
-        if cfg.enabled("delete") and lap >= cfg.delete_start_lap and not growing and lap - state.delete_lap >= cadence:
+        if (cfg.enabled("delete") and lap >= cfg.delete_start_lap and state.births_last_lap == 0
+                and lap - state.delete_lap >= cadence):
             targets = delete.choose_targets(self.stats, self.history, lap, cfg.delete_max_fraction,
-                                            min(self.delete_group, cfg.delete_max_targets))
+                                            min(self.delete_group, cfg.delete_max_targets), exclude=in_flight)
             births = births and not targets  # one kind of move per component per lap
         if cfg.enabled("merge") and lap >= cfg.merge_start_lap:
             exclude = in_flight | set(shortlist) | set(targets)
@@ -231,6 +235,8 @@ class _Lap:
                                     self._expand_all)
             if advanced is None:
                 self._birth_failed(proposal.target)
+            elif advanced.complete and self.plan.delete_targets:
+                self.waiting.append(advanced)  # evaluated at the lap's end, once the delete is decided
             elif advanced.complete:
                 self._evaluate_birth(advanced)
             else:
@@ -284,6 +290,7 @@ class _Lap:
         """Accept a fully tracked birth iff the exact whole-data ELBO rises (trying size order too)."""
         self.counts["birth"]["tried"] += 1
         target = proposal.target
+        proposal = birth.cleaned(self.model, self.stats, proposal)
         candidate, params, terms, reordered = birth.best_order(self.model, birth.candidate(self.stats, proposal))
         if total_elbo(terms) <= self.elbo:
             self._birth_failed(target)
@@ -304,6 +311,8 @@ class _Lap:
         if self.deferred:  # the one global step of a full first lap
             self._rescore(self.stats)
         deleted = self._finish_delete()
+        for proposal in [] if deleted else self.waiting:
+            self._evaluate_birth(proposal)
         if len(self.plan.merge_pairs) and (not deleted or self._pair_terms_from_delete()):
             self._finish_merges()
         if self.cfg.moves and self.cfg.reorder:
@@ -323,6 +332,9 @@ class _Lap:
             self._record(DeleteRecord(self.number, tuple(targets), tuple(proposals), tuple(self.delete_warm)))
             self.counts["delete"]["accepted"] += len(targets)
             self.delete_group = 2 * len(targets)
+            # created births' expansions predate the delete's transfer of mass: they restart (collected
+            # items are only data and stay valid)
+            self.active = [p for p in self.active if not p.created]
             return True
         self.delete_group = max(1, len(targets) // 2)
         if len(targets) == 1:

@@ -188,6 +188,35 @@ def candidate(stats: SuffStats, proposal: TrackedBirth) -> SuffStats:
     return stats.with_components(total).clipped()
 
 
+def cleaned(model: Movable, stats: SuffStats, proposal: TrackedBirth) -> TrackedBirth:
+    """The complete proposal after greedy exact merges among its newborns (bnpy's birth cleanup).
+
+    A split into ``J`` newborns pays the prior cost of every one of them, so a target that holds
+    two groups but not four fails as a four-way split. Each newborn pair whose merged entropy the
+    expansions carry (mixtures gather them for every pair) is tried: the merge that raises the
+    candidate's exact ELBO most is applied to every batch's expansion, and the search repeats over
+    the remaining pairs until no merge helps. Each batch's expansion stays the statistics of a valid
+    split of that batch's target mass, so the result is judged exactly like any proposal.
+    """
+    if proposal.full_width or not len(next(iter(proposal.expansions.values())).merge_pairs):
+        return proposal
+    best = total_elbo(model.score(candidate(stats, proposal))[1])
+    while len(proposal.born) > 2:
+        pairs = next(iter(proposal.expansions.values())).merge_pairs
+        trials = []
+        for kept, removed in pairs.tolist():
+            merged = replace(proposal, born=proposal.born[proposal.born != removed],
+                             expansions={b: e.merge(kept, removed) for b, e in proposal.expansions.items()})
+            trials.append((total_elbo(model.score(candidate(stats, merged))[1]), merged))
+        if not trials:
+            break
+        elbo, merged = max(trials, key=lambda t: t[0])
+        if elbo <= best:
+            break
+        best, proposal = elbo, merged
+    return proposal
+
+
 def best_order(model: Movable, candidate: SuffStats):
     """The candidate as it is, or sorted largest first, whichever has the higher exact ELBO
     (the order of stick-breaking weights is part of ``q``). Returns ``(stats, params, terms, reordered)``."""

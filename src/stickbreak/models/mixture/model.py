@@ -125,12 +125,12 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
             merge_entropy=pair_entropy,
         )
 
-    def summarize_resp(self, batch, resp, uids) -> SuffStats:
+    def summarize_resp(self, batch, resp, uids, merge_pairs=None) -> SuffStats:
         """Statistics of given responsibilities (e.g. a move's proposal; dense or sparse CSR), entropy
-        included (sparse: over the non-zeros only)."""
+        included (sparse: over the non-zeros only); with ``merge_pairs`` also their merged entropies."""
         resp = sp.csr_matrix(resp) if sparse_resp.is_sparse(resp) else np.ascontiguousarray(resp)
         local = MixtureLocal(resp, np.zeros(batch.n_items), sparse_resp.entropy(resp, RESP_FLOOR))
-        return self.summarize(batch, local, uids)
+        return self.summarize(batch, local, uids, merge_pairs=merge_pairs)
 
     def global_step(self, stats: SuffStats, previous: MixtureParams | None = None) -> MixtureParams:
         return MixtureParams(

@@ -99,6 +99,10 @@ def split_target(model, batch, owned: np.ndarray, centers, log_weights: np.ndarr
 
 def split_expansion(model, batch, resp, column: int, centers, log_weights: np.ndarray, uids) -> SuffStats:
     """A batch's statistics over [target, newborns]: the target's column of ``resp`` split by
-    :func:`split_target` (Eq. 4.17-4.19)."""
+    :func:`split_target` (Eq. 4.17-4.19), with the merged entropy of every pair of newborns, so that
+    the proposal can be cleaned up by exact merges before it is judged (:func:`stickbreak.moves.birth.cleaned`)."""
     split = split_target(model, batch, sparse_resp.column(resp, column), centers, log_weights, model.split_slots)
-    return model.summarize_resp(batch, split, uids)
+    uids = np.asarray(uids)
+    first, second = np.triu_indices(len(uids) - 1, k=1)
+    pairs = np.column_stack([uids[1:][first], uids[1:][second]])
+    return model.summarize_resp(batch, split, uids, merge_pairs=pairs)
