@@ -99,7 +99,7 @@ def stop_on_absolute_change(tol):
 
 
 def run_ours(train, test, n_components, prior, seed):
-    model = DPMixture(n_components=n_components, obs_model="gauss", concentration=1.0, tol=0.0, max_laps=MAX_ITER,
+    model = DPMixture(algorithm="vb", n_components=n_components, obs_model="gauss", concentration=1.0, tol=0.0, max_laps=MAX_ITER,
                       callbacks=[stop_on_absolute_change(TOL_PER_ITEM * len(train))],
                       obs_prior={"mean": prior["mean"], "mean_precision": prior["mean_precision"],
                                  "dof": prior["dof"], "covariance": np.diag(prior["covariance"])},
@@ -191,7 +191,7 @@ def main(argv=None):
         "stickbreak": stickbreak.__version__, "sklearn": sklearn.__version__, "numpy": np.__version__,
         "seeds": args.seeds,
     }
-    DPMixture(n_components=2, max_laps=2, tol=0.5).fit(np.random.default_rng(0).normal(size=(50, 2)))  # compile numba
+    DPMixture(algorithm="vb", n_components=2, max_laps=2, tol=0.5).fit(np.random.default_rng(0).normal(size=(50, 2)))  # compile numba
     results = {}
     for name in args.datasets:
         train, test, n_components = LOADERS[name]()

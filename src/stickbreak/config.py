@@ -90,7 +90,7 @@ class MovesConfig:
     delete_start_lap: int = 2
     delete_refine_steps: int = 5
     delete_max_fraction: float = 0.5
-    delete_max_targets: int = 1
+    delete_max_targets: int = 8
     reorder: bool = True
 
     def __post_init__(self):
@@ -141,9 +141,13 @@ class LearnConfig:
         RobbinsMonro(self.learning_rate_delay, self.learning_rate_decay)  # validates kappa and tau
 
 
-def moves_config(moves, move_options, allowed=MOVE_KINDS, owner: str = "this model", defaults=None) -> MovesConfig:
+def moves_config(moves, move_options, allowed=MOVE_KINDS, owner: str = "this model", defaults=None,
+                 algorithm: str | None = None, default_moves=()) -> MovesConfig:
     """A :class:`MovesConfig` from an estimator's ``moves`` and ``move_options`` (over the
-    estimator's own ``defaults``), with clear errors."""
+    estimator's own ``defaults``), with clear errors. ``moves=None`` means the estimator's
+    ``default_moves`` under memoized VI (``algorithm``) and none under any other algorithm."""
+    if moves is None:
+        moves = default_moves if ALGORITHM_ALIASES.get(algorithm, algorithm) == "memoized" else ()
     options = dict(move_options or {})
     valid = set(MovesConfig.__dataclass_fields__) - {"moves"}
     unknown = sorted(set(options) - valid)

@@ -107,7 +107,7 @@ def test_model_specific_data_errors():
         DPMixture(obs_model="bern").fit(X)
     with pytest.raises(DataError, match="non-integer counts"):
         DPMixture(obs_model="mult").fit(np.abs(X))
-    model = DPMixture(n_components=2, max_laps=3, tol=0.1).fit(X)
+    model = DPMixture(algorithm="vb", n_components=2, max_laps=3, tol=0.1).fit(X)
     with pytest.raises(ValueError, match="X has 2 features, but DPMixture is expecting 3 features"):
         model.predict(X[:, :2])
     with pytest.raises(DataError, match="NaN"):
@@ -119,8 +119,8 @@ def test_data_far_from_zero_fit_like_centred_data(obs_model):
     """Statistics are taken from the prior mean, so a huge offset costs no precision."""
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(size=(100, 2)), rng.normal(size=(100, 2)) + 8.0])
-    near = DPMixture(n_components=4, obs_model=obs_model, random_state=0).fit(X)
-    far = DPMixture(n_components=4, obs_model=obs_model, random_state=0).fit(X + 1e8)
+    near = DPMixture(algorithm="vb", n_components=4, obs_model=obs_model, random_state=0).fit(X)
+    far = DPMixture(algorithm="vb", n_components=4, obs_model=obs_model, random_state=0).fit(X + 1e8)
     np.testing.assert_allclose(far.means_ - 1e8, near.means_, atol=1e-6)
     np.testing.assert_allclose(far.lower_bound_, near.lower_bound_, rtol=1e-9)
     np.testing.assert_array_equal(far.predict(X + 1e8), near.predict(X))
@@ -144,7 +144,7 @@ def test_prior_option_shapes_are_checked(obs_model, prior, message):
 
 def test_constant_data_warn_and_fall_back():
     with pytest.warns(UserWarning, match="no spread"):
-        model = DPMixture(n_components=2, max_laps=5, tol=0.1).fit(np.full((10, 3), 7.0))
+        model = DPMixture(algorithm="vb", n_components=2, max_laps=5, tol=0.1).fit(np.full((10, 3), 7.0))
     assert np.isfinite(model.lower_bound_)
 
 

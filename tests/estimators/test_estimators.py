@@ -16,7 +16,7 @@ from conftest import ALL_FAMILIES, real_data_for
 
 
 @parametrize_with_checks(
-    [DPMixture(n_components=3, max_laps=30, tol=1e-4), FiniteMixture(n_components=3, max_laps=30, tol=1e-4)]
+    [DPMixture(algorithm="vb", n_components=3, max_laps=30, tol=1e-4), FiniteMixture(n_components=3, max_laps=30, tol=1e-4)]
 )
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
@@ -46,7 +46,7 @@ def test_save_load_round_trip(tmp_path, name, cls):
 def test_save_with_array_prior_and_load_errors(tmp_path):
     X = real_data_for("gauss", 200)[:, :5]
     prior = {"mean": np.zeros(5), "covariance": np.full(5, 2.0), "dof": 9.0}
-    model = DPMixture(n_components=3, obs_prior=prior, max_laps=5, tol=0.1).fit(X)
+    model = DPMixture(algorithm="vb", n_components=3, obs_prior=prior, max_laps=5, tol=0.1).fit(X)
     back = stickbreak.load(model.save(tmp_path / "m.npz"))
     np.testing.assert_array_equal(back.get_params()["obs_prior"]["covariance"], prior["covariance"])
     np.save(tmp_path / "other.npy", np.zeros(3))
@@ -61,7 +61,7 @@ def test_save_with_array_prior_and_load_errors(tmp_path):
 
 def test_fitted_attributes_and_scores():
     X = real_data_for("gauss", 400)
-    model = DPMixture(n_components=8, random_state=0).fit(X)
+    model = DPMixture(algorithm="vb", n_components=8, random_state=0).fit(X)
     assert model.means_.shape == (8, 64) and model.covariances_.shape == (8, 64, 64)
     assert model.weights_.shape == (8,) and 0.99 < model.weights_.sum() < 1.0
     assert model.component_counts_.sum() == pytest.approx(400)
@@ -71,16 +71,16 @@ def test_fitted_attributes_and_scores():
     assert model.score(X) == pytest.approx(model.score_samples(X).mean())
     assert len(model.elbo_trace_) == model.n_iter_ == len(model.trace_)
     assert set(model.trace_[0]) == {"lap", "elbo", "terms", "n_components", "n_effective", "seconds", "exact", "moves"}
-    diag = DPMixture(n_components=4, obs_model="diag_gauss", random_state=0).fit(X)
+    diag = DPMixture(algorithm="vb", n_components=4, obs_model="diag_gauss", random_state=0).fit(X)
     assert diag.covariances_.shape == (4, 64)
 
 
 def test_convergence_warning_and_callbacks():
     X = real_data_for("diag_gauss", 300)
     with pytest.warns(ConvergenceWarning, match="did not converge in 3 laps"):
-        DPMixture(n_components=5, obs_model="diag_gauss", max_laps=3, tol=1e-12).fit(X)
+        DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", max_laps=3, tol=1e-12).fit(X)
     seen = []
-    model = DPMixture(n_components=5, obs_model="diag_gauss", tol=0, max_laps=50,
+    model = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", tol=0, max_laps=50,
                       callbacks=[lambda record, params: seen.append(record.lap) or record.lap >= 4]).fit(X)
     assert seen == [1, 2, 3, 4] and model.n_iter_ == 4
 
@@ -93,7 +93,7 @@ def test_keyboard_interrupt_keeps_last_complete_lap():
             raise KeyboardInterrupt
 
     with pytest.warns(RuntimeWarning, match="interrupted: keeping the model as of lap 3"):
-        model = DPMixture(n_components=5, obs_model="diag_gauss", tol=0, callbacks=[interrupt]).fit(X)
+        model = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", tol=0, callbacks=[interrupt]).fit(X)
     assert model.interrupted_ and model.n_iter_ == 3
     assert model.predict(X).shape == (300,)
 
@@ -102,7 +102,7 @@ def test_clone_and_sparse_input_for_mult():
     import scipy.sparse as sp
 
     X = sp.csr_matrix(real_data_for("mult"))
-    model = DPMixture(n_components=4, obs_model="mult", random_state=0, max_laps=20).fit(X)
+    model = DPMixture(algorithm="vb", n_components=4, obs_model="mult", random_state=0, max_laps=20).fit(X)
     assert model.word_probs_.shape == (4, X.shape[1])
     np.testing.assert_allclose(model.word_probs_.sum(axis=1), 1.0)
     assert clone(model).get_params() == model.get_params()
@@ -111,7 +111,7 @@ def test_clone_and_sparse_input_for_mult():
 
 def test_save_with_generator_seed_and_labels_survive(tmp_path):
     X = real_data_for("diag_gauss", 200)
-    model = DPMixture(n_components=4, obs_model="diag_gauss", random_state=np.random.default_rng(3), max_laps=10).fit(X)
+    model = DPMixture(algorithm="vb", n_components=4, obs_model="diag_gauss", random_state=np.random.default_rng(3), max_laps=10).fit(X)
     back = stickbreak.load(model.save(tmp_path / "g.npz"))
     assert back.get_params()["random_state"] is None
     np.testing.assert_array_equal(back.labels_, model.labels_)

@@ -26,9 +26,11 @@ def test_fit_transform_score(cls, algorithm, corpus):
     est = cls(n_topics=6, algorithm=algorithm, n_batches=4 if algorithm != "vb" else 1, max_laps=15, tol=0.0,
               random_state=0).fit(corpus)
     theta = est.transform(corpus[:10])
-    assert theta.shape == (10, 6) and np.allclose(theta.sum(axis=1), 1.0)
-    assert est.topic_word_.shape == (6, 40) and np.allclose(est.topic_word_.sum(axis=1), 1.0)
-    assert 1 <= est.n_topics_ <= 6
+    n_topics = est.topic_word_.shape[0]  # 6, or what the HDP's default moves (memoized VI) made of them
+    assert n_topics == 6 or (cls, algorithm) == (HDPTopicModel, "memoized")
+    assert theta.shape == (10, n_topics) and np.allclose(theta.sum(axis=1), 1.0)
+    assert est.topic_word_.shape == (n_topics, 40) and np.allclose(est.topic_word_.sum(axis=1), 1.0)
+    assert 1 <= est.n_topics_ <= n_topics
     uniform = -np.log(40)
     assert est.score(corpus[:50]) > uniform + 0.3  # far better than a uniform model of the words
     assert est.perplexity(corpus[:50]) == pytest.approx(np.exp(-est.score(corpus[:50])))

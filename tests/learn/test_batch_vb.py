@@ -73,7 +73,7 @@ def test_recovers_well_separated_clusters(name, seed):
     """Four true clusters, truncation 6. (From much larger K, fixed-truncation VB keeps redundant
     copies for multinomials, Hughes 2016 §3.6; the merge moves address that.)"""
     X, labels = _synthetic(name, np.random.default_rng(seed))
-    model = DPMixture(n_components=6, obs_model=name, random_state=seed, max_laps=300).fit(X)
+    model = DPMixture(algorithm="vb", n_components=6, obs_model=name, random_state=seed, max_laps=300).fit(X)
     assert adjusted_rand_score(labels, model.predict(X)) > min(0.97, _best_possible_ari(name, X, labels) - 0.01)
     big = model.component_counts_ > 0.05 * len(labels)
     assert big.sum() == 4 and model.component_counts_[big].sum() > 0.98 * len(labels)
@@ -81,9 +81,9 @@ def test_recovers_well_separated_clusters(name, seed):
 
 def test_batches_and_threads_do_not_change_batch_vb():
     X = real_data_for("gauss", 300)
-    ref = DPMixture(n_components=6, max_laps=15, tol=0, random_state=3).fit(X)
+    ref = DPMixture(algorithm="vb", n_components=6, max_laps=15, tol=0, random_state=3).fit(X)
     for kwargs in ({"n_batches": 4}, {"n_jobs": 2}, {"n_batches": 3, "n_jobs": 2}):
-        other = DPMixture(n_components=6, max_laps=15, tol=0, random_state=3, **kwargs).fit(X)
+        other = DPMixture(algorithm="vb", n_components=6, max_laps=15, tol=0, random_state=3, **kwargs).fit(X)
         np.testing.assert_allclose(other.elbo_trace_, ref.elbo_trace_, rtol=1e-10)
         np.testing.assert_allclose(other.means_, ref.means_, rtol=1e-8, atol=1e-8)
 
@@ -91,17 +91,17 @@ def test_batches_and_threads_do_not_change_batch_vb():
 @pytest.mark.parametrize("init", ["kmeans++", "random"])
 def test_same_seed_same_fit(init):
     X = real_data_for("diag_gauss", 300)
-    a = DPMixture(n_components=5, obs_model="diag_gauss", init=init, random_state=11, max_laps=20).fit(X)
-    b = DPMixture(n_components=5, obs_model="diag_gauss", init=init, random_state=11, max_laps=20).fit(X)
+    a = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=11, max_laps=20).fit(X)
+    b = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=11, max_laps=20).fit(X)
     np.testing.assert_array_equal(a.elbo_trace_, b.elbo_trace_)
-    c = DPMixture(n_components=5, obs_model="diag_gauss", init=init, random_state=12, max_laps=20).fit(X)
+    c = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=12, max_laps=20).fit(X)
     assert not np.array_equal(a.elbo_trace_, c.elbo_trace_)
 
 
 def test_predictive_density_integrates_to_one():
     """The DP posterior predictive (with the mass beyond the truncation at the prior) is a density."""
     X = np.random.default_rng(0).normal(size=(200, 1)) * [[1.0]] + np.repeat([[-3.0], [3.0]], 100, axis=0)
-    model = DPMixture(n_components=5, obs_model="gauss", random_state=0).fit(X)
+    model = DPMixture(algorithm="vb", n_components=5, obs_model="gauss", random_state=0).fit(X)
     grid = np.linspace(-60, 60, 60001)[:, None]
     mass = np.trapezoid(np.exp(model.score_samples(grid)), grid[:, 0])
     assert mass == pytest.approx(1.0, abs=2e-3)

@@ -65,7 +65,7 @@ def test_lap_elbo_of_one_full_minibatch_of_size_one_equals_batch_lap_elbo(weight
 @pytest.mark.parametrize("sampling", ["without_replacement", "with_replacement"])
 def test_stochastic_fit_approaches_batch_fit(sampling):
     X = real_data_for("diag_gauss", 600)
-    vb = DPMixture(n_components=6, obs_model="diag_gauss", random_state=0).fit(X)
+    vb = DPMixture(algorithm="vb", n_components=6, obs_model="diag_gauss", random_state=0).fit(X)
     svi = DPMixture(n_components=6, obs_model="diag_gauss", algorithm="stochastic", n_batches=6, max_laps=40,
                     sampling=sampling, learning_rate_delay=1.0, learning_rate_decay=0.6, random_state=0).fit(X)
     assert not svi.trace_[-1]["exact"] and svi.n_iter_ == 40

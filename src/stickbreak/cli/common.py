@@ -27,6 +27,23 @@ def _parse_options(items, flag: str) -> dict:
     return out
 
 
+#: ``--moves`` help shared by the commands whose estimators learn K with moves.
+MOVES_HELP = ("memoized VI: comma-separated moves (birth,merge,delete) or 'none'; default: all three for the "
+              "nonparametric models (they learn K), none otherwise")
+
+
+def parse_moves(text):
+    """``--moves``: None (the estimator's default), ``()`` for 'none', else the named moves."""
+    if text is None:
+        return None
+    return () if text.strip().lower() == "none" else tuple(m.strip() for m in text.split(",") if m.strip())
+
+
+def moves_run(trace) -> tuple:
+    """The moves a fit ran (the kinds counted in its per-lap records)."""
+    return tuple((trace[-1].get("moves") or {}) if trace else ())
+
+
 def _write_csv(path: Path, header, rows) -> None:
     """Write a CSV table (shared by the mixture and topic commands)."""
     with open(path, "w", newline="") as fh:

@@ -17,7 +17,7 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import move_summary
-from .common import _parse_options, _write_csv
+from .common import MOVES_HELP, _parse_options, _write_csv, parse_moves
 
 
 def add_fit_hmm(sub) -> None:
@@ -28,8 +28,9 @@ def add_fit_hmm(sub) -> None:
                                 "offsets or seq_ids; optional Z/labels, Xprev), .npy with --ids, or .csv(.gz) with a "
                                 "sequence-id column")
     p.add_argument("--obs", default="gauss", choices=HMM_OBS_MODELS, help="emission model of each state (default gauss)")
-    p.add_argument("-K", "--n-states", type=int, default=50,
-                   help="initial truncation (HDP-HMM) or number of states (--finite); default 50")
+    p.add_argument("-K", "--n-states", type=int, default=None,
+                   help="initial number of states (HDP-HMM, default 10: the moves learn K) or the number of "
+                        "states (--finite, default 50)")
     p.add_argument("--stickiness", type=float, default=0.0, help="kappa: extra prior mass on self-transitions (0: not sticky)")
     p.add_argument("--transition-concentration", type=float, default=0.5, help="alpha of the transition rows")
     p.add_argument("--start-concentration", type=float, default=5.0, help="alpha_0 of the start distribution")
@@ -39,9 +40,7 @@ def add_fit_hmm(sub) -> None:
                    help="memoized VI (default; the only one with moves), batch vb or stochastic VI")
     p.add_argument("--batches", "--n-batches", dest="batches", type=int, default=1,
                    help="batches (minibatches for stochastic) of whole sequences; at most the number of sequences")
-    p.add_argument("--moves", default=None,
-                   help="memoized VI: comma-separated moves (birth,merge,delete) or 'none' "
-                        "(default: merge,delete for the HDP-HMM, none for --finite)")
+    p.add_argument("--moves", default=None, help=MOVES_HELP)
     p.add_argument("--move-option", action="append", metavar="KEY=VALUE", help="move setting (repeatable); see MovesConfig")
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
     p.add_argument("--init", default="contiguous_blocks", choices=HMM_INITS)
@@ -89,15 +88,15 @@ def read_sequence_data(args) -> tuple[Sequences, np.ndarray | None, str, tuple |
 
 def _estimator(args):
 
-    moves = None
-    if args.moves is not None:
-        moves = () if args.moves.strip().lower() == "none" else tuple(m.strip() for m in args.moves.split(",") if m.strip())
-    options = dict(n_states=args.n_states, obs_model=args.obs, obs_prior=_parse_options(args.prior, "--prior"),
+    moves = parse_moves(args.moves)
+    options = dict(obs_model=args.obs, obs_prior=_parse_options(args.prior, "--prior"),
                    transition_concentration=args.transition_concentration,
                    start_concentration=args.start_concentration, stickiness=args.stickiness, algorithm=args.algorithm,
                    n_batches=args.batches, moves=moves, move_options=_parse_options(args.move_option, "--move-option"),
                    init=args.init, max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, random_state=args.seed,
                    verbose=1 if args.progress and not args.quiet else 0)
+    if args.n_states is not None:  # else the estimator's default
+        options["n_states"] = args.n_states
     if args.finite:
         if args.concentration is not None:
             raise ValueError("--concentration is the HDP-HMM's top-level gamma; a finite HMM (--finite) has none")

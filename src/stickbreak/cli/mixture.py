@@ -15,7 +15,7 @@ from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import move_summary
-from .common import _parse_options, _write_csv
+from .common import MOVES_HELP, _parse_options, _write_csv, parse_moves
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
 MAX_ROWS_SHOWN = 15
@@ -26,15 +26,18 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names())}) or a .npy/.npz/.csv file")
     p.add_argument("--obs", default="gauss", choices=sorted(obs.OBS_MODELS), help="observation model (default gauss)")
     p.add_argument("--weights", default="dp", choices=sorted(MIXTURE_WEIGHTS), help="dp (default) or finite mixture weights")
-    p.add_argument("-K", "--n-components", type=int, default=20, help="truncation level / number of components")
+    p.add_argument("-K", "--n-components", type=int, default=None,
+                   help="initial number of clusters (dp, default 1: memoized VI's moves learn K; the truncation level "
+                        "under vb or stochastic) or the number of components (finite, default 20)")
     p.add_argument("--concentration", type=float, default=1.0, help="DP concentration or Dirichlet alpha")
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
     p.add_argument("--n-active", type=int, default=None, metavar="L",
                    help="at most L clusters per item get non-zero responsibility (L-sparse, faster for large K; "
                         "default: dense)")
-    p.add_argument("--algorithm", default="vb", choices=ALGORITHMS,
-                   help="vb (batch), stochastic (SVI) or memoized (needed for moves)")
-    p.add_argument("--moves", default="", help="comma-separated moves for memoized VI, e.g. birth,merge,delete")
+    p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
+                   help="vb (batch), stochastic (SVI) or memoized (needed for moves); default memoized for dp, vb "
+                        "for finite")
+    p.add_argument("--moves", default=None, help=MOVES_HELP)
     p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
                    help="move setting (repeatable), e.g. max_components=100; see MovesConfig")
     p.add_argument("--init", default="kmeans++", choices=INIT_METHODS)
@@ -86,9 +89,10 @@ def _run_fit_mixture(args) -> int:
                          f"responsibility), got {args.n_active}; leave it out for dense responsibilities")
     X, labels, name = read_data(args.data)
     cls = DPMixture if args.weights == "dp" else FiniteMixture
-    moves = tuple(m.strip() for m in args.moves.split(",") if m.strip())
-    est = cls(n_components=args.n_components, obs_model=args.obs, concentration=args.concentration,
-              obs_prior=_parse_options(args.prior, "--prior"), algorithm=args.algorithm, moves=moves or None,
+    chosen = {name: value for name, value in (("n_components", args.n_components), ("algorithm", args.algorithm))
+              if value is not None}  # else the estimator's defaults
+    est = cls(**chosen, obs_model=args.obs, concentration=args.concentration,
+              obs_prior=_parse_options(args.prior, "--prior"), moves=parse_moves(args.moves),
               move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
               max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs,
               algorithm_options=dict(learning_rate_delay=args.learning_rate_delay,
@@ -98,8 +102,10 @@ def _run_fit_mixture(args) -> int:
         shape = f"{X.n_items}x{X.n_features} in {len(X)} shards"
     else:
         shape = "x".join(map(str, X.counts.shape if hasattr(X, "counts") else X.shape))
-    how = args.algorithm + (f" + {','.join(moves)}" if moves else "") + (f", L={args.n_active}" if args.n_active else "")
-    print(f"{cls.__name__}({args.obs}, K={args.n_components}, {how}) on {name} ({shape})")
+    moves = est._configs()[3].moves
+    how = est.algorithm + (f" + {','.join(moves)}" if moves else "") + (f", L={args.n_active}" if args.n_active else "")
+    start_k = f"K={est.n_components} at the start" if moves else f"K={est.n_components}"
+    print(f"{cls.__name__}({args.obs}, {start_k}, {how}) on {name} ({shape})")
     start = time.perf_counter()
     est.fit(X)
     seconds = time.perf_counter() - start

@@ -17,7 +17,7 @@ from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import move_summary
-from .common import _write_csv
+from .common import MOVES_HELP, _write_csv, moves_run, parse_moves
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
 TOPICS_SHOWN = 12
@@ -31,7 +31,8 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--model", default="hdp", choices=("lda", "hdp", "diln"),
                    help="hdp (default; learns the number of topics), lda, or diln (an HDP with correlated topics)")
     p.add_argument("-K", "--n-topics", type=int, default=None,
-                   help="topics (LDA) or truncation level (HDP: default 100; DILN: default 200)")
+                   help="topics (LDA, default 20); initial number of topics (HDP, default 100: memoized VI's moves "
+                        "learn K; the truncation level under the other algorithms); truncation level (DILN, default 200)")
     p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
                    help="vb, svi (= stochastic), memoized or truncation_free (HDP only; starts from no topics); "
                         "collapsed, one sweep per lap: gibbs (LDA or HDP), svb, cvb, cvb0, hybrid_vb_gibbs, "
@@ -52,7 +53,7 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--n-active", type=int, default=None, metavar="L",
                    help="L-sparse local steps (Hughes 2016, ch. 7): at most L topics per word type of a document "
                         "(LDA/HDP with vb, svi or memoized; default dense)")
-    p.add_argument("--moves", default="", help="HDP with memoized VI: comma-separated moves, e.g. merge,delete")
+    p.add_argument("--moves", default=None, help=MOVES_HELP + " (HDP only)")
     p.add_argument("--max-laps", type=int, default=100)
     p.add_argument("--tol", type=float, default=1e-4, help="relative ELBO change at convergence")
     p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step (-1: all cores)")
@@ -118,7 +119,7 @@ def _estimator(args):
             options["sample_threshold"] = args.sample_threshold
         return LDA(n_topics=20 if args.n_topics is None else args.n_topics, doc_topic_prior=args.alpha,
                    topic_word_prior=args.eta, algorithm_options=options or None, **common)
-    hdp = dict(concentration=args.gamma, moves=moves or None, variational_family=args.family,
+    hdp = dict(concentration=args.gamma, moves=moves, variational_family=args.family,
                algorithm_options={**options, "doc_truncation": args.doc_truncation}, **common)
     if args.alpha is not None:
         hdp["doc_topic_prior"] = args.alpha
@@ -153,8 +154,8 @@ def print_correlations(est, n_pairs: int = 5, n_words: int = 5) -> list:
     return [[int(a), int(b), float(c)] for a, b, c in zip(first, second, est.topic_correlation_[first, second])]
 
 
-def _moves(args) -> tuple:
-    return tuple(m.strip() for m in args.moves.split(",") if m.strip())
+def _moves(args):
+    return parse_moves(args.moves)
 
 
 def _split_heldout(bow: BagOfWords, fraction: float, seed: int):
@@ -211,8 +212,8 @@ def run_fit_topics(args) -> int:
                                                                              "log joint" if collapsed else "ELBO")
     print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; {objective} {est.lower_bound_:.6g} nats; "
           f"{est.n_topics_} topics used of {len(est.topic_sizes_)}")
-    if _moves(args):
-        print(move_summary(est.trace_, _moves(args)))
+    if moves_run(est.trace_):
+        print(move_summary(est.trace_, moves_run(est.trace_)))
     rows = print_topics(est, args.top_words)
     correlations = print_correlations(est) if args.model == "diln" else []
     if heldout_tokens is not None:

@@ -27,7 +27,9 @@ HDP_DOC = """The HDP topic model of Hughes (2016, Ch. 5): the number of topics i
     Parameters
     ----------
     n_topics : int
-        Truncation level K: an upper bound; topics the data do not need stay (nearly) empty.
+        Initial number of topics under memoized VI with moves (the default), which then add and
+        remove topics; under the other algorithms the truncation level K, an upper bound (topics the
+        data do not need stay nearly empty).
     concentration : float
         Top-level stick concentration gamma (``u_k ~ Beta(1, gamma)``); larger favours more topics.
     doc_topic_prior : float
@@ -37,7 +39,8 @@ HDP_DOC = """The HDP topic model of Hughes (2016, Ch. 5): the number of topics i
     moves : sequence of {"birth", "merge", "delete"}, optional
         Memoized VI only: split topics into new ones (births, from the documents that use them),
         merge pairs of topics and delete small ones, each accepted only when the exact whole-data
-        ELBO rises (Hughes 2016, §5.5.1-5.5.3), so K adapts to what the data need.
+        ELBO rises (Hughes 2016, §5.5.1-5.5.3), so K adapts to what the data need. Default (None):
+        all three under memoized VI, none otherwise; ``()`` for none.
     move_options : dict, optional
         Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{"merge_max_pairs": 50}``.
     variational_family : {"direct", "two_level"}

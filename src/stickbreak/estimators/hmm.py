@@ -23,7 +23,7 @@ from .. import driver, obs, persist
 from ..models.hmm.model import HMMModel
 from ..models.hmm.params import HMMParams
 from ..priors import transition_finite as finite_hmm, transition_hdp as hdp_hmm, top_sticks as sticks
-from ..config import ALGORITHM_ALIASES, HMMOptions, LearnConfig, check_choice, check_int, moves_config
+from ..config import HMMOptions, LearnConfig, check_choice, check_int, moves_config
 from ..core.suffstats import SuffStats
 from ..data import DataError, Sequences
 from ..data.dense import _as_float_matrix
@@ -129,12 +129,6 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
         return self._transitions.default_prior(self.transition_concentration, self.start_concentration,
                                                self.stickiness)
 
-    def _moves(self) -> tuple:
-        """``moves``, or by default this class's moves under memoized VI and none otherwise."""
-        if self.moves is None:
-            return self._default_moves if ALGORITHM_ALIASES.get(self.algorithm, self.algorithm) == "memoized" else ()
-        return (self.moves,) if isinstance(self.moves, str) else tuple(self.moves)
-
     def _configs(self):
         """``(learn config, moves config)``, checking every setting (before any data are read)."""
         check_int("n_states", self.n_states, 1)
@@ -147,7 +141,8 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
                             n_batches=self.n_batches, learning_rate_delay=options.learning_rate_delay,
                             learning_rate_decay=options.learning_rate_decay)
-        moves = moves_config(self._moves(), self.move_options, HMM_MOVES, type(self).__name__)
+        moves = moves_config(self.moves, self.move_options, HMM_MOVES, type(self).__name__,
+                             algorithm=self.algorithm, default_moves=self._default_moves)
         check_moves(learn.algorithm, moves.moves)
         return learn, moves
 
@@ -307,10 +302,10 @@ _PARAMETERS_DOC = """
     n_batches : int
         Batches (memoized, vb) or minibatches per lap (stochastic) of whole sequences; at most the
         number of sequences.
-    moves : sequence of {{"merge", "delete"}}, optional
-        Memoized VI: merge pairs of states and delete small ones, each accepted only when the
-        exact whole-data ELBO rises. Default (None): {default_moves}. ``()`` for none.
-        Births are not implemented for HMMs.
+    moves : sequence of {{"birth", "merge", "delete"}}, optional
+        Memoized VI: split a state into new ones (births, proposed on every sequence at once),
+        merge pairs of states and delete small ones, each accepted only when the exact
+        whole-data ELBO rises. Default (None): {default_moves}. ``()`` for none.
     move_options : dict, optional
         Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{{"merge_max_pairs": 50}}``.
     init : {{"contiguous_blocks", "kmeans++"}}
@@ -355,8 +350,9 @@ _PARAMETERS_DOC = """
 class HDPHMM(_HMMEstimator):
     __doc__ = """The (sticky) HDP hidden Markov model by variational inference (Hughes 2016, Ch. 6).
 
-    The number of states is learned: ``n_states`` is the initial truncation, an upper bound;
-    merges and deletes (memoized VI, on by default) remove states the data do not need.
+    The number of states is learned: ``n_states`` is only the initial number of states. Births,
+    merges and deletes (memoized VI, on by default) add the states the data support and remove
+    those they do not, each only when the exact ELBO rises.
     ``stickiness=0`` is the HDP-HMM of Teh et al. (2006), ``stickiness > 0`` the sticky HDP-HMM
     of Fox et al. (2011).
 
@@ -364,15 +360,15 @@ class HDPHMM(_HMMEstimator):
         gamma of the top-level sticks ``u_k ~ Beta(1, gamma)`` shared by every row; larger
         favours more states.
     """ + _PARAMETERS_DOC.format(
-        n_states="Initial truncation level K (an upper bound on the number of states).", row="alpha pi^G + kappa e_j",
-        start="alpha_0 pi^G", default_moves="('merge', 'delete') with memoized VI, none otherwise",
+        n_states="Initial number of states (the moves change it).", row="alpha pi^G + kappa e_j",
+        start="alpha_0 pi^G", default_moves="('birth', 'merge', 'delete') with memoized VI, none otherwise",
         renormalised=" (the HDP leaves some mass on states beyond the truncation; it is dropped)",
         state_weights="top-level state probabilities ``E[pi^G]`` (their sum is below 1).")
 
     _transitions = hdp_hmm
-    _default_moves = ("merge", "delete")
+    _default_moves = ("birth", "merge", "delete")
 
-    def __init__(self, n_states=50, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
+    def __init__(self, n_states=10, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
                  start_concentration=5.0, stickiness=0.0, concentration=10.0, algorithm="memoized",
                  algorithm_options=None, n_batches=1, moves=None, move_options=None, init="contiguous_blocks",
                  max_laps=100, min_laps=2, tol=1e-6, random_state=None, verbose=0, n_jobs=1, callbacks=None,
@@ -390,7 +386,7 @@ class FiniteHMM(_HMMEstimator):
     (the weak-limit form of the sticky HDP-HMM; Hughes 2016, §6.1), by variational inference.
     """ + _PARAMETERS_DOC.format(
         n_states="Number of states K.", row="alpha / K + kappa e_j", start="alpha_0 / K",
-        default_moves="none (K stays fixed); ('merge', 'delete') let the ELBO prune states",
+        default_moves="none (K stays fixed); ('birth', 'merge', 'delete') let the ELBO choose K",
         renormalised=" (they already sum to one)", state_weights="uniform ``1 / K`` (a finite HMM has no top level).")
 
     _transitions = finite_hmm

@@ -71,6 +71,8 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
 
     _weight_model = "dp"
     _options_class = MixtureOptions
+    #: What ``moves=None`` runs under memoized VI.
+    _default_moves: tuple = ()
 
     def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="vb", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
@@ -107,7 +109,8 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
                             n_batches=self.n_batches, n_jobs=self.n_jobs, learning_rate_delay=options.learning_rate_delay,
                             learning_rate_decay=options.learning_rate_decay, sampling=options.sampling)
-        moves = moves_config(self.moves, self.move_options)
+        moves = moves_config(self.moves, self.move_options, owner=type(self).__name__, algorithm=learn.algorithm,
+                             default_moves=self._default_moves)
         check_moves(learn.algorithm, moves.moves)
         return mixture, init, learn, moves
 
@@ -222,15 +225,18 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
 
 @persist.register
 class DPMixture(_MixtureEstimator):
-    """Dirichlet-process mixture fitted by variational Bayes (Hughes 2016, Ch. 3).
+    """Dirichlet-process mixture fitted by variational Bayes (Hughes 2016, Ch. 3-4).
 
-    The number of clusters is learned: ``n_components`` is only the truncation level, an upper
-    bound; clusters the data do not need end up (nearly) empty.
+    The number of clusters is learned. By default memoized VI starts from one cluster and births
+    split clusters, merges join them and deletes remove them, each only when the exact ELBO rises
+    (Hughes 2016, Ch. 4); ``n_components`` is only the initial number of clusters. Under the other
+    algorithms (no moves) it is the truncation level, an upper bound: clusters the data do not need
+    end up (nearly) empty.
 
     Parameters
     ----------
     n_components : int
-        Truncation level K.
+        Initial number of clusters (memoized VI with moves), or the truncation level K.
     obs_model : {"gauss", "diag_gauss", "zero_mean_gauss", "mult", "bern"}
         Likelihood of each cluster. ``"mult"`` takes word counts (a scipy sparse matrix is fine);
         ``"bern"`` binary features.
@@ -247,7 +253,8 @@ class DPMixture(_MixtureEstimator):
         ``(learning_rate_delay + t)^-learning_rate_decay`` (default 10, 0.7) and ``sampling`` of the
         minibatches (``"without_replacement"`` or ``"with_replacement"``).
     moves, move_options
-        Memoized VI: birth, merge and delete moves and the fields of :class:`stickbreak.config.MovesConfig`.
+        Memoized VI: the moves (default None: birth, merge and delete under memoized VI, none
+        otherwise; ``()`` for none) and the fields of :class:`stickbreak.config.MovesConfig`.
     init : {"kmeans++", "random"}
         Bregman k-means++ seeding plus ``n_kmeans_iters`` hard k-means steps, or random examples.
     max_laps, min_laps, tol
@@ -276,17 +283,30 @@ class DPMixture(_MixtureEstimator):
     converged_, n_iter_ : whether the tolerance was met, and laps run.
     stop_reason_ : "converged", "max_laps", "callback" or "interrupted".
     labels_ : cluster of each training item under the final model.
+    move_log_ : the accepted moves, in order.
     """
 
     _weight_model = "dp"
+    _default_moves = ("birth", "merge", "delete")
+
+    def __init__(self, n_components=1, *, obs_model="gauss", concentration=1.0, obs_prior=None,
+                 algorithm="memoized", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
+                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, n_active=None,
+                 random_state=None, verbose=0, callbacks=None, **option_keywords):
+        super().__init__(n_components, obs_model=obs_model, concentration=concentration, obs_prior=obs_prior,
+                         algorithm=algorithm, algorithm_options=algorithm_options, moves=moves,
+                         move_options=move_options, init=init, n_kmeans_iters=n_kmeans_iters, max_laps=max_laps,
+                         min_laps=min_laps, tol=tol, n_batches=n_batches, n_jobs=n_jobs, n_active=n_active,
+                         random_state=random_state, verbose=verbose, callbacks=callbacks, **option_keywords)
 
 
 @persist.register
 class FiniteMixture(_MixtureEstimator):
     """Finite Bayesian mixture with a symmetric Dirichlet prior on the weights (Hughes 2016, Ch. 2).
 
-    Same parameters as :class:`DPMixture`, except that ``concentration`` is the per-component
-    Dirichlet parameter alpha of ``Dir(alpha, ..., alpha)``.
+    Same parameters as :class:`DPMixture`, except that ``n_components`` is the fixed number of
+    components K (default 20), ``concentration`` the per-component Dirichlet parameter alpha of
+    ``Dir(alpha, ..., alpha)``, the default algorithm ``"vb"`` and no moves by default.
     """
 
     _weight_model = "finite"

@@ -116,7 +116,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
 
     def _moves_config(self) -> MovesConfig:
         return moves_config(getattr(self, "moves", None), getattr(self, "move_options", None), self._move_kinds,
-                            type(self).__name__, self._move_defaults)
+                            type(self).__name__, self._move_defaults, algorithm=self._algorithm,
+                            default_moves=self._move_kinds)
 
     def _check_settings(self) -> None:
         """The settings every variant reads, checked before any work."""

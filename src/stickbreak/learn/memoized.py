@@ -124,17 +124,17 @@ class _Lap:
         self.delete_proposals: list = [None] * len(batches)
         self.delete_warm: list = [None] * len(batches)
         self.visited: set = set()  # batches visited so far this lap
-        self.waiting: list = []  # births completed in a delete lap, evaluated after the delete
 
     # ---------------------------------------------------------------- planning
     def _plan(self, state: MemoState) -> LapPlan:
         """Births first (a shortlist of targets, left out of merges), then a delete, then merge pairs.
 
         A delete is planned only when no birth was accepted last lap and, with births on, at most
-        every other lap, so deletes never starve births. Births still being tracked do not hold
-        deletes back (they would, forever, on data where births keep failing): their targets are
-        not deleted, and an accepted delete, which moves mass into every other component, drops
-        the created ones (their expansions are stale), which start afresh.
+        every other lap. Births still being tracked do not hold deletes back (they would, forever,
+        on data where births keep failing): their targets are not deleted and they go on being
+        tracked; one that completes and is accepted in the delete's lap wins (the delete is
+        dropped for the lap), and an accepted delete, which moves mass into every other
+        component, restarts the created ones (their expansions are stale).
         """
         cfg, lap = self.cfg, self.number
         pairs, targets, shortlist = np.zeros((0, 2), dtype=np.int64), (), frozenset()
@@ -177,7 +177,9 @@ class _Lap:
         self.warm[b] = None if counts is None else (params_before.uids, counts)
         fresh = self.model.summarize(batch, local, params_before.uids, merge_pairs=self.plan.merge_pairs)
         self._swap_in(b, fresh)
-        if self.plan.delete_targets:  # (statistics, with the pairs' merged terms if the model gathers them; warm start)
+        # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
+        # has been accepted the components differ from the delete's plan and the delete waits
+        if self.plan.delete_targets and not self.births:
             self.delete_proposals[b], self.delete_warm[b] = self.model.delete_proposal(
                 batch, self.params, self.plan.delete_targets, self.stats, fresh, local, self.cfg.delete_refine_steps,
                 self.plan.merge_pairs)
@@ -235,8 +237,6 @@ class _Lap:
                                     self._expand_all)
             if advanced is None:
                 self._birth_failed(proposal.target)
-            elif advanced.complete and self.plan.delete_targets:
-                self.waiting.append(advanced)  # evaluated at the lap's end, once the delete is decided
             elif advanced.complete:
                 self._evaluate_birth(advanced)
             else:
@@ -311,8 +311,6 @@ class _Lap:
         if self.deferred:  # the one global step of a full first lap
             self._rescore(self.stats)
         deleted = self._finish_delete()
-        for proposal in [] if deleted else self.waiting:
-            self._evaluate_birth(proposal)
         if len(self.plan.merge_pairs) and (not deleted or self._pair_terms_from_delete()):
             self._finish_merges()
         if self.cfg.moves and self.cfg.reorder:
@@ -322,7 +320,7 @@ class _Lap:
         """Accept the group delete on the exact ELBO; the next group doubles after a success and
         halves after a failure, and only a single target's failure enters the history."""
         targets = self.plan.delete_targets
-        if not targets:
+        if not targets or self.births:  # a birth accepted this lap goes first; the delete is planned again later
             return False
         self.delete_lap = self.number
         self.counts["delete"]["tried"] += len(targets)

@@ -341,7 +341,7 @@ def test_zero_mean_gauss_patches_with_n_active():
     result = _fit_memoized(X, "zero_mean_gauss", 2, ("merge", "delete"), 8, max_laps=6)
     elbo = np.array([r.elbo for r in result.trace])
     assert np.all(np.diff(elbo[1:]) >= -1e-9 * np.abs(elbo[2:]))
-    est = DPMixture(n_components=8, obs_model="zero_mean_gauss", n_active=2, max_laps=5, random_state=0)
+    est = DPMixture(algorithm="vb", n_components=8, obs_model="zero_mean_gauss", n_active=2, max_laps=5, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X)
@@ -377,9 +377,9 @@ def test_estimator_with_n_active_fits_predicts_and_round_trips(cls, tmp_path):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_n_active_at_least_k_fits_exactly_like_dense():
     X = _toy(40)
-    a = DPMixture(n_components=4, max_laps=5, random_state=0).fit(X)
-    b = DPMixture(n_components=4, n_active=4, max_laps=5, random_state=0).fit(X)
-    c = DPMixture(n_components=4, n_active=9, max_laps=5, random_state=0).fit(X)
+    a = DPMixture(algorithm="vb", n_components=4, max_laps=5, random_state=0).fit(X)
+    b = DPMixture(algorithm="vb", n_components=4, n_active=4, max_laps=5, random_state=0).fit(X)
+    c = DPMixture(algorithm="vb", n_components=4, n_active=9, max_laps=5, random_state=0).fit(X)
     np.testing.assert_array_equal(a.elbo_trace_, b.elbo_trace_)
     np.testing.assert_array_equal(a.elbo_trace_, c.elbo_trace_)
     np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
