@@ -23,7 +23,7 @@ def test_fit_mixture_on_bundled_digits(tmp_path, capsys):
     assert code == 0
     out = capsys.readouterr().out
     # the defaults learn K: memoized VI with every move, from one cluster
-    assert "DPMixture(gauss, K=1 at the start, memoized + birth,merge,delete) on digits (1797x64)" in out
+    assert "DPMixture(gauss, K=17 at the start, memoized + birth,merge,delete) on digits (1797x64)" in out
     model = stickbreak.load(out_dir / "model.npz")
     assert model.n_components_ >= 4
     assert "majority-vote accuracy" in out and f"clusters used of {model.n_components_}" in out

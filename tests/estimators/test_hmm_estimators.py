@@ -32,7 +32,7 @@ def test_sticky_hdphmm_recovers_the_toy_segmentation(toy, sticky):
     assert hamming_distance(labels, sticky.predict(X, lengths)) == 0.0
     assert sticky.n_states_ == len(np.unique(labels)) == sticky.n_active_states_  # moves removed the rest
     assert sticky.converged_ and sticky.n_iter_ == len(sticky.trace_) and sticky.elbo_ == sticky.trace_[-1]["elbo"]
-    assert {m["kind"] for m in sticky.moves_} <= {"merge", "delete", "reorder"} and len(sticky.moves_) > 0
+    assert {m["kind"] for m in sticky.moves_} <= {"birth", "merge", "delete", "reorder", "prune"} and len(sticky.moves_) > 0
     K = sticky.n_states_
     assert sticky.means_.shape == (K, 2) and sticky.covariances_.shape == (K, 2, 2)
     assert sticky.startprob_.shape == (K,) and sticky.transmat_.shape == (K, K)

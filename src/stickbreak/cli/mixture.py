@@ -102,9 +102,11 @@ def _run_fit_mixture(args) -> int:
         shape = f"{X.n_items}x{X.n_features} in {len(X)} shards"
     else:
         shape = "x".join(map(str, X.counts.shape if hasattr(X, "counts") else X.shape))
-    moves = est._configs()[3].moves
+    n_items = X.n_items if isinstance(X, ShardStore) else (X.counts.shape[0] if hasattr(X, "counts") else len(X))
+    mixture_cfg, _, _, moves_cfg = est._configs(n_items)
+    moves = moves_cfg.moves
     how = est.algorithm + (f" + {','.join(moves)}" if moves else "") + (f", L={args.n_active}" if args.n_active else "")
-    start_k = f"K={est.n_components} at the start" if moves else f"K={est.n_components}"
+    start_k = f"K={mixture_cfg.n_components} at the start" if moves else f"K={mixture_cfg.n_components}"
     print(f"{cls.__name__}({args.obs}, {start_k}, {how}) on {name} ({shape})")
     start = time.perf_counter()
     est.fit(X)

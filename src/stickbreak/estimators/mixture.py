@@ -31,6 +31,18 @@ from ._options import AlgorithmOptionsMixin
 from ..models.mixture.truncation_free import TruncationFreeDPMixture
 
 
+#: ``n_components="auto"``: one initial cluster per this many items, between 1 and ``AUTO_MAX_COMPONENTS``.
+AUTO_ITEMS_PER_COMPONENT = 100
+AUTO_MAX_COMPONENTS = 100
+
+
+def auto_components(n_items: int) -> int:
+    """The initial number of clusters of ``n_components="auto"``: over-complete for the data's size,
+    so that merges and deletes prune it and births refine it (from one cluster, births alone stall
+    at fewer clusters and a lower ELBO: ``benchmarks/mixture_moves.py``)."""
+    return int(min(AUTO_MAX_COMPONENTS, max(1, n_items // AUTO_ITEMS_PER_COMPONENT)))
+
+
 def _variational(est, model, mixture_cfg, init_cfg, learn_cfg, data, rng) -> FitPlan:
     """VB, stochastic or memoized VI from a k-means++ (or random) start."""
     with threadpool_limits(limits=1, user_api="blas"):
@@ -99,9 +111,14 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
         self.callbacks = callbacks
 
     # ------------------------------------------------------------------ configuration
-    def _configs(self) -> tuple[MixtureConfig, InitConfig, LearnConfig, MovesConfig]:
+    def _configs(self, n_items: int | None = None) -> tuple[MixtureConfig, InitConfig, LearnConfig, MovesConfig]:
+        """The configurations; ``n_components="auto"`` resolves against ``n_items`` (one cluster
+        when the data size is not known, e.g. to rebuild a saved model)."""
+        n_components = self.n_components
+        if isinstance(n_components, str) and n_components == "auto":
+            n_components = 1 if n_items is None else auto_components(n_items)
         mixture = MixtureConfig(
-            obs_model=self.obs_model, weights=self._weight_model, n_components=self.n_components,
+            obs_model=self.obs_model, weights=self._weight_model, n_components=n_components,
             concentration=self.concentration, obs_prior=dict(self.obs_prior or {}), n_active=self.n_active,
         )
         init = InitConfig(method=self.init, n_kmeans_iters=self.n_kmeans_iters)
@@ -133,6 +150,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
         rng = as_generator(self.random_state)
         data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
+        mixture_cfg = self._configs(data.batches.n_items)[0]
         model = make_mixture_model(mixture_cfg, data.sample)
         plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
         executor = make_executor(learn_cfg.n_jobs)
@@ -227,16 +245,18 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
 class DPMixture(_MixtureEstimator):
     """Dirichlet-process mixture fitted by variational Bayes (Hughes 2016, Ch. 3-4).
 
-    The number of clusters is learned. By default memoized VI starts from one cluster and births
-    split clusters, merges join them and deletes remove them, each only when the exact ELBO rises
-    (Hughes 2016, Ch. 4); ``n_components`` is only the initial number of clusters. Under the other
-    algorithms (no moves) it is the truncation level, an upper bound: clusters the data do not need
-    end up (nearly) empty.
+    The number of clusters is learned. By default memoized VI starts from more clusters than the
+    data need (``n_components="auto"``: one per 100 items, at most 100) and merges join them,
+    deletes remove them and births split them, each only when the exact ELBO rises (Hughes 2016,
+    Ch. 4); ``n_components`` is only the initial number of clusters. Under the other algorithms (no
+    moves) it is the truncation level, an upper bound: clusters the data do not need end up
+    (nearly) empty.
 
     Parameters
     ----------
-    n_components : int
-        Initial number of clusters (memoized VI with moves), or the truncation level K.
+    n_components : int or "auto"
+        Initial number of clusters (memoized VI with moves), or the truncation level K; "auto"
+        (default): ``n_items // 100`` between 1 and 100.
     obs_model : {"gauss", "diag_gauss", "zero_mean_gauss", "mult", "bern"}
         Likelihood of each cluster. ``"mult"`` takes word counts (a scipy sparse matrix is fine);
         ``"bern"`` binary features.
@@ -289,7 +309,7 @@ class DPMixture(_MixtureEstimator):
     _weight_model = "dp"
     _default_moves = ("birth", "merge", "delete")
 
-    def __init__(self, n_components=1, *, obs_model="gauss", concentration=1.0, obs_prior=None,
+    def __init__(self, n_components="auto", *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="memoized", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
                  n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, n_active=None,
                  random_state=None, verbose=0, callbacks=None, **option_keywords):

@@ -113,11 +113,13 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
     _move_kinds: tuple = ()
     #: This estimator's defaults for :class:`~stickbreak.config.MovesConfig` fields.
     _move_defaults: dict = {}
+    #: What ``moves=None`` runs under memoized VI.
+    _default_moves: tuple = ()
 
     def _moves_config(self) -> MovesConfig:
         return moves_config(getattr(self, "moves", None), getattr(self, "move_options", None), self._move_kinds,
                             type(self).__name__, self._move_defaults, algorithm=self._algorithm,
-                            default_moves=self._move_kinds)
+                            default_moves=self._default_moves)
 
     def _check_settings(self) -> None:
         """The settings every variant reads, checked before any work."""
@@ -399,6 +401,9 @@ class HDPTopicModel(_TopicEstimator):
     #: A run from K=100 holds dozens of near-empty topics; deleting them together (the group
     #: doubling while deletes succeed) clears them in a few laps instead of one per lap.
     _move_defaults = {"delete_max_targets": 64}
+    # births are offered but not on by default: on AP none of ~35 topic births per 20 laps was accepted
+    # (benchmarks/results/hdp_defaults.md), at a third of the fit's CPU
+    _default_moves = ("merge", "delete")
 
     @property
     def _family(self) -> str:

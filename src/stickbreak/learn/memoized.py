@@ -26,11 +26,15 @@ from ..core.protocols import Memoizable, Movable, WholeDataBirths, declares, req
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
-from ..moves.records import (BirthRecord, DeleteRecord, MergeRecord, ReorderRecord, describe, fast_forward, fast_forward_warm)
+from ..moves.records import (BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe, fast_forward,
+                             fast_forward_warm)
 from .base import ELBODecreaseWarning, LapResult
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
 MONOTONE_TOLERANCE = 1e-9
+#: Components at the end of the order with less expected mass than this (items) are dropped at a
+#: lap's end: they hold nothing, so the ELBO does not change beyond round-off.
+EMPTY_MASS = 1e-8
 
 
 @dataclass(frozen=True, eq=False)
@@ -315,6 +319,8 @@ class _Lap:
             self._finish_merges()
         if self.cfg.moves and self.cfg.reorder:
             self._finish_reorder()
+        if self.cfg.moves:
+            self._finish_prune()
 
     def _finish_delete(self) -> bool:
         """Accept the group delete on the exact ELBO; the next group doubles after a success and
@@ -371,6 +377,20 @@ class _Lap:
             return
         if self._accept_if_better(self.stats.reorder(order)):
             self._record(ReorderRecord(self.number, tuple(int(u) for u in order)))
+
+    def _finish_prune(self) -> None:
+        """Drop the empty components at the end of the order (deletes, which need a strict gain,
+        leave them: removing nothing changes the ELBO by round-off only); K counts what is used."""
+        counts = self.stats.counts
+        trailing = len(counts) - len(np.trim_zeros((counts >= EMPTY_MASS).astype(int), "b"))
+        if trailing == 0 or trailing == len(counts):
+            return
+        removed = tuple(int(u) for u in self.stats.uids[len(counts) - trailing:])
+        candidate = self.stats.select(self.stats.uids[: len(counts) - trailing])
+        params, terms = self.model.score(candidate, self.params)
+        if total_elbo(terms) >= self.elbo - MONOTONE_TOLERANCE * abs(self.elbo):
+            self._rescore(candidate, params, terms)
+            self._record(PruneRecord(self.number, removed))
 
     def new_state(self) -> MemoState:
         # records every batch has already replayed are dropped (delete records hold per-batch statistics)

@@ -66,6 +66,7 @@ class TrackedBirth:
     expansions: dict | None = None   # batch -> SuffStats over [target, newborns...]
     remaining: frozenset = frozenset()
     full_width: bool = False         # expansions over all components (not just [target, newborns])
+    passes_left: int = 0             # further tracking passes over every batch once this one completes
 
     @property
     def created(self) -> bool:
@@ -145,7 +146,7 @@ def _create(model: Movable, proposal: TrackedBirth, params, config, rng) -> Trac
                                   _log_proportions(split.sum(axis=0))])
     born = np.asarray(proposal.new_uids[:split.shape[1]], dtype=np.int64)
     return replace(proposal, pool=(), born=born, centers=centers, log_weights=log_weights, expansions={},
-                   remaining=frozenset(range(proposal.n_batches)))
+                   remaining=frozenset(range(proposal.n_batches)), passes_left=config.birth_passes - 1)
 
 
 def extend(model: Movable, proposal: TrackedBirth, b: int, batch, local, params, config, rng, expand_all=None):
@@ -174,8 +175,11 @@ def extend(model: Movable, proposal: TrackedBirth, b: int, batch, local, params,
     total = sum(list(expansions.values())[1:], next(iter(expansions.values())))
     item_model = model.birth_item_model
     centers = expfam.posterior(item_model.obs, item_model.obs_prior, total.fields)
+    remaining, passes_left = proposal.remaining - {b}, proposal.passes_left
+    if not remaining and passes_left > 0:  # another pass: every batch re-expanded under the refined newborns
+        remaining, passes_left = frozenset(range(proposal.n_batches)), passes_left - 1
     return replace(proposal, centers=centers, log_weights=_log_proportions(total.counts),
-                   expansions=expansions, remaining=proposal.remaining - {b})
+                   expansions=expansions, remaining=remaining, passes_left=passes_left)
 
 
 def candidate(stats: SuffStats, proposal: TrackedBirth) -> SuffStats:

@@ -97,6 +97,22 @@ class ReorderRecord:
         return np.asarray(self.order, dtype=np.int64), counts[:, columns]
 
 
+@dataclass(frozen=True, eq=False)
+class PruneRecord:
+    """Empty components dropped from the end of the order (they held no mass in any batch)."""
+
+    lap: int
+    removed: tuple[int, ...]
+
+    def replay(self, stats: SuffStats, batch: int) -> SuffStats:
+        return stats.select(stats.uids[~np.isin(stats.uids, self.removed)])
+
+    def replay_warm(self, warm, batch: int):
+        uids, counts = warm
+        keep = ~np.isin(uids, self.removed)
+        return np.asarray(uids)[keep], counts[:, keep]
+
+
 def fast_forward(stats: SuffStats, records: Sequence, batch: int) -> SuffStats:
     """``stats`` of ``batch`` with every record in ``records`` replayed, in order."""
     for record in records:
@@ -116,7 +132,8 @@ def fast_forward_warm(warm, records: Sequence, batch: int):
 
 def describe(record) -> dict:
     """A JSON-friendly summary of a record (for the trace)."""
-    kind = {BirthRecord: "birth", MergeRecord: "merge", DeleteRecord: "delete", ReorderRecord: "reorder"}[type(record)]
+    kind = {BirthRecord: "birth", MergeRecord: "merge", DeleteRecord: "delete", ReorderRecord: "reorder",
+            PruneRecord: "prune"}[type(record)]
     out = {"kind": kind, "lap": record.lap}
     if kind == "birth":
         out.update(target=record.target, new=list(record.new_uids))
@@ -124,4 +141,6 @@ def describe(record) -> dict:
         out.update(kept=record.kept, removed=record.removed)
     elif kind == "delete":
         out.update(targets=list(record.targets))
+    elif kind == "prune":
+        out.update(removed=list(record.removed))
     return out

@@ -304,33 +304,38 @@ class TopicModel(TrackedBirths):
         """This batch's statistics with topics ``targets`` deleted (Hughes 2016, §5.5.2), exact for a valid ``q``.
 
         Documents holding at least ``DELETE_MIN_COUNT`` of the targets' tokens re-run the fixed
-        point over the other topics, warm from their counts without the targets; the others take one
-        iteration from there. Between rounds the other topics are re-estimated from the whole-data
-        statistics with this batch's proposal swapped in (the refinement of Eq. 4.25-4.27). The
-        last round also gathers the merged terms of ``merge_pairs``, so merges can follow the delete.
-        Returns the statistics and the documents' new counts (the batch's next warm start).
+        point over the other topics, warm from their counts without the targets, in every round;
+        between rounds the other topics are re-estimated from the whole-data statistics with this
+        batch's proposal swapped in (the refinement of Eq. 4.25-4.27). The other documents (a few of
+        the targets' tokens at most) take one iteration from there, once, in the first round: any
+        valid ``q`` keeps the proposal exact, and theirs barely depends on the refinement. Their
+        part and the targeted documents' last round also gather the merged terms of ``merge_pairs``,
+        so merges can follow the delete. Returns the statistics and the documents' new counts (the
+        batch's next warm start).
         """
         removed = np.isin(params.uids, np.atleast_1d(targets))
         current = self.without_topic(params, targets)
         rest = whole.select(current.uids) - stats_b.without_merge_terms().select(current.uids)
         warm = np.ascontiguousarray(local.doc_topic[:, ~removed])
         targeted = local.doc_topic[:, removed].sum(axis=1) >= DELETE_MIN_COUNT
-        groups = [(np.flatnonzero(targeted), self.local.max_iter), (np.flatnonzero(~targeted), 1)]
-        proposal = None
-        for step in range(max(1, refine_steps)):
-            parts = []
-            for index, max_iter in groups:
-                if len(index) == 0:
-                    continue
-                sub = batch.subset(index)
-                model = replace(self, local=replace(self.local, start="warm", max_iter=max_iter))
-                pairs = merge_pairs if step == max(1, refine_steps) - 1 else None
-                sub_local = model.local_step(current, sub, warm=warm[index], merge_pairs=pairs)
-                warm[index] = sub_local.doc_topic
-                parts.append(self.summarize(sub, sub_local, current.uids, merge_pairs=pairs))
-            proposal = sum(parts[1:], parts[0])
-            if step < refine_steps - 1:
-                current = self.global_step((rest + proposal).clipped(), current)
+        rounds = max(1, refine_steps)
+
+        def run(index, max_iter, pairs):
+            sub = batch.subset(index)
+            model = replace(self, local=replace(self.local, start="warm", max_iter=max_iter))
+            sub_local = model.local_step(current, sub, warm=warm[index], merge_pairs=pairs)
+            warm[index] = sub_local.doc_topic
+            return self.summarize(sub, sub_local, current.uids, merge_pairs=pairs)
+
+        others = np.flatnonzero(~targeted)
+        fixed = run(others, 1, merge_pairs) if len(others) else None
+        index, proposal = np.flatnonzero(targeted), fixed
+        for step in range(rounds if len(index) else 0):
+            part = run(index, self.local.max_iter, merge_pairs if step == rounds - 1 else None)
+            proposal = part if fixed is None else fixed + part if step == rounds - 1 else (
+                fixed.without_merge_terms() + part)
+            if step < rounds - 1:
+                current = self.global_step((rest + proposal.without_merge_terms()).clipped(), current)
         return proposal, (warm if self.local.start != "scratch" else None)
 
     # ---------------------------------------------------------------- births (Hughes 2016, §5.5.3)
