@@ -3,6 +3,8 @@ Monte Carlo, the local fixed point's invariants, the exact ELBO, the global step
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -21,6 +23,7 @@ from stickbreak.kernels.topics import _reference_two_level as ref
 from stickbreak.kernels.topics import two_level as kern
 from stickbreak.learn import BatchVB, InMemoryMinibatches, StochasticVI
 from stickbreak.learn.schedules import RobbinsMonro
+from conftest import load_shared_bow
 
 
 def random_counts(rng, n_docs, n_words, density=0.3, high=6):
@@ -77,13 +80,17 @@ def _case(name, rng):
     raise KeyError(name)
 
 
+STARTS = {"uniform": kern.START_UNIFORM, "words": kern.START_WORDS, "best": kern.START_BEST}
+
+
+@pytest.mark.parametrize("start", list(STARTS))
 @pytest.mark.parametrize("case", ["ordinary", "one_topic", "one_atom", "single_word_type", "empty_document",
                                   "large_counts"])
-def test_kernel_matches_numpy_twin(case):
+def test_kernel_matches_numpy_twin(case, start):
     rng = np.random.default_rng(5)
     X, n_topics, n_atoms, alpha = _case(case, rng)
     _, elog_beta_t, elog_corpus, _ = random_globals(rng, n_topics, X.shape[1])
-    args = (X.indptr, X.indices, X.data, elog_beta_t, elog_corpus, alpha, n_atoms, 100, 1e-7)
+    args = (X.indptr, X.indices, X.data, elog_beta_t, elog_corpus, alpha, n_atoms, 100, 1e-7, STARTS[start])
     theta_fast, theta_slow = np.zeros((X.shape[0], n_topics)), np.zeros((X.shape[0], n_topics))
     fast = kern.hdp_sticks_local_step(*args, 2, theta_fast)
     slow = ref.hdp_sticks_local_step(*args, 2, theta_slow)
@@ -100,6 +107,7 @@ def test_kernel_matches_numpy_twin(case):
     # without the proportions the same statistics come out
     again = kern.hdp_sticks_local_step(*args, 1, np.zeros((0, n_topics)))
     np.testing.assert_allclose(again[0], fast[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(again[3], fast[3])  # deterministic: no random numbers in any start
 
 
 def test_vectorised_exp_is_accurate():
@@ -151,10 +159,10 @@ def test_expected_log_sticks_with_no_free_stick():
 
 
 # ------------------------------------------------------------------ the local fixed point
-def _twin_documents(X, elog_beta_t, elog_corpus, alpha, n_atoms, max_iter=100, tol=1e-6):
+def _twin_documents(X, elog_beta_t, elog_corpus, alpha, n_atoms, max_iter=100, tol=1e-6, start=kern.START_UNIFORM):
     for d in range(X.shape[0]):
         words, c = X.indices[X.indptr[d]:X.indptr[d + 1]], X.data[X.indptr[d]:X.indptr[d + 1]]
-        yield words, c, ref.solve_document(elog_beta_t[words].T, c, elog_corpus, alpha, n_atoms, max_iter, tol)
+        yield words, c, ref.solve_document(elog_beta_t[words].T, c, elog_corpus, alpha, n_atoms, max_iter, tol, start)
 
 
 def test_local_parameters_are_normalised_and_positive():
@@ -168,12 +176,13 @@ def test_local_parameters_are_normalised_and_positive():
         assert np.all(doc.gamma1 >= 1.0) and np.all(doc.gamma2 >= 0.9) and np.isfinite(doc.local_elbo)
 
 
-def test_per_document_elbo_never_decreases():
+@pytest.mark.parametrize("start", [kern.START_UNIFORM, kern.START_WORDS])
+def test_per_document_elbo_never_decreases(start):
     rng = np.random.default_rng(9)
     X = random_counts(rng, 20, 30, high=8)
     _, elog_beta_t, elog_corpus, _ = random_globals(rng, 8, 30)
     n_checked = 0
-    for words, c, doc in _twin_documents(X, elog_beta_t, elog_corpus, 1.0, 6, tol=1e-12):
+    for words, c, doc in _twin_documents(X, elog_beta_t, elog_corpus, 1.0, 6, tol=1e-12, start=start):
         trace = doc.elbo_trace
         assert np.all(np.diff(trace) >= -1e-10 * np.abs(trace[1:])), trace
         n_checked += len(trace) > 2
@@ -181,6 +190,71 @@ def test_per_document_elbo_never_decreases():
         final = ref.doc_elbo(elog_beta_t[words].T, c, elog_corpus, 1.0, doc.zeta, doc.phi, doc.gamma1, doc.gamma2)
         assert final >= trace[-1] - 1e-10 * abs(trace[-1])
     assert n_checked > 10
+
+
+def test_words_start_points_atoms_at_the_documents_leading_topics():
+    """Twin: atom i starts on the topic of i-th largest EM mass; phi sums to one over the atoms."""
+    rng = np.random.default_rng(12)
+    _, elog_beta_t, elog_corpus, _ = random_globals(rng, 6, 20)
+    words, c = np.array([1, 4, 7, 9, 15]), np.array([3.0, 1.0, 5.0, 2.0, 4.0])
+    phi = ref.words_start(elog_beta_t[words].T, c, elog_corpus, 4)
+    np.testing.assert_allclose(phi.sum(axis=0), 1.0, rtol=1e-12)
+    order = np.argsort(-elog_corpus, kind="mergesort")
+    log_theta = np.full(6, -np.log(6))
+    for _ in range(kern.START_ITERS):  # EM for the mixture proportions, by hand
+        r = np.exp(log_theta[:, None] + elog_beta_t[words][:, order].T)
+        mass = (r / r.sum(axis=0)) @ c
+        log_theta = np.log(mass / mass.sum())
+    top = np.argsort(-mass, kind="mergesort")[:4]
+    logits = log_theta[top, None] + elog_beta_t[words][:, order[top]].T
+    np.testing.assert_allclose(phi, np.exp(logits) / np.exp(logits).sum(axis=0), rtol=1e-10)
+    one_word = ref.words_start(elog_beta_t[[3]].T, np.array([2.0]), elog_corpus, 8)  # T > K: the extra atoms start empty
+    assert one_word.shape == (8, 1) and np.all(one_word[6:] == 0) and one_word.sum() == pytest.approx(1.0)
+
+
+@pytest.fixture(scope="module")
+def reuters_fit():
+    """Topics fitted by batch VB (from Fig. 9's start) on 300 Reuters documents; the other 95 to score."""
+    data = load_shared_bow("reuters_lda")
+    model = TwoLevelHDP({"lam": np.full(data.n_features, 0.05)}, doc_truncation=10, tol=1e-3, start="uniform")
+    train, test = data.subset(np.arange(300)), data.subset(np.arange(300, data.n_items))
+    params = model.initial_params(20, train.n_items, np.random.default_rng(0))
+    result = fit(model, [train], params, BatchVB(), LearnConfig(max_laps=15, tol=1e-6))
+    return model, result.params, test
+
+
+def _per_document_elbo(model, params, X, start):
+    """Each document's whole L_d from the kernel (one document per call): its local terms plus
+    sum_kv S_kv E log beta_kv + sum_k P_k E log sigma_k(V)."""
+    elog_beta_t = np.ascontiguousarray(params.expected_log_phi["lam"].T)
+    out = np.empty(X.shape[0])
+    for d in range(X.shape[0]):
+        a, b = X.indptr[d], X.indptr[d + 1]
+        word_topic, pointers, _, local, _ = kern.hdp_sticks_local_step(
+            np.array([0, b - a], dtype=X.indptr.dtype), X.indices[a:b], X.data[a:b], elog_beta_t,
+            params.expected_log_sticks, model.doc_concentration, model.doc_truncation, model.max_iter, model.tol,
+            STARTS[start], 1, np.zeros((0, params.n_components)))
+        out[d] = local[0] + np.sum(word_topic * elog_beta_t) + pointers @ params.expected_log_sticks
+    return out
+
+
+def test_words_start_beats_figure_nine_start_on_real_documents(reuters_fit):
+    """Issue 24: from phi = 1/T most of a document stays on one topic; the start from its own words
+    reaches a higher per-document ELBO on average (real corpus, seeded fit), and "best" keeps the
+    higher of the two for every document."""
+    model, params, test = reuters_fit
+    X = test.counts
+    elbo = {start: _per_document_elbo(model, params, X, start) for start in STARTS}
+    gain = elbo["words"] - elbo["uniform"]
+    assert gain.mean() > 1.0 and np.mean(gain > 0) > 0.5, (gain.mean(), np.mean(gain > 0))
+    np.testing.assert_allclose(elbo["best"], np.maximum(elbo["uniform"], elbo["words"]), rtol=1e-12)
+    # the batch statistics' local terms are those of the start kept, document by document
+    for start in STARTS:
+        local = dataclasses.replace(model, start=start).local_step(params, test)
+        assert local.local_elbo.shape == (X.shape[0],) and np.isfinite(local.local_elbo).all()
+    theta = {s: dataclasses.replace(model, start=s).expected_doc_topic(params, test) for s in ("uniform", "words")}
+    effective = {s: np.mean(1.0 / (t ** 2).sum(axis=1)) for s, t in theta.items()}
+    assert effective["words"] > effective["uniform"]
 
 
 # ------------------------------------------------------------------ the ELBO and the global step
@@ -195,7 +269,8 @@ def brute_force_elbo(model, params, data, local_params):
     total = 0.0
     local_elog_beta_t = np.ascontiguousarray(local_params.expected_log_phi["lam"].T)
     for words, c, doc in _twin_documents(X, local_elog_beta_t, local_params.expected_log_sticks,
-                                         model.doc_concentration, model.doc_truncation, model.max_iter, model.tol):
+                                         model.doc_concentration, model.doc_truncation, model.max_iter, model.tol,
+                                         STARTS[model.start]):
         total += np.sum(c * doc.phi * (doc.zeta @ elog_beta[:, words]))  # E log p(w | z, c, beta)
         total += np.sum(doc.zeta @ elog_sigma)  # E log p(c | V)
         total += doc.local_elbo  # H(c) + H(z) + E log p(z | pi) + E log p(pi) - E log q(pi)
@@ -334,6 +409,9 @@ def test_bad_options_and_vocabulary_are_rejected(corpus):
         TwoLevelHDP({"lam": np.full(5, 0.1)}, corpus_concentration=-1.0)
     with pytest.raises(ValueError, match="obs_prior"):
         TwoLevelHDP({"lam": np.zeros(5)})
+    with pytest.raises(ValueError, match="start"):
+        TwoLevelHDP({"lam": np.full(5, 0.1)}, start="random")
+    assert TwoLevelHDP({"lam": np.full(5, 0.1)}).start == "words"
     model = make_model(corpus.n_features + 1)
     params = model.initial_params(3, 10, np.random.default_rng(0))
     with pytest.raises(ValueError, match="vocabulary"):

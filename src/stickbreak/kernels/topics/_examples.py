@@ -21,7 +21,7 @@ def examples():
         (sparse_topic_local_step, _local_step(f8(2, 2), 1)),
         (sparse_topic_local_step, _local_step(f8(2, 2, order="F"), 1)),
         (sparse_token_share, (*csr()[:2], f8(1, 1), f8(1, 1), f8(1, 1), 0, 1)),
-        (hdp_sticks_local_step, (*csr(), f8(1, 1), f8(1), 1.0, 1, 1, 0.0, 1, f8(0, 1))),
+        (hdp_sticks_local_step, (*csr(), f8(1, 1), f8(1), 1.0, 1, 1, 0.0, 2, 1, f8(0, 1))),
         (doc_topic_fixed_point, (*csr64(), f8(1, 1), f8(1), 1, 0.0)),
         (doc_heldout_loglik, (*csr64(), f8(1, 1), f8(1, 1))),
         (assign_l1, (*csr64(), f8(1, 1), f8(1), 1)),

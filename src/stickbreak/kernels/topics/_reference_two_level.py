@@ -13,6 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 from scipy.special import digamma, gammaln, logsumexp
 
+from .two_level import START_BEST, START_ITERS, START_UNIFORM, START_WORDS
+
 
 def expected_log_sticks(a, b, concentration, out):
     """Twin of :func:`stickbreak.kernels.topics.two_level.expected_log_sticks`: fills
@@ -72,10 +74,38 @@ def doc_elbo(elog_beta, counts, elog_corpus, alpha, zeta, phi, g1, g2):
     return data + float(np.sum(zeta @ elog_corpus)) + local_elbo(zeta, phi, g1, g2, counts, alpha)
 
 
-def solve_document(elog_beta, counts, elog_corpus, alpha, n_atoms, max_iter, tol):
-    """Fig. 9 lines 5-10 for one document; ``elog_beta`` (K, U) is its slice of ``E log beta``."""
+def words_start(elog_beta, counts, elog_corpus, n_atoms, n_steps=START_ITERS):
+    """Twin of the kernel's ``_words_start``: ``n_steps`` EM steps for the proportions ``theta`` of a
+    mixture of the fixed topics (stick terms ignored), ``r_uk ∝ theta_k exp E log beta_{k, w_u}``,
+    ``theta_k ∝ sum_u c_u r_uk`` from ``theta = 1/K``; atom ``i`` takes the topic of ``i``-th largest
+    mass (ties: larger ``E log sigma_k(V)`` first), ``phi_ui ∝ theta_{k_i} exp E log beta_{k_i, w_u}``."""
+    order = np.argsort(-elog_corpus, kind="mergesort")
+    local = elog_beta[order]
+    log_theta = np.full(len(order), -np.log(len(order)))
+    for _ in range(n_steps):
+        mass = _log_normalize(log_theta[:, None] + local, axis=0) @ counts
+        with np.errstate(divide="ignore"):
+            log_theta = np.log(mass / mass.sum())
+    chosen = np.argsort(-mass, kind="mergesort")[:n_atoms]
+    logits = np.full((n_atoms, len(counts)), -np.inf)
+    logits[:len(chosen)] = log_theta[chosen, None] + local[chosen]
+    return _log_normalize(logits, axis=0)
+
+
+def solve_document(elog_beta, counts, elog_corpus, alpha, n_atoms, max_iter, tol, start=START_UNIFORM):
+    """Fig. 9 lines 5-10 for one document; ``elog_beta`` (K, U) is its slice of ``E log beta``.
+    ``start``: ``START_UNIFORM`` (lines 5-6), ``START_WORDS`` (:func:`words_start`) or ``START_BEST``
+    (both; the one of higher ``L_d`` is returned, ``n_iters`` counting both)."""
+    if start == START_BEST:
+        runs = [solve_document(elog_beta, counts, elog_corpus, alpha, n_atoms, max_iter, tol, how)
+                for how in (START_UNIFORM, START_WORDS)]
+        best = runs[1] if runs[1].elbo > runs[0].elbo else runs[0]
+        best.n_iters = runs[0].n_iters + runs[1].n_iters
+        return best
     zeta = _log_normalize(np.tile(elog_beta @ counts, (n_atoms, 1)), axis=1)  # line 5
     phi = _log_normalize(zeta @ elog_beta, axis=0)  # line 6: (T, U), normalised over atoms
+    if start == START_WORDS and len(counts):
+        phi = words_start(elog_beta, counts, elog_corpus, n_atoms)
     trace = []
     for _ in range(max_iter):
         g1, g2 = doc_sticks(phi, counts, alpha)  # line 8
@@ -88,11 +118,12 @@ def solve_document(elog_beta, counts, elog_corpus, alpha, n_atoms, max_iter, tol
             break
     g1, g2 = doc_sticks(phi, counts, alpha)  # gamma refreshed from the final phi
     return SimpleNamespace(zeta=zeta, phi=phi, gamma1=g1, gamma2=g2, elbo_trace=np.array(trace),
-                           n_iters=len(trace), local_elbo=local_elbo(zeta, phi, g1, g2, counts, alpha))
+                           n_iters=len(trace), local_elbo=local_elbo(zeta, phi, g1, g2, counts, alpha),
+                           elbo=doc_elbo(elog_beta, counts, elog_corpus, alpha, zeta, phi, g1, g2))
 
 
 def hdp_sticks_local_step(indptr, indices, counts, elog_beta_t, elog_corpus, alpha, n_atoms, max_iter, tol,
-                          n_chunks, doc_topic):
+                          start, n_chunks, doc_topic):
     """Twin of :func:`stickbreak.kernels.topics.two_level.hdp_sticks_local_step` (``n_chunks`` is ignored)."""
     n_words, n_topics = elog_beta_t.shape
     n_docs = len(indptr) - 1
@@ -100,7 +131,7 @@ def hdp_sticks_local_step(indptr, indices, counts, elog_beta_t, elog_corpus, alp
     elbo, n_iters = np.zeros(n_docs), np.zeros(n_docs, dtype=np.int64)
     for d in range(n_docs):
         words, c = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
-        doc = solve_document(elog_beta_t[words].T, c, elog_corpus, alpha, n_atoms, max_iter, tol)
+        doc = solve_document(elog_beta_t[words].T, c, elog_corpus, alpha, n_atoms, max_iter, tol, start)
         mass = doc.zeta.T @ (doc.phi * c)  # (K, U): sum_i zeta_ik phi_ui c_u
         word_topic[words] += mass.T
         n_tokens += mass.sum(axis=1)

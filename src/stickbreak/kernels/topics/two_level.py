@@ -14,9 +14,12 @@ never per token; normalisation by log-sum-exp. An iteration costs at most two ``
 products (lines 9 and 10); the pruning below brings both down to about ``U`` times the number of
 nonzero pointer weights.
 
-* Start (lines 5-6): line 5 gives ``T`` identical ``zeta`` rows, so line 6 gives ``phi_ui = 1/T``
-  exactly; the kernel starts from that ``phi``. Atoms with identical token weights (all of them,
-  in the first iteration) get identical pointers: the kernel computes one and copies it.
+* Starts. ``START_UNIFORM`` is lines 5-6: ``T`` identical ``zeta`` rows, so ``phi_ui = 1/T`` exactly
+  (atoms with identical token weights get identical pointers: one is computed and copied). From it
+  every atom tends to stay on the same topic, most of a document on one topic, a poor local optimum
+  (issue 24). ``START_WORDS`` starts from the document's own words (:func:`_words_start`); ``START_BEST``
+  runs both and keeps the one of higher ``L_d`` (computed exactly for each). Every start is followed by
+  the same coordinate ascent, so each is a valid document step, deterministic without any seed.
 * Last sticks fixed: ``q(v_K = 1) = q(pi_dT = 1) = 1`` (``E log v_K = E log pi_dT = 0``).
 * ``L_d`` comes from the normalisers: the ``zeta`` part is ``sum_i [log Y_i - sum_k zeta_ik M_ik]``
   (``M = (c phi) L^T``, ``Y_i`` the normaliser of row ``i``) and the ``phi`` part ``sum_u c_u log Z_u``.
@@ -44,6 +47,10 @@ from numba import njit, prange
 from ..special import digamma
 from .dense import FAST
 
+#: Starts of the document step (module docstring).
+START_UNIFORM, START_WORDS, START_BEST = 0, 1, 2
+#: EM steps of :func:`_words_start`.
+START_ITERS = 3
 #: Document-topic pointer weights below ``exp(-PRUNE_LOG)`` of the atom's largest are dropped.
 PRUNE_LOG = 40.0
 #: Constants of :func:`exp_inplace`: ``log2(e)``, ``log(2)`` split in two (Cody-Waite), the
@@ -258,14 +265,6 @@ def _normalize_phi(counts, S, phi, W, drift, top, total, log_norm, scratch):
 
 
 @njit(cache=True, nogil=True)
-def _update_phi(L, counts, elog_pi, zeta_val, zeta_idx, zeta_n, S, phi, W, drift, top, total, log_norm, scratch):
-    """Line 10. Returns ``sum_u c_u log Z_u``: the data, ``E log p(z|pi)`` and entropy terms of ``phi``."""
-    for i in range(S.shape[0]):
-        _atom_scores(L, elog_pi[i], zeta_val[i], zeta_idx[i], zeta_n[i], S[i])
-    return _normalize_phi(counts, S, phi, W, drift, top, total, log_norm, scratch)
-
-
-@njit(cache=True, nogil=True)
 def _gather_sorted(words, elog_beta_t, order, buffer, spread):
     """``L[j, u] = E log beta_{order[j], words[u]}``: the document's slice, topics in sorted order;
     ``spread[j] = max_u |L[j, u]|``."""
@@ -298,24 +297,53 @@ def _update_doc_sticks(W, alpha, tokens, g1, g2, elog_pi):
 
 
 @njit(cache=True, nogil=True)
-def _iterate(L, spread, counts, prior, alpha, max_iter, tol, phi, W, S, r, seen, drift_at, drift, zeta_val, zeta_idx,
-             zeta_n, zeta_norm, zeta_part, tokens, g1, g2, elog_pi, top, total, phi_norm, scratch):
-    """Lines 6-10 for one document from ``phi = 1/T``; returns the number of iterations."""
+def _words_start(L, counts, S, phi, W, drift, top, total, log_norm, scratch, work):
+    """``phi`` from the document's own words, stick terms ignored (as in the first iterations of Wang et al.
+    2011's reference code): ``START_ITERS`` EM steps for the proportions of a mixture of the fixed topics,
+    ``r_uk ∝ theta_k exp L[k, u]``, ``theta_k ∝ sum_u c_u r_uk``, from ``theta = 1/K``; atom ``i`` takes the
+    topic ``k_i`` of ``i``-th largest mass (ties: higher prior first), ``phi_ui ∝ theta_{k_i} exp L[k_i, u]``."""
+    n_topics, n_types = L.shape
+    size = n_topics * n_types
+    R, P, M = work[0][:size].reshape(L.shape), work[1][:size].reshape(L.shape), work[2][:size].reshape(L.shape)
+    log_theta, mass = np.full(n_topics, -math.log(n_topics)), np.zeros(n_topics)
+    for _ in range(START_ITERS):
+        for j in range(n_topics):
+            for u in range(n_types):
+                R[j, u] = log_theta[j] + L[j, u]
+        _normalize_phi(counts, R, P, M, mass, top, total, log_norm, scratch)  # M = c r (mass: a dummy drift)
+        for j in range(n_topics):
+            mass[j] = M[j].sum()
+        log_sum = math.log(mass.sum())
+        for j in range(n_topics):
+            log_theta[j] = math.log(mass[j]) - log_sum if mass[j] > 0.0 else -math.inf
+    chosen = np.argsort(-mass, kind="mergesort")
+    for i in range(S.shape[0]):
+        for u in range(n_types):
+            S[i, u] = log_theta[chosen[i]] + L[chosen[i], u] if i < n_topics else -math.inf
+    _normalize_phi(counts, S, phi, W, drift, top, total, log_norm, scratch)
+    drift[:] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _iterate(start, L, spread, counts, prior, alpha, max_iter, tol, phi, W, S, r, seen, drift_at, drift, zeta_val,
+             zeta_idx, zeta_n, zeta_norm, zeta_part, tokens, g1, g2, elog_pi, top, total, phi_norm, scratch, work):
+    """Lines 6-10 for one document from ``phi = 1/T`` or :func:`_words_start`; returns the iterations."""
     n_atoms, n_types = W.shape
+    drift[:], zeta_n[:], seen[:] = 0.0, 0, -1
     for i in range(n_atoms):
-        drift[i], zeta_n[i] = 0.0, 0
         for u in range(n_types):
             phi[i, u], W[i, u] = 1.0 / n_atoms, counts[u] / n_atoms
-        for j in range(r.shape[1]):
-            seen[i, j] = -1
+    if start != START_UNIFORM and n_types > 0:
+        _words_start(L, counts, S, phi, W, drift, top, total, phi_norm, scratch, work)
     old, n_iters = 0.0, 0
     for it in range(max_iter):
         n_iters = it + 1
         value = _update_doc_sticks(W, alpha, tokens, g1, g2, elog_pi)
         value += _update_zeta(L, W, spread, prior, r, seen, drift_at, drift, zeta_val, zeta_idx, zeta_n, zeta_norm,
                               zeta_part, scratch, it)
-        value += _update_phi(L, counts, elog_pi, zeta_val, zeta_idx, zeta_n, S, phi, W, drift, top, total, phi_norm,
-                             scratch)
+        for i in range(n_atoms):  # line 10; sum_u c_u log Z_u: the data, E log p(z|pi) and entropy terms of phi
+            _atom_scores(L, elog_pi[i], zeta_val[i], zeta_idx[i], zeta_n[i], S[i])
+        value += _normalize_phi(counts, S, phi, W, drift, top, total, phi_norm, scratch)
         if it > 0 and abs(value - old) <= tol * abs(old):
             break
         old = value
@@ -323,18 +351,22 @@ def _iterate(L, spread, counts, prior, alpha, max_iter, tol, phi, W, S, r, seen,
 
 
 @njit(cache=True, nogil=True)
-def _local_elbo(W, S, r, zeta_val, zeta_idx, zeta_n, zeta_norm, phi_norm, tokens, elog_pi, sticks):
-    """``H(zeta) + H(phi) + sum_i N_i E log sigma_i(pi_d)`` plus the sticks' prior minus entropy."""
+def _doc_elbo(L, prior, W, S, r, zeta_val, zeta_idx, zeta_n, zeta_norm, phi_norm, tokens, elog_pi, sticks):
+    """``(local, L_d)``: the purely local ``H(zeta) + H(phi) + sum_i N_i E log sigma_i(pi_d)`` plus the
+    sticks' prior minus entropy, and the whole ``L_d``, which adds ``E log p(c_d|V) + E log p(w_d|z_d,
+    c_d, beta) = sum_ik zeta_ik (E log sigma_k(V) + sum_u W_iu L[k, u])`` (by ``L_d`` starts are compared)."""
     n_atoms, n_types = W.shape
-    value = sticks
+    value, terms = sticks, 0.0
     for i in range(n_atoms):
         value += tokens[i] * elog_pi[i]
         for c in range(zeta_n[i]):
-            value -= zeta_val[i, c] * (r[i, zeta_idx[i, c]] - zeta_norm[i])
+            j = zeta_idx[i, c]
+            value -= zeta_val[i, c] * (r[i, j] - zeta_norm[i])
+            terms += zeta_val[i, c] * (prior[j] + _dot(L[j], W[i]))
         for u in range(n_types):
             if W[i, u] > 0.0:
                 value -= W[i, u] * (S[i, u] - phi_norm[u])
-    return value
+    return value, value + terms
 
 
 @njit(cache=True, nogil=True)
@@ -383,61 +415,70 @@ def _doc_topic(order, zeta_val, zeta_idx, zeta_n, g1, g2, theta):
 
 
 @njit(cache=True, nogil=True)
-def _chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, first, last,
+def _chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, start, first, last,
            word_topic, n_pointers, n_tokens, elbo, n_iters, doc_topic):
-    """Documents ``first..last-1`` with this chunk's own scratch buffers and accumulators."""
+    """Documents ``first..last-1`` with this chunk's own scratch buffers and accumulators. With
+    ``START_BEST`` each document is solved from both starts (into slots 0 and 1 of ``W``, ``zeta``,
+    ``gamma``) and the slot of the higher ``L_d`` is kept; ``n_iters`` counts both runs."""
     n_topics = order.size
-    longest = 1
-    for d in range(first, last):
-        longest = max(longest, indptr[d + 1] - indptr[d])
+    longest = 1 if last == first else max(1, np.diff(indptr[first:last + 1]).max())
     local_buffer, spread = np.empty(n_topics * longest), np.empty(n_topics)
-    phi_buf, W_buf, S_buf = np.empty(n_atoms * longest), np.empty(n_atoms * longest), np.empty(n_atoms * longest)
-    r, drift_at, zeta_val = np.empty((n_atoms, n_topics)), np.empty((n_atoms, n_topics)), np.empty((n_atoms, n_topics))
-    seen, zeta_idx = np.empty((n_atoms, n_topics), dtype=np.int64), np.empty((n_atoms, n_topics), dtype=np.int64)
-    drift, zeta_n, zeta_norm = np.empty(n_atoms), np.empty(n_atoms, dtype=np.int64), np.empty(n_atoms)
-    zeta_part, tokens, elog_pi = np.empty(n_atoms), np.empty(n_atoms), np.empty(n_atoms)
-    g1, g2 = np.empty(n_atoms - 1), np.empty(n_atoms - 1)
+    phi_buf, W_buf, S_buf = np.empty(n_atoms * longest), np.empty((2, n_atoms * longest)), np.empty(n_atoms * longest)
+    r, drift_at = np.empty((n_atoms, n_topics)), np.empty((n_atoms, n_topics))
+    zeta_val, zeta_idx = np.empty((2, n_atoms, n_topics)), np.empty((2, n_atoms, n_topics), dtype=np.int64)
+    seen, zeta_n = np.empty((n_atoms, n_topics), dtype=np.int64), np.empty((2, n_atoms), dtype=np.int64)
+    drift, zeta_norm, zeta_part, tokens, elog_pi = np.empty((5, n_atoms))
+    g1, g2, work = np.empty((2, n_atoms - 1)), np.empty((2, n_atoms - 1)), np.empty((3, n_topics * longest))
     top, total, phi_norm = np.empty(longest), np.empty(longest), np.empty(longest)
-    scratch = np.empty(max(n_atoms * longest, n_topics))
+    scratch = np.empty(max(n_atoms, n_topics) * longest)
     B, used = np.empty((n_topics, longest)), np.full(n_topics, -1, dtype=np.int64)
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
         size = words.size
         L = _gather_sorted(words, elog_beta_t, order, local_buffer, spread)
         phi = phi_buf[: n_atoms * size].reshape((n_atoms, size))
-        W = W_buf[: n_atoms * size].reshape((n_atoms, size))
         S = S_buf[: n_atoms * size].reshape((n_atoms, size))
-        n_iters[d] = _iterate(L, spread, cnts, prior, alpha, max_iter, tol, phi, W, S, r, seen, drift_at, drift,
-                              zeta_val, zeta_idx, zeta_n, zeta_norm, zeta_part, tokens, g1, g2, elog_pi, top[:size],
-                              total[:size], phi_norm[:size], scratch)
-        sticks = _update_doc_sticks(W, alpha, tokens, g1, g2, elog_pi)  # gamma from the final phi
-        elbo[d] = _local_elbo(W, S, r, zeta_val, zeta_idx, zeta_n, zeta_norm, phi_norm[:size], tokens, elog_pi, sticks)
-        _accumulate(words, order, W, zeta_val, zeta_idx, zeta_n, B, used, word_topic, n_pointers, n_tokens)
+        best, kept = -math.inf, 0
+        for s in range(2 if start == START_BEST else 1):
+            how = START_WORDS if start == START_WORDS or s == 1 else START_UNIFORM
+            W = W_buf[s][: n_atoms * size].reshape((n_atoms, size))
+            n_iters[d] += _iterate(how, L, spread, cnts, prior, alpha, max_iter, tol, phi, W, S, r, seen, drift_at,
+                                   drift, zeta_val[s], zeta_idx[s], zeta_n[s], zeta_norm, zeta_part, tokens, g1[s],
+                                   g2[s], elog_pi, top[:size], total[:size], phi_norm[:size], scratch, work)
+            sticks = _update_doc_sticks(W, alpha, tokens, g1[s], g2[s], elog_pi)  # gamma from the final phi
+            local, value = _doc_elbo(L, prior, W, S, r, zeta_val[s], zeta_idx[s], zeta_n[s], zeta_norm, phi_norm[:size],
+                                     tokens, elog_pi, sticks)
+            if value > best:
+                best, kept, elbo[d] = value, s, local
+        W = W_buf[kept][: n_atoms * size].reshape((n_atoms, size))
+        _accumulate(words, order, W, zeta_val[kept], zeta_idx[kept], zeta_n[kept], B, used, word_topic, n_pointers,
+                    n_tokens)
         if doc_topic.shape[0] > 0:
-            _doc_topic(order, zeta_val, zeta_idx, zeta_n, g1, g2, doc_topic[d])
+            _doc_topic(order, zeta_val[kept], zeta_idx[kept], zeta_n[kept], g1[kept], g2[kept], doc_topic[d])
 
 
 @njit(cache=True, parallel=True)
-def _chunks(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, word_topic, n_pointers,
-            n_tokens, elbo, n_iters, doc_topic):
+def _chunks(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, start, word_topic,
+            n_pointers, n_tokens, elbo, n_iters, doc_topic):
     """``prange`` over the chunks (the leading axis of the accumulators), contiguous runs of documents.
     Kept free of array expressions: each would become a parallel loop of its own to compile."""
     n_docs, n_chunks = indptr.size - 1, word_topic.shape[0]
     for c in prange(n_chunks):
         first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
-        _chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, first, last,
+        _chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, start, first, last,
                word_topic[c], n_pointers[c], n_tokens[c], elbo, n_iters, doc_topic)
 
 
 @njit(cache=True, nogil=True)
 def hdp_sticks_local_step(indptr, indices, counts, elog_beta_t, elog_corpus, alpha, n_atoms, max_iter, tol,
-                          n_chunks, doc_topic):
+                          start, n_chunks, doc_topic):
     """Fig. 9 lines 5-10 for every document, over ``n_chunks`` threads (chunks of documents, each
     with its own scratch buffers and accumulators, summed at the end).
 
     ``elog_beta_t`` (V, K): ``E log beta`` transposed; ``elog_corpus`` (K,): ``E log sigma_k(V)``;
     ``alpha`` the document concentration; ``n_atoms`` the document truncation ``T``; at most
-    ``max_iter`` iterations, stopping when ``|Delta L_d| <= tol |L_d|``. ``doc_topic`` (D, K), or
+    ``max_iter`` iterations, stopping when ``|Delta L_d| <= tol |L_d|``, from ``start`` (``START_UNIFORM``,
+    ``START_WORDS`` or ``START_BEST``: module docstring). ``doc_topic`` (D, K), or
     (0, K) to skip, receives ``E theta_dk = sum_i E[sigma_i(pi_d)] zeta_dik``.
 
     Returns ``word_topic`` (V, K) ``= sum_d sum_i zeta_dik sum_u c_du phi_dui [w_du = v]``,
@@ -445,23 +486,14 @@ def hdp_sticks_local_step(indptr, indices, counts, elog_beta_t, elog_corpus, alp
     ``word_topic``), each document's purely local ELBO terms (D,) (entropies of ``zeta`` and ``phi``,
     ``E log p(z_d|pi_d)`` and ``E log p(pi_d) - E log q(pi_d)``) and its iterations (D,).
     """
-    n_docs = indptr.size - 1
-    n_words, n_topics = elog_beta_t.shape
+    (n_words, n_topics), n_docs = elog_beta_t.shape, indptr.size - 1
     order = np.argsort(-elog_corpus, kind="mergesort")
-    prior = elog_corpus[order]
     n_chunks = max(1, min(n_chunks, n_docs))
-    word_topic = np.zeros((n_chunks, n_words, n_topics))
-    n_pointers = np.zeros((n_chunks, n_topics))
-    n_tokens = np.zeros((n_chunks, n_topics))
-    elbo = np.zeros(n_docs)
-    n_iters = np.zeros(n_docs, dtype=np.int64)
-    _chunks(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, word_topic, n_pointers,
-            n_tokens, elbo, n_iters, doc_topic)
+    word_topic, totals = np.zeros((n_chunks, n_words, n_topics)), np.zeros((2, n_chunks, n_topics))  # pointers, tokens
+    elbo, n_iters = np.zeros(n_docs), np.zeros(n_docs, dtype=np.int64)
+    _chunks(indptr, indices, counts, elog_beta_t, order, elog_corpus[order], alpha, n_atoms, max_iter, tol, start,
+            word_topic, totals[0], totals[1], elbo, n_iters, doc_topic)
     for c in range(1, n_chunks):
-        for v in range(n_words):
-            for k in range(n_topics):
-                word_topic[0, v, k] += word_topic[c, v, k]
-        for k in range(n_topics):
-            n_pointers[0, k] += n_pointers[c, k]
-            n_tokens[0, k] += n_tokens[c, k]
-    return word_topic[0], n_pointers[0], n_tokens[0], elbo, n_iters
+        word_topic[0] += word_topic[c]
+        totals[:, 0] += totals[:, c]
+    return word_topic[0], totals[0, 0], totals[1, 0], elbo, n_iters

@@ -29,7 +29,7 @@ from scipy.special import digamma
 
 from ...core.protocols import Memoizable, Sampled
 from ...core.suffstats import SuffStats
-from ...kernels.topics.two_level import hdp_sticks_local_step
+from ...kernels.topics.two_level import START_BEST, START_UNIFORM, START_WORDS, hdp_sticks_local_step
 from ...obs import expfam, mult
 from ...obs.expfam import Natural
 from ...priors import mixture_dp as dp_mixture
@@ -38,6 +38,10 @@ from ..sampled import ComponentStore, LocalSample, TruncationFreeParams
 from ..sampled_truncated import _batch_words, expected_log_sticks_fixed_last
 from .model import TopicParams
 from .init import exponential_topics
+
+
+#: The kernel's codes of :attr:`TwoLevelHDP.start`.
+START_CODES = {"uniform": START_UNIFORM, "words": START_WORDS, "best": START_BEST}
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,7 +91,17 @@ class TwoLevelHDP(Memoizable, Sampled):
     ``Beta(1, corpus_concentration)`` (omega), document sticks ``Beta(1, doc_concentration)``
     (alpha), ``doc_truncation`` atoms per document (T). The local step runs at most ``max_iter``
     iterations, until the per-document ELBO changes by less than ``tol`` relatively, over
-    ``n_chunks`` threads. Paper settings: omega = alpha = 1, T = 20, eta = 0.01 (K = 300)."""
+    ``n_chunks`` threads. Paper settings: omega = alpha = 1, T = 20, eta = 0.01 (K = 300).
+
+    ``start`` (the document step's start, :mod:`~stickbreak.kernels.topics.two_level`): ``"uniform"``
+    is Fig. 9 lines 5-6 (``phi = 1/T``: every atom starts on the same topic mix, and the step tends
+    to stay there, most of a document on one topic: issue 24); ``"words"`` starts from the document's
+    own words under ``E log beta`` with the stick terms ignored (as in the first iterations of Wang et
+    al. 2011's reference code), each atom on one of the document's leading topics by a few EM steps;
+    ``"best"`` runs both and keeps, per document, the one of higher ``L_d``. Every start is followed
+    by the same exact coordinate ascent. "words" reaches a higher ``L_d`` on nearly every document
+    (and "best" then rarely differs from it); whether the topics SVI learns from it predict held-out
+    words better depends on the corpus (``benchmarks/results/svi_hdp_vs_lda_*.md``)."""
 
     obs_prior: Natural
     corpus_concentration: float = 1.0
@@ -96,8 +110,11 @@ class TwoLevelHDP(Memoizable, Sampled):
     max_iter: int = 100
     tol: float = 1e-4
     n_chunks: int = 1
+    start: str = "words"
 
     def __post_init__(self):
+        if self.start not in START_CODES:
+            raise ValueError(f"start={self.start!r} is not valid; choose one of {list(START_CODES)}")
         lam = np.asarray(self.obs_prior.get("lam", np.nan), dtype=float)
         if lam.ndim != 1 or not np.all(np.isfinite(lam) & (lam > 0)):
             raise ValueError("obs_prior must be {'lam': (V,) positive Dirichlet pseudo-counts}, e.g. np.full(V, 0.01)")
@@ -121,7 +138,7 @@ class TwoLevelHDP(Memoizable, Sampled):
 
     @property
     def monotone(self) -> bool:
-        """False: every local step restarts from Fig. 9's initialisation, so laps may lower the ELBO."""
+        """False: every local step starts afresh (:attr:`start`), so laps may lower the ELBO."""
         return False
 
     # ---------------------------------------------------------------- parameters
@@ -151,8 +168,9 @@ class TwoLevelHDP(Memoizable, Sampled):
 
     # ---------------------------------------------------------------- the four verbs
     def local_step(self, params: TwoLevelParams, batch, warm=None, doc_topic: bool = False, **_) -> TwoLevelLocal:
-        """Fig. 9 lines 5-10 for every document (:func:`~stickbreak.kernels.topics.two_level.hdp_sticks_local_step`);
-        ``warm`` is ignored (Fig. 9's start every time). With ``doc_topic``, also keep ``E theta_d`` (D, K)."""
+        """Fig. 9 lines 5-10 for every document (:func:`~stickbreak.kernels.topics.two_level.hdp_sticks_local_step`)
+        from :attr:`start`; ``warm`` is ignored (a fresh start every time). With ``doc_topic``, also keep
+        ``E theta_d`` (D, K)."""
         counts = batch.counts
         n_words = params.obs["lam"].shape[1]
         if counts.shape[1] != n_words:
@@ -164,7 +182,7 @@ class TwoLevelHDP(Memoizable, Sampled):
         word_topic, n_pointers, n_tokens, elbo, n_iters = hdp_sticks_local_step(
             counts.indptr, local_words, counts.data, params.expected_log_beta_rows(words), params.expected_log_sticks,
             float(self.doc_concentration), int(self.doc_truncation), int(self.max_iter), float(self.tol),
-            int(self.n_chunks), theta)
+            START_CODES[self.start], int(self.n_chunks), theta)
         full = np.zeros((params.n_components, n_words))
         full[:, words] = word_topic.T
         return TwoLevelLocal(full, n_pointers, n_tokens, elbo, n_iters, theta if doc_topic else None)
@@ -265,7 +283,8 @@ class TwoLevelHDP(Memoizable, Sampled):
         word_topic, n_pointers, _, _, _ = hdp_sticks_local_step(
             local.indptr, local.indices, local.data, np.ascontiguousarray(log_beta),
             expected_log_sticks_fixed_last(store.u[:K], store.v[:K]), float(self.doc_concentration),
-            int(self.doc_truncation), int(self.max_iter), float(self.tol), int(self.n_chunks), theta)
+            int(self.doc_truncation), int(self.max_iter), float(self.tol), START_CODES[self.start], int(self.n_chunks),
+            theta)
         beta = lam / total[None, :]
         doc_of = np.repeat(np.arange(len(rows)), np.diff(local.indptr))
         token_prob = np.einsum("nk,nk->n", theta[doc_of], beta[local.indices])
