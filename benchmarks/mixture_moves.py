@@ -5,9 +5,12 @@ Data (``../shared/data``):
   training, the 10,000 test images held out;
 * MNIST: the 10,000 test images, 8,000 for training (PCA 50 fitted on them) and 2,000 held out.
 
-Methods, all with the same Normal-Wishart prior and DP concentration 1:
+Methods, all with the same Normal-Wishart prior and DP concentration 1, 20 batches:
 * ``memoized+moves K=1``: memoized VI with birth, merge and delete from one cluster (thesis "MO-BM");
-* ``vb K=100``, ``stochastic K=100`` (kappa 0.55, tau 10), ``memoized K=100``: fixed truncation from k-means++;
+* ``defaults (K auto, all moves)``: ``DPMixture()``'s own choices (memoized VI, every move, from
+  ``n_components="auto"``: one cluster per 100 items, at most 100);
+* ``vb``, ``memoized`` (no moves) and ``stochastic`` (kappa 0.55, tau 10) at K = 25, 50, 100: fixed
+  truncation from k-means++;
 * ``bnpy moves K=1``: bnpy 0.1.7 memoVB with births and merges from one cluster (its own init), when
   ``--bnpy`` is given and ``/work/bnpy-venv`` exists (``benchmarks/bnpy/recipe.sh`` builds it).
 
@@ -19,8 +22,10 @@ local parameters on the training data, and the held-out mean log posterior predi
 Peak memory (max RSS) of memoized+moves on the raw 784-pixel Fashion-MNIST images (diagonal Gaussian) is
 measured in separate processes, in memory and from on-disk shards (``ShardStore``).
 
-Run:  .venv/bin/python benchmarks/mixture_moves.py [--data fashion mnist] [--bnpy] [--laps 100]
-Writes benchmarks/results/mixture_moves.{json,md}.
+Majority-vote accuracy: each cluster votes its training items' most common class.
+
+Run:  .venv/bin/python benchmarks/mixture_moves.py [--data fashion mnist] [--bnpy] [--laps 100] [--only A,B] [--out STEM]
+Writes benchmarks/results/STEM.{json,md} (default mixture_moves).
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from stickbreak import DPMixture
 from stickbreak.models.mixture.model import MixtureParams
 from stickbreak.core.protocols import total_elbo
 from stickbreak.data import DenseData, ShardStore
-from stickbreak.evaluate import plugin_gaussian_log_density
+from stickbreak.evaluate import majority_vote_accuracy, plugin_gaussian_log_density
 from stickbreak.parallel import summarize_batches
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,15 +66,23 @@ def _images(*parts):
     return np.frombuffer(gzip.open(DATA.joinpath(*parts)).read(), np.uint8, offset=16).reshape(-1, 784).astype(float)
 
 
-def load(name: str):
+def _labels(*parts):
+    return np.frombuffer(gzip.open(DATA.joinpath(*parts)).read(), np.uint8, offset=8).astype(int)
+
+
+def load(name: str, with_labels: bool = False):
+    """PCA-50 training and held-out images (and the training labels, ``with_labels``)."""
     if name == "fashion":
         train, test = _images("fashion_mnist", "train-images-idx3-ubyte.gz"), _images("fashion_mnist", "t10k-images-idx3-ubyte.gz")
+        labels = _labels("fashion_mnist", "train-labels-idx1-ubyte.gz")
     else:
         images = _images("mnist_subsets", "mnist-t10k-images-idx3-ubyte.gz")
         order = np.random.default_rng(0).permutation(len(images))
         train, test = images[order[:8000]], images[order[8000:]]
+        labels = _labels("mnist_subsets", "mnist-t10k-labels-idx1-ubyte.gz")[order[:8000]]
     pca = PCA(n_components=50, random_state=0).fit(train)
-    return pca.transform(train), pca.transform(test)
+    out = pca.transform(train), pca.transform(test)
+    return (*out, labels) if with_labels else out
 
 
 def bnpy_prior(train: np.ndarray) -> dict:
@@ -94,16 +107,19 @@ def exact_scores(model, params, train, test) -> dict:
     return {"elbo": elbo, "K_used": int(np.sum(stats.counts >= 1)), "heldout_predictive": predictive, "heldout_plugin": plugin}
 
 
+_STOCHASTIC = dict(algorithm="stochastic", algorithm_options=dict(learning_rate_decay=0.55, learning_rate_delay=10.0))
 METHODS = {
     "memoized+moves K=1": dict(n_components=1, algorithm="memoized", moves=("birth", "merge", "delete")),
-    "vb K=100": dict(n_components=100, algorithm="vb"),
-    "stochastic K=100": dict(n_components=100, algorithm="stochastic", learning_rate_decay=0.55, learning_rate_delay=10.0),
-    "memoized K=100": dict(n_components=100, algorithm="memoized"),
+    "defaults (K auto, all moves)": dict(),
+    **{f"{algorithm} K={k}": dict(n_components=k, algorithm=algorithm, moves=())
+       for k in (25, 50, 100) for algorithm in ("vb", "memoized")},
+    **{f"stochastic K={k}": dict(n_components=k, **_STOCHASTIC) for k in (25, 50, 100)},
 }
 
 
-def run_ours(name, options, train, test, prior, laps, seed=0) -> dict:
+def run_ours(name, options, train, test, prior, laps, seed=0, labels=None) -> dict:
     trace = []
+    cpu = time.process_time()
     start = time.perf_counter()
     model = DPMixture(obs_model="gauss", concentration=1.0, obs_prior=prior, n_batches=N_BATCHES, max_laps=laps,
                       tol=1e-7, random_state=seed,
@@ -111,9 +127,11 @@ def run_ours(name, options, train, test, prior, laps, seed=0) -> dict:
                       **options)
     model.fit(train)
     seconds = time.perf_counter() - start
-    row = {"method": name, "seconds": seconds, "laps": model.n_iter_, **exact_scores(model.model_, model.params_, train, test),
-           "trace": trace}
-    if name.startswith("memoized+moves"):
+    row = {"method": name, "seconds": seconds, "cpu": time.process_time() - cpu, "laps": model.n_iter_,
+           **exact_scores(model.model_, model.params_, train, test), "trace": trace}
+    if labels is not None:
+        row["accuracy"] = majority_vote_accuracy(labels, model.labels_)
+    if model.move_log_:
         row["moves"] = {k: sum(m["kind"] == k for m in model.move_log_) for k in ("birth", "merge", "delete")}
     return row
 
@@ -181,11 +199,14 @@ def markdown(results, meta) -> str:
              "Protocol: see the docstring of `benchmarks/mixture_moves.py`. Every row is scored by the same code.", ""]
     for name, res in results.items():
         lines += [f"## {name} ({res['shape']})", "",
-                  "| method | final ELBO | K used | held-out log p(x) (predictive) | held-out (plug-in) | laps | wall s |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
+                  "| method | final ELBO | K used | held-out log p(x) (predictive) | held-out (plug-in) | "
+                  "majority-vote accuracy | laps | wall s | CPU s |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for row in res["rows"]:
+            accuracy = f"{row['accuracy']:.3f}" if "accuracy" in row else "–"
+            cpu = f"{row['cpu']:.1f}" if "cpu" in row else "–"
             lines.append(f"| {row['method']} | {row['elbo']:.0f} | {row['K_used']} | {row['heldout_predictive']:.2f} | "
-                         f"{row['heldout_plugin']:.2f} | {row['laps']} | {row['seconds']:.1f} |")
+                         f"{row['heldout_plugin']:.2f} | {accuracy} | {row['laps']} | {row['seconds']:.1f} | {cpu} |")
         if "bnpy" in res:
             b = res["bnpy"]
             lines += ["", f"bnpy: {b['seconds']:.1f} s wall ({b['cpu']:.1f} s CPU) for {b['laps']} laps; our "
@@ -206,6 +227,8 @@ def main(argv=None):
     parser.add_argument("--laps", type=int, default=100)
     parser.add_argument("--bnpy", action="store_true")
     parser.add_argument("--memory", action="store_true", help="also measure peak memory (in memory vs shards)")
+    parser.add_argument("--only", help="comma-separated method names (default: all)")
+    parser.add_argument("--out", default="mixture_moves", help="results file stem in benchmarks/results")
     parser.add_argument("--probe", nargs=3, metavar=("DATA", "MODE", "LAPS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", ConvergenceWarning)
@@ -216,11 +239,12 @@ def main(argv=None):
             "load": " ".join(f"{v:.2f}" for v in os.getloadavg())}
     results = {}
     for name in args.data:
-        train, test = load(name)
+        train, test, labels = load(name, with_labels=True)
         prior = bnpy_prior(train)
         res = {"shape": f"{len(train)} train + {len(test)} held out, D=50", "rows": []}
-        for method, options in METHODS.items():
-            row = run_ours(method, options, train, test, prior, args.laps)
+        chosen = METHODS if not args.only else {m: METHODS[m] for m in args.only.split(",")}
+        for method, options in chosen.items():
+            row = run_ours(method, options, train, test, prior, args.laps, labels=labels)
             print(name, {k: v for k, v in row.items() if k != "trace"}, flush=True)
             res["rows"].append(row)
         if args.bnpy:
@@ -241,9 +265,9 @@ def main(argv=None):
     if args.memory:
         meta["memory_mb"] = {**peak_memory(laps=10), "laps": 10}
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "mixture_moves.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=float))
+    (RESULTS / f"{args.out}.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=float))
     text = markdown(results, meta)
-    (RESULTS / "mixture_moves.md").write_text(text)
+    (RESULTS / f"{args.out}.md").write_text(text)
     print(text)
 
 

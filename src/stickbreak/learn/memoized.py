@@ -32,6 +32,9 @@ from .base import ELBODecreaseWarning, LapResult
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
 MONOTONE_TOLERANCE = 1e-9
+#: Longest wait, in laps, between delete laps while single-target deletes keep failing (each
+#: failure doubles it).
+MAX_DELETE_WAIT = 4
 #: Components at the end of the order with less expected mass than this (items) are dropped at a
 #: lap's end: they hold nothing, so the ELBO does not change beyond round-off.
 EMPTY_MASS = 1e-8
@@ -55,6 +58,7 @@ class MemoState:
     quiet_laps: int = 0                   # consecutive laps without an accepted move
     warm: tuple = ()                      # per batch: (uids, the model's warm start) for the next visit, or None
     delete_group: int = 1                 # how many components the next delete targets together
+    delete_wait: int = 1                  # laps from one delete lap to the next (doubles while they fail)
 
 
 def _empty_counts(config) -> dict:
@@ -117,6 +121,7 @@ class _Lap:
         self.active = list(state.births)
         self.delete_lap = state.delete_lap
         self.delete_group = state.delete_group
+        self.delete_wait = state.delete_wait
         self.quiet_laps = state.quiet_laps
         self.counts = _empty_counts(self.cfg)
         self.births = 0
@@ -134,7 +139,8 @@ class _Lap:
         """Births first (a shortlist of targets, left out of merges), then a delete, then merge pairs.
 
         A delete is planned only when no birth was accepted last lap and, with births on, at most
-        every other lap. Births still being tracked do not hold deletes back (they would, forever,
+        every other lap; each failed single-target delete doubles the wait until the next delete
+        lap (up to ``MAX_DELETE_WAIT`` laps), an accepted delete resets it. Births still being tracked do not hold deletes back (they would, forever,
         on data where births keep failing): their targets are not deleted and they go on being
         tracked; one that completes and is accepted in the delete's lap wins (the delete is
         dropped for the lap), and an accepted delete, which moves mass into every other
@@ -150,7 +156,7 @@ class _Lap:
             shortlist = birth_shortlist(self.stats, self.history, lap, cfg, in_flight)
         cadence = 2 if cfg.enabled("birth") else 1
         if (cfg.enabled("delete") and lap >= cfg.delete_start_lap and state.births_last_lap == 0
-                and lap - state.delete_lap >= cadence):
+                and lap - state.delete_lap >= max(cadence, state.delete_wait)):
             targets = delete.choose_targets(self.stats, self.history, lap, cfg.delete_max_fraction,
                                             min(self.delete_group, cfg.delete_max_targets), exclude=in_flight)
             births = births and not targets  # one kind of move per component per lap
@@ -336,11 +342,14 @@ class _Lap:
             self._record(DeleteRecord(self.number, tuple(targets), tuple(proposals), tuple(self.delete_warm)))
             self.counts["delete"]["accepted"] += len(targets)
             self.delete_group = 2 * len(targets)
+            self.delete_wait = 1
             # created births' expansions predate the delete's transfer of mass: they restart (collected
             # items are only data and stay valid)
             self.active = [p for p in self.active if not p.created]
             return True
         self.delete_group = max(1, len(targets) // 2)
+        if len(targets) == 1:  # a group's failure halves the group; a single target's doubles the wait
+            self.delete_wait = min(2 * self.delete_wait, MAX_DELETE_WAIT)
         if len(targets) == 1:
             size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(targets[0], 0.0)
             self.history.delete[targets[0]] = (self.number, float(size))
@@ -399,4 +408,5 @@ class _Lap:
         quiet = not any(c["accepted"] for c in self.counts.values())
         return MemoState(self.params, self.stats, tuple(self.memo), seen, tuple(self.log[done:]), self.number,
                          self.next_uid, self.history, self.births, self.elbo, tuple(self.accepted), tuple(self.active),
-                         self.delete_lap, self.quiet_laps + 1 if quiet else 0, tuple(self.warm), self.delete_group)
+                         self.delete_lap, self.quiet_laps + 1 if quiet else 0, tuple(self.warm), self.delete_group,
+                         self.delete_wait)
