@@ -4,7 +4,9 @@ The data are split once into fixed batches. Each batch's statistics from its las
 cached; a visit computes fresh ones, replays on the cached ones every move accepted since (the
 move log), subtracts them from the whole-data statistics and adds the fresh ones, then runs the
 global step. After the first lap the whole-data statistics cover every item, so the ELBO is exact
-and never decreases, batch after batch and across accepted moves. With one batch and no moves this
+and never decreases, batch after batch and across accepted moves (it is evaluated after every batch
+while a birth may be judged mid-lap, otherwise once at the lap's end: for topics the O(K V)
+normalizers cost as much as a local step). With one batch and no moves this
 is batch VB.
 
 Lap schedule (§6.4): plan merges (pairs) and a delete (a group of targets) from the whole-data
@@ -126,6 +128,7 @@ class _Lap:
         self.counts = _empty_counts(self.cfg)
         self.births = 0
         self.deferred = self.number == 1 and learner.defers_first_lap(state.params)
+        self.stale = False  # the ELBO and terms lag the global parameters (computed at the lap's end)
         self.terms: dict[str, float] = {}
         self.plan = self._plan(state)
         self.pair_entropy = np.zeros(len(self.plan.merge_pairs))
@@ -212,8 +215,13 @@ class _Lap:
         for name, value in fresh.merge_fields.items():
             self.pair_fields[name] = self.pair_fields.get(name, 0.0) + value
         self.memo[b], self.seen[b] = fresh, len(self.log)
-        if not self.deferred:
+        if self.deferred:
+            return
+        if self.plan.births or self.active:  # a birth may be judged at the next batch: keep the ELBO current
             self._rescore(self.stats)
+        else:  # the global step only; the ELBO (O(K) normalizers, e.g. K x V for topics) waits for the lap's end
+            self.params = self.model.global_step(self.stats, self.params)
+            self.stale = True
 
     def _rescore(self, stats: SuffStats, params=None, terms=None) -> None:
         if params is None:
@@ -224,6 +232,7 @@ class _Lap:
             warnings.warn(f"memoized ELBO decreased from {self.elbo:.10g} to {elbo:.10g} in lap {self.number}",
                           ELBODecreaseWarning, stacklevel=2)
         self.stats, self.params, self.terms, self.elbo = stats, params, terms, elbo
+        self.stale = False
 
     def _record(self, record) -> None:
         self.log.append(record)
@@ -320,6 +329,8 @@ class _Lap:
     def finish(self) -> None:
         if self.deferred:  # the one global step of a full first lap
             self._rescore(self.stats)
+        elif self.stale:  # the ELBO of the parameters the last batch's global step gave
+            self._rescore(self.stats, self.params, self.model.elbo_terms(self.params, self.stats))
         deleted = self._finish_delete()
         if len(self.plan.merge_pairs) and (not deleted or self._pair_terms_from_delete()):
             self._finish_merges()
