@@ -11,18 +11,19 @@ and a peer, on real data sets shipped with the package or with scikit-learn.
   and HDP-HMMs started from 1, 10, 25, 50 and 100 states with every move, against the previous default
   (merge and delete only) from the same starts: final K, ELBO, Hamming distance to the 12 exercise
   labels after the optimal alignment, CPU s. Does the final K still follow the start?
-* Topics, ``ap`` (2,246 AP articles; 10 % of the documents held out, ``RandomState``-free permutation
-  with seed 0, each test document's tokens split in half, document completion by
-  ``stickbreak.evaluate.document_completion``, the same for every row): ``HDPTopicModel()`` (memoized,
-  merge and delete from 100 topics), the same with births too, fixed truncation K = 100 (no moves),
-  and LDA by batch VB at K in {20, 50, 100}; 50 laps each. K used, held-out per-word log-likelihood,
-  CPU s.
+* Topics, ``ap``, ``wiki``, ``20newsgroups`` (the split of ``benchmarks/topic_moves.py``: documents
+  permuted by ``RandomState(0)``, 10 % held out, each held-out document's tokens halved, document
+  completion by ``stickbreak.evaluate.completion_from_split``, the same for every row):
+  ``HDPTopicModel()`` (memoized, merge and delete from 100 topics), the same with births too, fixed
+  truncation K = 100 (no moves), and LDA by batch VB at the sizes of ``--lda``; at most 50 laps each
+  (both stop earlier at tol 1e-4). K used, held-out per-word log-likelihood, CPU s.
 
 One thread (BLAS and numba) for every row; CPU is process time. Run:
 
-    .venv/bin/python benchmarks/defaults.py [--only mixtures,hmm,topics]
+    .venv/bin/python benchmarks/defaults.py [--only mixtures,hmm,ap,wiki,20newsgroups] [--lda 20,50,100]
 
-Writes benchmarks/results/defaults.{json,md}.
+Writes benchmarks/results/defaults.{json,md}; parts not run keep their rows from an earlier run (the
+json's ``meta.parts`` names the command of each).
 """
 
 from __future__ import annotations
@@ -45,7 +46,10 @@ from threadpoolctl import threadpool_limits
 
 import stickbreak
 from stickbreak import HDPHMM, LDA, DPMixture, HDPTopicModel, datasets
-from stickbreak.evaluate import document_completion, hamming_distance
+from stickbreak.evaluate import completion_from_split, hamming_distance
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from topic_moves import load_corpus  # the topic benchmarks' split
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -100,23 +104,20 @@ def hmm() -> list[dict]:
     return rows
 
 
-def topics() -> list[dict]:
-    bow = datasets.load("ap").X
-    order = np.random.default_rng(0).permutation(bow.n_items)
-    n_test = int(round(0.1 * bow.n_items))
-    train, test = bow.subset(np.sort(order[n_test:])), bow.subset(np.sort(order[:n_test]))
+def topics(corpus: str, lda_sizes) -> list[dict]:
+    split = load_corpus(corpus)  # benchmarks/topic_moves.py's split: 10 % of documents held out, tokens halved
     runs = {"HDPTopicModel() defaults": lambda: HDPTopicModel(),
             "HDP all moves from 100": lambda: HDPTopicModel(moves=("birth", "merge", "delete")),
             "HDP fixed K=100 (no moves)": lambda: HDPTopicModel(moves=()),
-            **{f"LDA vb K={k}": (lambda k=k: LDA(n_topics=k)) for k in (20, 50, 100)}}
+            **{f"LDA vb K={k}": (lambda k=k: LDA(n_topics=k)) for k in lda_sizes}}
     rows = []
     for method, make in runs.items():
         est = make().set_params(max_laps=TOPIC_LAPS, random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            model, cpu = _timed(lambda: est.fit(train))
-        score = document_completion(model, test.counts, seed=0)
-        rows.append({"data": "ap", "method": method, "K": int(model.n_topics_), "heldout": float(score.per_word),
+            model, cpu = _timed(lambda: est.fit(split["train"]))
+        score = completion_from_split(model.topic_word_, split["observed"], split["heldout"])
+        rows.append({"data": corpus, "method": method, "K": int(model.n_topics_), "heldout": float(score.per_word),
                      "laps": int(model.n_iter_), "cpu": cpu,
                      "K_over_laps": [int(r["n_components"]) for r in model.trace_]})
         print({k: v for k, v in rows[-1].items() if k != "K_over_laps"}, flush=True)
@@ -128,9 +129,9 @@ def _fmt(value, spec):
 
 
 def markdown(results: dict, meta: dict) -> str:
-    lines = ["# K learned by default", "", f"Command: `{meta['command']}`  ",
-             f"stickbreak {meta['stickbreak']}; load average at start {meta['load']}; protocol in the docstring of "
-             "`benchmarks/defaults.py`.", ""]
+    lines = ["# K learned by default", "", f"stickbreak {meta['stickbreak']}; protocol in the docstring of "
+             "`benchmarks/defaults.py`. Commands (and load average at their start):", ""]
+    lines += [f"- {name}: `{command}`" for name, command in meta["parts"].items()] + [""]
     if "mixtures" in results:
         lines += ["## Mixtures (full-covariance Gaussian)", "", "| data | method | K used | ARI | ELBO | CPU s |",
                   "|---|---|---:|---:|---:|---:|"]
@@ -143,29 +144,37 @@ def markdown(results: dict, meta: dict) -> str:
         lines += [f"| {r['method']} | {r['start']} | {r['K']} | {r['elbo']:.0f} | {r['hamming']:.3f} | {r['cpu']:.1f} |"
                   for r in results["hmm"]]
         lines.append("")
-    if "topics" in results:
-        lines += ["## Topics on AP (document completion, 225 held-out documents)", "",
+    for corpus in ("ap", "wiki", "20newsgroups"):
+        if corpus not in results:
+            continue
+        lines += [f"## Topics on {corpus} (document completion)", "",
                   "| method | K | held-out per word | laps | CPU s | K over laps (every 5th) |", "|---|---:|---:|---:|---:|---|"]
         lines += [f"| {r['method']} | {r['K']} | {r['heldout']:.4f} | {r['laps']} | {r['cpu']:.1f} | "
-                  f"{' '.join(str(k) for k in r['K_over_laps'][::5])} |" for r in results["topics"]]
+                  f"{' '.join(str(k) for k in r['K_over_laps'][::5])} |" for r in results[corpus]]
         lines.append("")
     return "\n".join(lines)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", default="mixtures,hmm,topics")
+    parser.add_argument("--only", default="mixtures,hmm,ap", help="mixtures, hmm and corpora (ap, wiki, 20newsgroups)")
+    parser.add_argument("--lda", default="20,50,100", help="LDA sizes K")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", ConvergenceWarning)
     meta = {"command": "python benchmarks/defaults.py " + " ".join(sys.argv[1:]), "stickbreak": stickbreak.__version__,
             "load": " ".join(f"{v:.2f}" for v in os.getloadavg())}
-    parts = {"mixtures": mixtures, "hmm": hmm, "topics": topics}
-    results = {}
+    lda_sizes = [int(k) for k in args.lda.split(",")]
+    parts = {"mixtures": mixtures, "hmm": hmm, **{c: (lambda c=c: topics(c, lda_sizes)) for c in ("ap", "wiki", "20newsgroups")}}
+    path = RESULTS / "defaults.json"
+    earlier = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {}}
+    results = earlier["results"]  # other parts of an earlier run stay
     with threadpool_limits(limits=1):
         for name in args.only.split(","):
             results[name] = parts[name]()
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "defaults.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=float))
+    meta["parts"] = {**earlier["meta"].get("parts", {}),
+                     **{name: f"{meta['command']} (load {meta['load']})" for name in args.only.split(",")}}
+    path.write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=float))
     text = markdown(results, meta)
     (RESULTS / "defaults.md").write_text(text)
     print(text)

@@ -78,7 +78,7 @@ def configs(corpus: str) -> dict:
     """name -> (kind, options)."""
     out = {"ours_moves_K100": ("ours", {"n_topics": 100, "moves": ("merge", "delete")}),
            "ours_moves_K200": ("ours", {"n_topics": 200, "moves": ("merge", "delete")}),
-           "ours_fixed_K100": ("ours", {"n_topics": 100, "moves": None})}
+           "ours_fixed_K100": ("ours", {"n_topics": 100, "moves": ()})}
     if corpus == "wiki":
         out.update({"bnpy_moves_K100": ("bnpy", {"K": 100, "moves": "merge,delete,shuffle"}),
                     "tp_hdp": ("tp_hdp", {}), "gensim_hdp": ("gensim_hdp", {})})
