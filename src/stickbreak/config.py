@@ -26,7 +26,8 @@ LOCAL_STARTS = ("scratch", "warm", "best")
 @dataclass(frozen=True)
 class MixtureConfig:
     """A mixture model: observation family, weight model, truncation and priors; ``n_active`` (None
-    or L >= 1) keeps at most L non-zero responsibilities per item (Hughes 2016, Sec. 7.1)."""
+    or L >= 1) keeps at most L non-zero responsibilities per item (Hughes 2016, Sec. 7.1);
+    ``learn_concentration``: the weights' concentration by empirical Bayes, ``concentration`` its start."""
 
     obs_model: str = "gauss"
     weights: str = "dp"
@@ -34,6 +35,7 @@ class MixtureConfig:
     concentration: float = 1.0
     obs_prior: Mapping[str, Any] = field(default_factory=dict)
     n_active: int | None = None
+    learn_concentration: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "n_active", check_n_active(self.n_active))

@@ -29,6 +29,21 @@ def test_merge_delta_equals_brute_force(name):
     check_merge_delta(model, data, params, np.array([[uids[0], uids[3]], [uids[1], uids[2]]]))
 
 
+@pytest.mark.parametrize("weights", ["dp", "finite"])
+def test_merge_and_delete_deltas_with_a_learned_concentration(weights):
+    """With empirical-Bayes concentrations the moves' candidates are scored the same way (the weights'
+    global step learns the concentration from the candidate's counts): ΔELBO equals brute force."""
+    data = obs.get("gauss").check_data(real_data_for("gauss", 300))
+    model = make_mixture_model(MixtureConfig(obs_model="gauss", weights=weights, n_components=5,
+                                             learn_concentration=True), data)
+    params = initial_params(model, data, 5, "kmeans++", np.random.default_rng(0))
+    for _ in range(3):
+        params = model.global_step(model.summarize(data, model.local_step(params, data), params.uids))
+    uids = params.uids
+    check_merge_delta(model, data, params, np.array([[uids[0], uids[3]], [uids[1], uids[2]]]))
+    check_delete_delta(model, data, params, _softmax)
+
+
 @pytest.mark.parametrize("name", ALL_FAMILIES)
 def test_merge_score_is_an_upper_bound_on_the_gain(name):
     model, data, params = _case(name)
@@ -86,12 +101,12 @@ def test_delete_delta_equals_brute_force(name):
     responsibilities; with one refinement step they are the local step of the model with the
     target removed (its stick taken out), softmax over the remaining components."""
     model, data, params = _case(name, n_components=4, n_items=300)
+    check_delete_delta(model, data, params, _softmax)
 
-    def softmax(logits):
-        resp = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return resp / resp.sum(axis=1, keepdims=True)
 
-    check_delete_delta(model, data, params, softmax)
+def _softmax(logits):
+    resp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return resp / resp.sum(axis=1, keepdims=True)
 
 
 def test_reorder_delta_equals_brute_force():

@@ -89,8 +89,9 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
     def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="vb", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
                  n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, n_active=None,
-                 random_state=None, verbose=0, callbacks=None, **option_keywords):
+                 learn_concentration=False, random_state=None, verbose=0, callbacks=None, **option_keywords):
         self.n_components = n_components
+        self.learn_concentration = learn_concentration
         self.n_active = n_active
         self.algorithm = algorithm
         self.algorithm_options = self._with_legacy(algorithm_options, option_keywords)
@@ -120,6 +121,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
         mixture = MixtureConfig(
             obs_model=self.obs_model, weights=self._weight_model, n_components=n_components,
             concentration=self.concentration, obs_prior=dict(self.obs_prior or {}), n_active=self.n_active,
+            learn_concentration=self.learn_concentration,
         )
         init = InitConfig(method=self.init, n_kmeans_iters=self.n_kmeans_iters)
         options = self._options()
@@ -179,6 +181,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
         self.lower_bound_ = trace[-1]["elbo"] if lower_bound is None else lower_bound
         self.elbo_trace_ = np.array([r["elbo"] for r in trace])
         self.weights_ = model.weights.expected_weights(params.weights)
+        self.concentration_ = float(model.weights.concentration(model.weights_prior, params.weights))
         self.component_counts_ = stats.counts.copy()
         self.n_components_ = params.n_components
         self.n_active_components_ = int(np.sum(stats.counts >= driver.EFFECTIVE_COUNT))
@@ -262,6 +265,11 @@ class DPMixture(_MixtureEstimator):
         ``"bern"`` binary features.
     concentration : float
         DP concentration gamma of the stick prior ``Beta(1, gamma)``; larger favours more clusters.
+    learn_concentration : bool
+        Set gamma by empirical Bayes: each global step alternates the sticks' update with
+        ``gamma = argmax sum_k E log Beta(u_k | 1, gamma)`` (``= -K / sum_k E log(1 - u_k)``) to their
+        joint optimum, which maximises the ELBO over gamma too (Hughes 2016, §4.4);
+        ``concentration`` is then where it starts. The value is in ``concentration_``.
     obs_prior : dict, optional
         Prior options of the observation model, e.g. ``{"covariance": 0.5, "dof": 10}`` for
         Gaussians or ``{"pseudo_count": 0.1}`` for ``"mult"``; see each module in ``stickbreak.obs``.
@@ -294,6 +302,7 @@ class DPMixture(_MixtureEstimator):
     Attributes
     ----------
     weights_ : (n_components,) expected mixture weights ``E[pi_k]`` (sum below 1 for the DP).
+    concentration_ : the concentration the final ELBO uses (learned with ``learn_concentration``).
     component_counts_ : (n_components,) expected number of training items per cluster.
     n_active_components_ : number of clusters with at least one expected item.
     means_, covariances_ : Gaussian clusters' posterior means and ``E[Lambda]^-1`` (Gaussian models).
@@ -312,12 +321,12 @@ class DPMixture(_MixtureEstimator):
     def __init__(self, n_components="auto", *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="memoized", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
                  n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, n_active=None,
-                 random_state=None, verbose=0, callbacks=None, **option_keywords):
+                 learn_concentration=False, random_state=None, verbose=0, callbacks=None, **option_keywords):
         super().__init__(n_components, obs_model=obs_model, concentration=concentration, obs_prior=obs_prior,
                          algorithm=algorithm, algorithm_options=algorithm_options, moves=moves,
                          move_options=move_options, init=init, n_kmeans_iters=n_kmeans_iters, max_laps=max_laps,
                          min_laps=min_laps, tol=tol, n_batches=n_batches, n_jobs=n_jobs, n_active=n_active,
-                         random_state=random_state, verbose=verbose, callbacks=callbacks, **option_keywords)
+                         learn_concentration=learn_concentration, random_state=random_state, verbose=verbose, callbacks=callbacks, **option_keywords)
 
 
 @persist.register

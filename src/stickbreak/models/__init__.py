@@ -22,7 +22,8 @@ def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
     if obs_prior is None:
         obs_prior = family.default_prior(data, **dict(config.obs_prior))
     weights = MIXTURE_WEIGHTS[config.weights]
-    return MixtureModel(family, obs_prior, weights, weights.default_prior(config.concentration),
+    return MixtureModel(family, obs_prior, weights,
+                        weights.default_prior(config.concentration, learn=config.learn_concentration),
                         n_active=check_n_active(config.n_active))
 
 

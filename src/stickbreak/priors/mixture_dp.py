@@ -11,15 +11,27 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from . import empirical_bayes
+
 name = "dp"
 
 
-def default_prior(concentration: float = 1.0, stick_a: float = 1.0) -> dict[str, float]:
-    """Stick prior ``Beta(stick_a, concentration)``; the thesis's DP(gamma) is ``stick_a = 1``."""
+def default_prior(concentration: float = 1.0, stick_a: float = 1.0, learn: bool = False) -> dict[str, float]:
+    """Stick prior ``Beta(stick_a, concentration)``; the thesis's DP(gamma) is ``stick_a = 1``. With
+    ``learn`` the concentration is set by empirical Bayes (:func:`concentration`); ``concentration``
+    is then only where its search starts."""
     for label, value in (("concentration", concentration), ("stick_a", stick_a)):
         if not (np.isfinite(value) and value > 0):
             raise ValueError(f"{label} must be positive, got {value}")
-    return {"gamma1": float(stick_a), "gamma0": float(concentration)}
+    return {"gamma1": float(stick_a), "gamma0": float(concentration), "learn": bool(learn)}
+
+
+def concentration(prior, post) -> float:
+    """The concentration the ELBO uses with ``q(u) = post``: the prior's, or with ``learn`` the
+    empirical-Bayes optimum ``argmax_gamma sum_k E log Beta(u_k | gamma1, gamma)``."""
+    if not prior.get("learn", False):
+        return prior["gamma0"]
+    return empirical_bayes.stick_concentration(prior["gamma1"], _expected_log_sticks(post)[1], prior["gamma0"])
 
 
 def counts_beyond(counts: np.ndarray) -> np.ndarray:
@@ -29,8 +41,19 @@ def counts_beyond(counts: np.ndarray) -> np.ndarray:
 
 
 def global_step(prior, counts: np.ndarray) -> dict[str, np.ndarray]:
-    """``eta1 = gamma1 + N_k``, ``eta0 = gamma0 + N^>_k`` (Eq. 3.43 corrected; Alg. 3.1)."""
-    return {"eta1": prior["gamma1"] + counts, "eta0": prior["gamma0"] + counts_beyond(counts)}
+    """``eta1 = gamma1 + N_k``, ``eta0 = gamma0 + N^>_k`` (Eq. 3.43 corrected; Alg. 3.1); with a
+    learned concentration, alternated with its update (:func:`concentration`) to their joint optimum."""
+    beyond = counts_beyond(counts)
+    gamma0 = prior["gamma0"]
+    for _ in range(empirical_bayes.MAX_ROUNDS if prior.get("learn", False) else 1):
+        post = {"eta1": prior["gamma1"] + counts, "eta0": gamma0 + beyond}
+        if not prior.get("learn", False):
+            return post
+        updated = concentration({**prior, "gamma0": gamma0}, post)
+        if abs(updated - gamma0) <= empirical_bayes.TOLERANCE * gamma0:
+            break
+        gamma0 = updated
+    return {"eta1": prior["gamma1"] + counts, "eta0": gamma0 + beyond}
 
 
 def _expected_log_sticks(post):
@@ -59,7 +82,7 @@ def elbo(prior, post, counts: np.ndarray) -> float:
     """``E log p(z|u) + E log p(u) - E log q(u)`` (Eq. 3.31), slack terms included."""
     log_u, log_rest = _expected_log_sticks(post)
     eta1, eta0 = post["eta1"], post["eta0"]
-    g1, g0 = prior["gamma1"], prior["gamma0"]
+    g1, g0 = prior["gamma1"], concentration(prior, post)
     return float(
         np.sum(log_beta_normalizer(g1, g0) - log_beta_normalizer(eta1, eta0))
         + np.sum((counts + g1 - eta1) * log_u)

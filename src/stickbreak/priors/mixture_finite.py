@@ -10,18 +10,38 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from . import empirical_bayes
+
 name = "finite"
 
 
-def default_prior(concentration: float = 1.0) -> dict[str, float]:
+def default_prior(concentration: float = 1.0, learn: bool = False) -> dict[str, float]:
+    """``Dir(alpha, ..., alpha)``; with ``learn``, alpha by empirical Bayes (:func:`concentration`)
+    from ``concentration`` as a start."""
     if not (np.isfinite(concentration) and concentration > 0):
         raise ValueError(f"concentration must be positive, got {concentration}")
-    return {"alpha": float(concentration)}
+    return {"alpha": float(concentration), "learn": bool(learn)}
+
+
+def concentration(prior, post) -> float:
+    """alpha: the prior's, or with ``learn`` ``argmax_alpha E log Dir(pi | alpha 1)`` under ``q = post``."""
+    if not prior.get("learn", False):
+        return prior["alpha"]
+    return empirical_bayes.dirichlet_concentration(expected_log_weights(post), prior["alpha"])
 
 
 def global_step(prior, counts: np.ndarray) -> dict[str, np.ndarray]:
-    """``theta_k = alpha + N_k``."""
-    return {"theta": prior["alpha"] + counts}
+    """``theta_k = alpha + N_k``; with a learned alpha, alternated with its update to their joint optimum."""
+    alpha = prior["alpha"]
+    for _ in range(empirical_bayes.MAX_ROUNDS if prior.get("learn", False) else 1):
+        post = {"theta": alpha + counts}
+        if not prior.get("learn", False):
+            return post
+        updated = concentration({**prior, "alpha": alpha}, post)
+        if abs(updated - alpha) <= empirical_bayes.TOLERANCE * alpha:
+            break
+        alpha = updated
+    return {"theta": alpha + counts}
 
 
 def expected_log_weights(post) -> np.ndarray:
@@ -40,7 +60,7 @@ def _log_dirichlet_normalizer(theta):
 def elbo(prior, post, counts: np.ndarray) -> float:
     """``c_Dir(alpha) - c_Dir(theta) + sum_k (N_k + alpha - theta_k) E log pi_k`` (Eq. 2.102 corrected)."""
     theta = post["theta"]
-    alpha = np.full_like(theta, prior["alpha"])
+    alpha = np.full_like(theta, concentration(prior, post))
     return float(
         _log_dirichlet_normalizer(alpha) - _log_dirichlet_normalizer(theta)
         + np.sum((counts + alpha - theta) * expected_log_weights(post))
