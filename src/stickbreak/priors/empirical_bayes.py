@@ -18,6 +18,18 @@ MAX_ROUNDS = 100
 LOWEST, HIGHEST = 1e-8, 1e8
 
 
+def alternate(posterior, optimum, start: float, learn: bool):
+    """``posterior(c)`` (the closed-form ``q`` at concentration ``c``), alternated with ``c =
+    optimum(q, c)`` to their joint optimum when ``learn``; just ``posterior(start)`` otherwise."""
+    c = start
+    for _ in range(MAX_ROUNDS if learn else 0):
+        updated = optimum(posterior(c), c)
+        if abs(updated - c) <= TOLERANCE * c:
+            break
+        c = updated
+    return posterior(c)
+
+
 def solve(gradient, curvature, start: float) -> float:
     """The root of a decreasing ``gradient(c)`` (``curvature`` its derivative) in [LOWEST, HIGHEST]."""
     low, high, c = LOWEST, HIGHEST, float(np.clip(start, LOWEST, HIGHEST))

@@ -44,16 +44,9 @@ def global_step(prior, counts: np.ndarray) -> dict[str, np.ndarray]:
     """``eta1 = gamma1 + N_k``, ``eta0 = gamma0 + N^>_k`` (Eq. 3.43 corrected; Alg. 3.1); with a
     learned concentration, alternated with its update (:func:`concentration`) to their joint optimum."""
     beyond = counts_beyond(counts)
-    gamma0 = prior["gamma0"]
-    for _ in range(empirical_bayes.MAX_ROUNDS if prior.get("learn", False) else 1):
-        post = {"eta1": prior["gamma1"] + counts, "eta0": gamma0 + beyond}
-        if not prior.get("learn", False):
-            return post
-        updated = concentration({**prior, "gamma0": gamma0}, post)
-        if abs(updated - gamma0) <= empirical_bayes.TOLERANCE * gamma0:
-            break
-        gamma0 = updated
-    return {"eta1": prior["gamma1"] + counts, "eta0": gamma0 + beyond}
+    return empirical_bayes.alternate(lambda gamma0: {"eta1": prior["gamma1"] + counts, "eta0": gamma0 + beyond},
+                                     lambda post, gamma0: concentration({**prior, "gamma0": gamma0}, post),
+                                     prior["gamma0"], prior.get("learn", False))
 
 
 def _expected_log_sticks(post):

@@ -32,16 +32,9 @@ def concentration(prior, post) -> float:
 
 def global_step(prior, counts: np.ndarray) -> dict[str, np.ndarray]:
     """``theta_k = alpha + N_k``; with a learned alpha, alternated with its update to their joint optimum."""
-    alpha = prior["alpha"]
-    for _ in range(empirical_bayes.MAX_ROUNDS if prior.get("learn", False) else 1):
-        post = {"theta": alpha + counts}
-        if not prior.get("learn", False):
-            return post
-        updated = concentration({**prior, "alpha": alpha}, post)
-        if abs(updated - alpha) <= empirical_bayes.TOLERANCE * alpha:
-            break
-        alpha = updated
-    return {"theta": alpha + counts}
+    return empirical_bayes.alternate(lambda alpha: {"theta": alpha + counts},
+                                     lambda post, alpha: concentration({**prior, "alpha": alpha}, post),
+                                     prior["alpha"], prior.get("learn", False))
 
 
 def expected_log_weights(post) -> np.ndarray:
