@@ -199,8 +199,10 @@ def run_fit_topics(args) -> int:
     est = _estimator(args)
     collapsed = est.algorithm in COLLAPSED_ALGORITHMS
     unbounded = est.algorithm == "truncation_free" or (collapsed and args.model == "hdp")
-    truncation = "no truncation" if unbounded else f"K={est.n_topics}"
-    print(f"{type(est).__name__}({truncation}, {est.algorithm}) on {args.data} "
+    moves = () if args.model != "hdp" else est._moves_config().moves
+    truncation = "no truncation" if unbounded else f"K={est.n_topics}" + (" at the start" if moves else "")
+    how = est.algorithm + (f" + {','.join(moves)}" if moves else "")
+    print(f"{type(est).__name__}({truncation}, {how}) on {args.data} "
           f"({train.n_items} documents, {train.n_features} words, {int(train.total_counts.sum())} tokens)")
     start = time.perf_counter()
     with warnings.catch_warnings():  # the status line below says whether it converged

@@ -33,9 +33,11 @@ HDP_DOC = """The HDP topic model of Hughes (2016, Ch. 5): the number of topics i
     concentration : float
         Top-level stick concentration gamma (``u_k ~ Beta(1, gamma)``); larger favours more topics.
     doc_topic_prior : float
-        Document concentration alpha of ``pi_d ~ Dir(alpha pi^G)``.
+        Document concentration alpha of ``pi_d ~ Dir(alpha pi^G)`` (default 1; the thesis's 0.5 is the
+        ``"hughes2016"`` preset).
     topic_word_prior : float
-        Dirichlet pseudo-count of every word in every topic (thesis: 0.1).
+        Dirichlet pseudo-count of every word in every topic (default 0.05; the thesis's 0.1 is the
+        ``"hughes2016"`` preset).
     moves : sequence of {"birth", "merge", "delete"}, optional
         Memoized VI only: split topics into new ones (births, from the documents that use them),
         merge pairs of topics and delete small ones, each accepted only when the exact whole-data

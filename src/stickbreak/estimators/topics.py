@@ -76,8 +76,9 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
 
     @classmethod
     def paper_preset(cls, name: str, **overrides):
-        """An estimator with a seed paper's settings: ``"hoffman2013"`` (SVI; LDA and the two-level HDP)
-        or ``"wang_blei2012"`` (truncation-free SVI, HDP); ``overrides`` are constructor arguments
+        """An estimator with a seed paper's settings: ``"hoffman2013"`` (SVI; LDA and the two-level HDP),
+        ``"wang_blei2012"`` (truncation-free SVI, HDP) or ``"hughes2016"`` (memoized HDP with the thesis's
+        priors, gamma = 10, alpha = 0.5, eta = 0.1); ``overrides`` are constructor arguments
         (``algorithm_options`` are merged with the preset's)."""
         presets = {key[1]: value for key, value in PRESETS.items() if key[0] == cls.__name__}
         if name not in presets:
@@ -384,7 +385,7 @@ class HDPTopicModel(_TopicEstimator):
                     "concentration_priors")
     _option_defaults = {"n_restarts": 5}
 
-    def __init__(self, n_topics=100, *, concentration=10.0, doc_topic_prior=0.5, topic_word_prior=0.1,
+    def __init__(self, n_topics=100, *, concentration=10.0, doc_topic_prior=1.0, topic_word_prior=0.05,
                  algorithm="memoized", variational_family="direct", algorithm_options=None, n_batches=10,
                  batch_size=None, init="random", max_laps=100, min_laps=2, tol=1e-4, n_active=None, moves=None,
                  move_options=None, n_jobs=1, random_state=None, verbose=0, callbacks=None, **option_keywords):
