@@ -14,7 +14,7 @@ and a peer, on real data sets shipped with the package or with scikit-learn.
 * Topics, ``ap``, ``wiki``, ``20newsgroups`` (the split of ``benchmarks/topic_moves.py``: documents
   permuted by ``RandomState(0)``, 10 % held out, each held-out document's tokens halved, document
   completion by ``stickbreak.evaluate.completion_from_split``, the same for every row):
-  ``HDPTopicModel()`` (memoized, merge and delete from 100 topics), the same with births too, fixed
+  ``HDPTopicModel()`` (memoized, birth, merge and delete from 100 topics), the same without births, fixed
   truncation K = 100 (no moves), and LDA by batch VB at the sizes of ``--lda``; at most 50 laps each
   (both stop earlier at tol 1e-4). K used, held-out per-word log-likelihood, CPU s.
 
@@ -107,7 +107,7 @@ def hmm() -> list[dict]:
 def topics(corpus: str, lda_sizes) -> list[dict]:
     split = load_corpus(corpus)  # benchmarks/topic_moves.py's split: 10 % of documents held out, tokens halved
     runs = {"HDPTopicModel() defaults": lambda: HDPTopicModel(),
-            "HDP all moves from 100": lambda: HDPTopicModel(moves=("birth", "merge", "delete")),
+            "HDP merge+delete from 100": lambda: HDPTopicModel(moves=("merge", "delete")),
             "HDP fixed K=100 (no moves)": lambda: HDPTopicModel(moves=()),
             **{f"LDA vb K={k}": (lambda k=k: LDA(n_topics=k)) for k in lda_sizes}}
     rows = []

@@ -119,7 +119,7 @@ def test_cli_fit_topics_and_eval(tmp_path, capsys, corpus):
     assert main(["fit", "topics", str(path), "--model", "hdp", "-K", "6", "--max-laps", "5", "--heldout", "0.2",
                  "--quiet", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "HDPTopicModel(K=6 at the start, memoized + merge,delete)" in text  # the default moves learn K
+    assert "HDPTopicModel(K=6 at the start, memoized + birth,merge,delete)" in text  # the default moves learn K
     assert "topics used of" in text and "per-word log-likelihood" in text and "topic" in text
     assert (out / "model.npz").exists() and (out / "topics.csv").exists()
     assert main(["eval", str(out / "model.npz"), str(path), "--mode", "types"]) == 0

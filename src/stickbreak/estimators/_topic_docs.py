@@ -42,8 +42,7 @@ HDP_DOC = """The HDP topic model of Hughes (2016, Ch. 5): the number of topics i
         Memoized VI only: split topics into new ones (births, from the documents that use them),
         merge pairs of topics and delete small ones, each accepted only when the exact whole-data
         ELBO rises (Hughes 2016, §5.5.1-5.5.3), so K adapts to what the data need. Default (None):
-        merge and delete under memoized VI (births rarely win on real corpora yet), none otherwise;
-        ``()`` for none.
+        all three under memoized VI, none otherwise; ``()`` for none.
     move_options : dict, optional
         Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{"merge_max_pairs": 50}``.
     variational_family : {"direct", "two_level"}
