@@ -143,11 +143,12 @@ class _Lap:
 
         A delete is planned only when no birth was accepted last lap and, with births on, at most
         every other lap; each failed single-target delete doubles the wait until the next delete
-        lap (up to ``MAX_DELETE_WAIT`` laps), an accepted delete resets it. Births still being tracked do not hold deletes back (they would, forever,
-        on data where births keep failing): their targets are not deleted and they go on being
-        tracked; one that completes and is accepted in the delete's lap wins (the delete is
-        dropped for the lap), and an accepted delete, which moves mass into every other
-        component, restarts the created ones (their expansions are stale).
+        lap (up to ``MAX_DELETE_WAIT`` laps), an accepted delete resets it. Births still being
+        tracked do not hold deletes back (they would, forever, on data where births keep failing):
+        their targets are not deleted and they go on being tracked; one that completes and is
+        accepted in the delete's lap wins (the delete is dropped for the lap), and an accepted
+        delete, which moves mass into every other component, restarts the created ones (their
+        expansions are stale).
         """
         cfg, lap = self.cfg, self.number
         pairs, targets, shortlist = np.zeros((0, 2), dtype=np.int64), (), frozenset()
@@ -361,7 +362,6 @@ class _Lap:
         self.delete_group = max(1, len(targets) // 2)
         if len(targets) == 1:  # a group's failure halves the group; a single target's doubles the wait
             self.delete_wait = min(2 * self.delete_wait, MAX_DELETE_WAIT)
-        if len(targets) == 1:
             size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(targets[0], 0.0)
             self.history.delete[targets[0]] = (self.number, float(size))
         return False
