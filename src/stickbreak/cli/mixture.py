@@ -27,8 +27,9 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("--obs", default="gauss", choices=sorted(obs.OBS_MODELS), help="observation model (default gauss)")
     p.add_argument("--weights", default="dp", choices=sorted(MIXTURE_WEIGHTS), help="dp (default) or finite mixture weights")
     p.add_argument("-K", "--n-components", type=int, default=None,
-                   help="initial number of clusters (dp, default 1: memoized VI's moves learn K; the truncation level "
-                        "under vb or stochastic) or the number of components (finite, default 20)")
+                   help="initial number of clusters (dp, default: one per 100 items, 1 to 100; memoized VI's moves "
+                        "learn K; the truncation level under vb or stochastic) or the number of components (finite, "
+                        "default 20)")
     p.add_argument("--concentration", type=float, default=1.0, help="DP concentration or Dirichlet alpha")
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
     p.add_argument("--n-active", type=int, default=None, metavar="L",

@@ -401,12 +401,12 @@ class _Lap:
     def _finish_prune(self) -> None:
         """Drop the empty components at the end of the order (deletes, which need a strict gain,
         leave them: removing nothing changes the ELBO by round-off only); K counts what is used."""
-        counts = self.stats.counts
-        trailing = len(counts) - len(np.trim_zeros((counts >= EMPTY_MASS).astype(int), "b"))
-        if trailing == 0 or trailing == len(counts):
+        used = np.flatnonzero(self.stats.counts >= EMPTY_MASS)
+        keep = used[-1] + 1 if len(used) else 0  # everything after the last used component is empty
+        if keep in (0, self.stats.n_components):
             return
-        removed = tuple(int(u) for u in self.stats.uids[len(counts) - trailing:])
-        candidate = self.stats.select(self.stats.uids[: len(counts) - trailing])
+        removed = tuple(int(u) for u in self.stats.uids[keep:])
+        candidate = self.stats.select(self.stats.uids[:keep])
         params, terms = self.model.score(candidate, self.params)
         if total_elbo(terms) >= self.elbo - MONOTONE_TOLERANCE * abs(self.elbo):
             self._rescore(candidate, params, terms)

@@ -1,8 +1,8 @@
 """Empirical-Bayes concentrations: the value that maximises the ELBO's prior term given ``q``.
 
 For a Beta(a, gamma) stick prior and a symmetric Dirichlet(alpha) both objectives are concave in
-the concentration ``c``, ``n (log Gamma(s + c m) - log Gamma(c m) ...)``-shaped, so the stationary
-point is unique; it is found by Newton's method on ``log c`` (safeguarded by bisection). Alternating
+the concentration ``c`` (log-Gamma differences plus a term linear in ``c``), so the stationary point
+is unique; it is found by Newton's method on ``log c`` (safeguarded by bisection). Alternating
 this update with the closed-form update of ``q`` is coordinate ascent on the same ELBO, so it
 never lowers it (Hughes 2016, §4.4, sets the DP concentration this way).
 """
@@ -40,7 +40,8 @@ def solve(gradient, curvature, start: float) -> float:
         else:
             high = c
         # Newton on log c: d g / d log c = c g'(c)
-        step = -g / (c * curvature(c)) if curvature(c) < 0 else 0.0
+        slope = curvature(c)
+        step = -g / (c * slope) if slope < 0 else 0.0
         candidate = c * np.exp(np.clip(step, -2.0, 2.0))
         if not low < candidate < high:
             candidate = np.sqrt(low * high)

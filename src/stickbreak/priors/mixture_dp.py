@@ -29,7 +29,7 @@ def default_prior(concentration: float = 1.0, stick_a: float = 1.0, learn: bool 
 def concentration(prior, post) -> float:
     """The concentration the ELBO uses with ``q(u) = post``: the prior's, or with ``learn`` the
     empirical-Bayes optimum ``argmax_gamma sum_k E log Beta(u_k | gamma1, gamma)``."""
-    if not prior.get("learn", False):
+    if not prior["learn"]:
         return prior["gamma0"]
     return empirical_bayes.stick_concentration(prior["gamma1"], _expected_log_sticks(post)[1], prior["gamma0"])
 
@@ -46,7 +46,7 @@ def global_step(prior, counts: np.ndarray) -> dict[str, np.ndarray]:
     beyond = counts_beyond(counts)
     return empirical_bayes.alternate(lambda gamma0: {"eta1": prior["gamma1"] + counts, "eta0": gamma0 + beyond},
                                      lambda post, gamma0: concentration({**prior, "gamma0": gamma0}, post),
-                                     prior["gamma0"], prior.get("learn", False))
+                                     prior["gamma0"], prior["learn"])
 
 
 def _expected_log_sticks(post):

@@ -25,7 +25,7 @@ def default_prior(concentration: float = 1.0, learn: bool = False) -> dict[str, 
 
 def concentration(prior, post) -> float:
     """alpha: the prior's, or with ``learn`` ``argmax_alpha E log Dir(pi | alpha 1)`` under ``q = post``."""
-    if not prior.get("learn", False):
+    if not prior["learn"]:
         return prior["alpha"]
     return empirical_bayes.dirichlet_concentration(expected_log_weights(post), prior["alpha"])
 
@@ -34,7 +34,7 @@ def global_step(prior, counts: np.ndarray) -> dict[str, np.ndarray]:
     """``theta_k = alpha + N_k``; with a learned alpha, alternated with its update to their joint optimum."""
     return empirical_bayes.alternate(lambda alpha: {"theta": alpha + counts},
                                      lambda post, alpha: concentration({**prior, "alpha": alpha}, post),
-                                     prior["alpha"], prior.get("learn", False))
+                                     prior["alpha"], prior["learn"])
 
 
 def expected_log_weights(post) -> np.ndarray:

@@ -341,11 +341,13 @@ class TopicModel(TrackedBirths):
         fixed = run(others, 1, merge_pairs) if len(others) else None
         index, proposal = np.flatnonzero(targeted), fixed
         for step in range(rounds if len(index) else 0):
-            part = run(index, self.local.max_iter, merge_pairs if step == rounds - 1 else None)
-            proposal = part if fixed is None else fixed + part if step == rounds - 1 else (
-                fixed.without_merge_terms() + part)
-            if step < rounds - 1:
-                current = self.global_step((rest + proposal.without_merge_terms()).clipped(), current)
+            last = step == rounds - 1
+            part = run(index, self.local.max_iter, merge_pairs if last else None)
+            if fixed is not None:  # intermediate rounds carry no merge terms: align the fixed part's
+                part = (fixed if last else fixed.without_merge_terms()) + part
+            proposal = part
+            if not last:
+                current = self.global_step((rest + proposal).clipped(), current)
         return proposal, (warm if self.local.start != "scratch" else None)
 
     # ---------------------------------------------------------------- births (Hughes 2016, §5.5.3)
