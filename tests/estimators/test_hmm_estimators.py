@@ -88,7 +88,7 @@ def test_clone_get_params_and_the_two_classes():
     copy = clone(est)
     assert copy.get_params() == est.get_params() and copy is not est
     assert est.get_params()["concentration"] == 2.0 and "concentration" not in FiniteHMM().get_params()
-    assert set(HDPHMM().get_params()) - set(FiniteHMM().get_params()) == {"concentration"}
+    assert set(HDPHMM().get_params()) - set(FiniteHMM().get_params()) == {"concentration", "learn_concentration"}
     assert repr(HDPHMM(stickiness=1.0)) == "HDPHMM(stickiness=1.0)"
     with pytest.raises(TypeError):
         FiniteHMM(concentration=1.0)

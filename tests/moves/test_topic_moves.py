@@ -29,9 +29,9 @@ def bars():
     return BagOfWords.from_counts(counts), topics
 
 
-def hdp_model(n_words, **local):
-    return TopicModel({"lam": np.full(n_words, 0.1)}, hdp_topics, hdp_topics.default_prior(0.5, 5.0),
-                      LocalOptions(**local))
+def hdp_model(n_words, learn=False, **local):
+    return TopicModel({"lam": np.full(n_words, 0.1)}, hdp_topics,
+                      hdp_topics.default_prior(0.5, 5.0, learn_alpha=learn, learn_gamma=learn), LocalOptions(**local))
 
 
 def start_params(model, data, n_topics, seed=0):
@@ -49,9 +49,10 @@ def _responsibilities(params, data, local):
     return joint / joint.sum(axis=1, keepdims=True), c.data
 
 
-def test_merge_statistics_and_elbo_equal_a_recomputation_from_merged_local_parameters(bars):
+@pytest.mark.parametrize("learn", [False, True], ids=["fixed", "learned-concentrations"])
+def test_merge_statistics_and_elbo_equal_a_recomputation_from_merged_local_parameters(bars, learn):
     data, _ = bars
-    model = hdp_model(data.n_features, tol=1e-11, max_iter=5000)
+    model = hdp_model(data.n_features, learn, tol=1e-11, max_iter=5000)
     params = start_params(model, data, 6)
     pairs = np.array([[0, 3], [1, 2], [4, 5]])
     local = model.local_step(params, data, merge_pairs=pairs)
@@ -175,12 +176,13 @@ def test_unsupported_moves_are_refused_before_fitting(bars):
 
 
 def test_stick_alignment_keeps_each_topic_weight_by_uid():
-    weights = {"rho": np.array([0.3, 0.2, 0.5, 0.1]), "omega": np.ones(4)}
+    weights = {"rho": np.array([0.3, 0.2, 0.5, 0.1]), "omega": np.ones(4), "alpha": 0.5, "gamma": 3.0}
     beta, _ = hdp_topics.stick_weights(weights["rho"])
     aligned = hdp_topics.align(weights, np.array([5, 6, 7, 8]), np.array([7, 5, 9]))
     new_beta, rest = hdp_topics.stick_weights(aligned["rho"])
     np.testing.assert_allclose(new_beta[:2], beta[[2, 0]])  # kept topics keep E pi^G, in the new order
     assert new_beta[2] == pytest.approx(rest)  # a newborn takes half of what is left
+    assert (aligned["alpha"], aligned["gamma"]) == (0.5, 3.0)  # the concentrations are carried over
     assert hdp_topics.align(weights, np.arange(4), np.arange(4)) is weights
 
 

@@ -38,6 +38,13 @@ HDP_DOC = """The HDP topic model of Hughes (2016, Ch. 5): the number of topics i
     topic_word_prior : float
         Dirichlet pseudo-count of every word in every topic (default 0.05; the thesis's 0.1 is the
         ``"hughes2016"`` preset).
+    learn_concentration : bool or sequence of {"doc_topic_prior", "concentration"}
+        Set alpha and/or gamma by empirical Bayes (True: both): every global step alternates them
+        with the sticks on the ELBO (alpha in closed form on the surrogate of Eq. 5.25, gamma by a
+        1-D search), so the ELBO never falls and moves stay exact; the values given are where they
+        start, the values used are in ``concentrations_``. Direct family, variational algorithms
+        only. Off by default: it raised the ELBO but not the held-out score on ap, wiki and
+        20newsgroups (``benchmarks/results/empirical_bayes.md``).
     moves : sequence of {"birth", "merge", "delete"}, optional
         Memoized VI only: split topics into new ones (births, from the documents that use them),
         merge pairs of topics and delete small ones, each accepted only when the exact whole-data
@@ -118,6 +125,8 @@ COMMON_DOC = """
     topic_sizes_ : (n_topics,) expected training tokens per topic.
     n_topics_ : topics actually used (at least one expected token).
     topic_weights_ : corpus-level topic probabilities (HDP ``E[pi^G]``; LDA uniform).
+    concentrations_ : (HDPTopicModel, direct family) ``{"doc_topic_prior", "concentration"}`` the final
+        ELBO uses (learned ones as learned).
     vocabulary_ : the words, when known.
     lower_bound_, elbo_trace_, trace_, n_iter_, converged_, stop_reason_ : as for :class:`DPMixture`.
 """

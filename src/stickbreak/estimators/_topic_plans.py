@@ -213,11 +213,11 @@ class TopicVariant:
     streams: bool = False
 
 
-_DIRECT = TopicVariant(direct_model, variational, sparse=True, streams=True)
+DIRECT = TopicVariant(direct_model, variational, sparse=True, streams=True)
 _VARIATIONAL = ("vb", "stochastic", "memoized")
-LDA_VARIANTS = {**{(name, "direct"): _DIRECT for name in _VARIATIONAL},
+LDA_VARIANTS = {**{(name, "direct"): DIRECT for name in _VARIATIONAL},
                 **{(name, "direct"): TopicVariant(direct_model, collapsed_lda) for name in COLLAPSED_ALGORITHMS}}
-HDP_VARIANTS = {**{(name, "direct"): _DIRECT for name in _VARIATIONAL},
+HDP_VARIANTS = {**{(name, "direct"): DIRECT for name in _VARIATIONAL},
                 ("vb", "two_level"): TopicVariant(two_level_model, variational, streams=True),
                 ("stochastic", "two_level"): TopicVariant(two_level_model, two_level_svi, streams=True),
                 ("truncation_free", "direct"): TopicVariant(sampled_model, truncation_free),

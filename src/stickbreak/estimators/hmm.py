@@ -343,6 +343,7 @@ _PARAMETERS_DOC = """
     moves_ : the accepted moves, in order (dicts with ``kind``, ``lap`` and the states' uids).
     converged_, n_iter_, stop_reason_ : whether the tolerance was met, laps run, why the fit stopped.
     params_, model_ : the variational parameters and the model, for the functional API.
+    concentrations_ : (HDPHMM) the concentrations the final ELBO uses, by parameter name.
 """
 
 
@@ -359,6 +360,13 @@ class HDPHMM(_HMMEstimator):
     ``concentration`` : float
         gamma of the top-level sticks ``u_k ~ Beta(1, gamma)`` shared by every row; larger
         favours more states.
+    ``learn_concentration`` : bool
+        Set alpha (``transition_concentration``), gamma and, when sticky, kappa (``stickiness``) by
+        empirical Bayes: every global step alternates them with ``q`` on the ELBO's surrogate bound
+        (Eq. 6.28/6.33), so the ELBO still never falls and moves stay exact; the values given are
+        where they start, ``alpha_0`` stays fixed. The values used are in ``concentrations_``. Off
+        by default: on mocap6 it lowered the final ELBO and, by shrinking kappa, the segmentation
+        (``benchmarks/results/empirical_bayes.md``).
     """ + _PARAMETERS_DOC.format(
         n_states="Initial number of states (the moves change it).", row="alpha pi^G + kappa e_j",
         start="alpha_0 pi^G", default_moves="('birth', 'merge', 'delete') with memoized VI, none otherwise",
@@ -369,15 +377,19 @@ class HDPHMM(_HMMEstimator):
     _default_moves = ("birth", "merge", "delete")
 
     def __init__(self, n_states=10, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
-                 start_concentration=5.0, stickiness=0.0, concentration=10.0, algorithm="memoized",
-                 algorithm_options=None, n_batches=1, moves=None, move_options=None, init="contiguous_blocks",
-                 max_laps=100, min_laps=2, tol=1e-6, random_state=None, verbose=0, n_jobs=1, callbacks=None,
-                 **option_keywords):
+                 start_concentration=5.0, stickiness=0.0, concentration=10.0, learn_concentration=False,
+                 algorithm="memoized", algorithm_options=None, n_batches=1, moves=None, move_options=None,
+                 init="contiguous_blocks", max_laps=100, min_laps=2, tol=1e-6, random_state=None, verbose=0, n_jobs=1,
+                 callbacks=None, **option_keywords):
         self._set_constructor_params(locals())
 
     def _transitions_prior(self) -> dict:
         return hdp_hmm.default_prior(self.transition_concentration, self.start_concentration, self.stickiness,
-                                     self.concentration)
+                                     self.concentration, learn=self.learn_concentration)
+
+    def _set_fitted(self, model: HMMModel, params: HMMParams, *rest):
+        super()._set_fitted(model, params, *rest)
+        self.concentrations_ = hdp_hmm.concentrations(model.transitions_prior, params.trans)
 
 
 @persist.register

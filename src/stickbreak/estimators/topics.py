@@ -33,7 +33,12 @@ from ._common import SavableMixin, as_generator, check_n_features, prepare_data
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
-from ._topic_plans import HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant, TruncationFreeTopics
+from ._topic_plans import (DIRECT, HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant,
+                           TruncationFreeTopics)
+
+
+#: The HDP's concentrations ``learn_concentration`` may set by empirical Bayes.
+LEARNABLE = ("doc_topic_prior", "concentration")
 
 
 @contextmanager
@@ -159,6 +164,9 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
             raise ValueError(f"n_active must be a positive integer (topics per word type) or None, got {n_active!r}")
         return int(n_active)
 
+    def _check_weights_options(self) -> None:
+        """Checks of the document-weight settings before any work (the HDP's learned concentrations)."""
+
     def _initial_params(self, model, lam: np.ndarray, n_docs: int, rng: np.random.Generator):
         """The first global parameters around the initial topics ``lam`` (subclasses may draw more)."""
         return model.initial_params(lam, n_docs)
@@ -179,6 +187,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
         sweep into ``heldout_per_word_`` (Welling et al. 2008, §7, Eqs. 30-31).
         """
         data = self._as_bow(X, vocabulary)
+        self._check_weights_options()
         variant, options = self._variant(), self._options()
         vars(self).pop("_stream", None)  # a later partial_fit streams on from this fit
         learn_cfg = self._learn_config(data.n_items, options)
@@ -388,8 +397,10 @@ class HDPTopicModel(_TopicEstimator):
     def __init__(self, n_topics=100, *, concentration=10.0, doc_topic_prior=1.0, topic_word_prior=0.05,
                  algorithm="memoized", variational_family="direct", algorithm_options=None, n_batches=10,
                  batch_size=None, init="random", max_laps=100, min_laps=2, tol=1e-4, n_active=None, moves=None,
-                 move_options=None, n_jobs=1, random_state=None, verbose=0, callbacks=None, **option_keywords):
+                 move_options=None, learn_concentration=False, n_jobs=1, random_state=None, verbose=0, callbacks=None,
+                 **option_keywords):
         self.n_topics, self.concentration = n_topics, concentration
+        self.learn_concentration = learn_concentration
         self.doc_topic_prior, self.topic_word_prior = doc_topic_prior, topic_word_prior
         self.algorithm, self.variational_family = algorithm, variational_family
         self.algorithm_options = self._with_legacy(algorithm_options, option_keywords)
@@ -414,5 +425,29 @@ class HDPTopicModel(_TopicEstimator):
     def _family(self) -> str:
         return self.variational_family
 
+    def _set_fitted(self, model: TopicModel, params: TopicParams, *rest, **keywords):
+        super()._set_fitted(model, params, *rest, **keywords)
+        if self._variant() is DIRECT:
+            self.concentrations_ = TOPIC_WEIGHTS["hdp"].concentrations(model.weights_prior, params.weights)
+
+    def _check_weights_options(self) -> None:
+        self._learned()
+
+    def _learned(self) -> tuple[str, ...]:
+        """``learn_concentration`` as the names of the learned parameters, checked."""
+        learn = self.learn_concentration
+        if isinstance(learn, (bool, np.bool_)):
+            learn = LEARNABLE if learn else ()
+        if isinstance(learn, str) or not set(learn) <= set(LEARNABLE):
+            raise ValueError(f"learn_concentration must be True, False or a list of names among {LEARNABLE}, "
+                             f"got {self.learn_concentration!r}")
+        if learn and self._variant() is not DIRECT:
+            raise ValueError(f"learn_concentration needs variational_family='direct' and algorithm 'vb', 'stochastic' "
+                             f"or 'memoized', got {self.variational_family!r} and {self.algorithm!r}")
+        return tuple(learn)
+
     def _weights_prior(self) -> dict:
-        return TOPIC_WEIGHTS["hdp"].default_prior(self.doc_topic_prior, self.concentration)
+        learn = self._learned()
+        return TOPIC_WEIGHTS["hdp"].default_prior(self.doc_topic_prior, self.concentration,
+                                                  learn_alpha="doc_topic_prior" in learn,
+                                                  learn_gamma="concentration" in learn)

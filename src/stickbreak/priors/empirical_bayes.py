@@ -16,6 +16,9 @@ from scipy.special import digamma, polygamma
 TOLERANCE = 1e-10
 MAX_ROUNDS = 100
 LOWEST, HIGHEST = 1e-8, 1e8
+BOUNDS = (LOWEST, HIGHEST)
+#: Relative change at which concentrations alternated with an iterative ``q`` step count as settled.
+SETTLED = 1e-6
 
 
 def alternate(posterior, optimum, start: float, learn: bool):

@@ -25,13 +25,15 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.optimize import fmin_l_bfgs_b
+from scipy.optimize import fmin_l_bfgs_b, minimize_scalar
 from scipy.special import digamma, expit, gammaln, logit, polygamma
 
 #: ``rho`` is kept in ``[RHO_EPS, 1 - RHO_EPS]`` (bnpy clips the same way).
 RHO_EPS = 1e-8
 #: L-BFGS ``factr`` values tried in turn until one succeeds (bnpy ``OptimizerRhoOmega``).
 FACTR_LADDER = (1e4, 1e6, 1e8, 1e10, 1e12)
+#: Where an empirical-Bayes ``gamma`` is searched.
+GAMMA_RANGE = (1e-3, 1e4)
 
 
 def stick_weights(rho: np.ndarray) -> tuple[np.ndarray, float]:
@@ -67,6 +69,19 @@ def beta_terms(gamma: float, rho, omega, on, off) -> float:
     log_u, log_rest = digamma(a) - digamma(omega), digamma(b) - digamma(omega)
     return float(np.sum(_log_beta_normalizer(1.0, gamma) - _log_beta_normalizer(a, b)
                         + (on + 1.0 - a) * log_u + (off + gamma - b) * log_rest))
+
+
+def learned_gamma(rho, on, off, start: float) -> float:
+    """Empirical-Bayes ``gamma``: the maximiser over ``gamma`` of :func:`beta_terms` at fixed
+    ``rho``, with ``omega`` following its heuristic (:func:`heuristic_omega`), so the value returned
+    never scores below ``start`` (bounded 1-D search on ``log gamma``)."""
+    def negative(log_gamma):
+        gamma = float(np.exp(log_gamma))
+        return -beta_terms(gamma, rho, heuristic_omega(on, off, gamma), on, off)
+
+    found = minimize_scalar(negative, bounds=(np.log(GAMMA_RANGE[0]), np.log(GAMMA_RANGE[1])), method="bounded",
+                            options={"xatol": 1e-6})
+    return float(np.exp(found.x)) if found.fun < negative(np.log(start)) else float(start)
 
 
 def objective(gamma: float, rho, omega, on, off, weights, weight_rest) -> float:

@@ -29,10 +29,11 @@ def _toy(n_sequences=6, length=120, seed=0):
     return Sequences.from_arrays(X, offsets), labels
 
 
-def _model(data, kind="hdp", stickiness=0.0, family="gauss"):
+def _model(data, kind="hdp", stickiness=0.0, family="gauss", learn=False):
     fam = obs.get(family)
     module = {"hdp": hdp_hmm, "finite": finite_hmm}[kind]
-    prior = module.default_prior(0.5, 5.0, stickiness, 10.0) if kind == "hdp" else module.default_prior(0.5, 5.0, stickiness)
+    prior = (module.default_prior(0.5, 5.0, stickiness, 10.0, learn=learn) if kind == "hdp"
+             else module.default_prior(0.5, 5.0, stickiness))
     return HMMModel(fam, fam.default_prior(frames_for(fam, data)), module, prior)
 
 
@@ -191,10 +192,11 @@ def test_memoized_with_moves_is_monotone_and_recovers_the_toy(kappa):
 
 
 # ---------------------------------------------------------------------------------------- moves
-@pytest.mark.parametrize("kappa", [0.0, 20.0])
-def test_merge_delta_elbo_equals_brute_force(kappa):
+@pytest.mark.parametrize("kappa, learn", [(0.0, False), (20.0, False), (0.0, True), (20.0, True)])
+def test_merge_delta_elbo_equals_brute_force(kappa, learn):
+    """Also with empirical-Bayes concentrations: the candidate's global step learns its own."""
     data, _ = _toy(3, 40)
-    model = _model(data, "hdp", kappa)
+    model = _model(data, "hdp", kappa, learn=learn)
     params = initial_params(model, data, 5, "contiguous_blocks", np.random.default_rng(7))
     pairs = np.array([[0, 3], [1, 2]])
     stats = model.summarize(data, model.local_step(params, data, merge_pairs=pairs), params.uids, merge_pairs=pairs)

@@ -65,7 +65,7 @@ def expanded_params(model, params, whole, target: int, centers, log_weights: np.
     previous = None
     if "rho" in params.trans:
         beta, _ = sticks.stick_weights(params.trans["rho"])
-        previous = {"rho": sticks.rho_from_weights(beta @ E), "omega": params.trans["omega"]}
+        previous = {**params.trans, "rho": sticks.rho_from_weights(beta @ E)}
     post = model.transitions.global_step(model.transitions_prior, start, trans, previous, rounds=ROUNDS_AFTER_CHANGE)
     return HMMParams(uids, obs, post)
 

@@ -116,7 +116,7 @@ class HMMModel(WholeDataBirths):
         if previous is not None and "rho" in previous.trans:
             prev = previous.trans
             if not np.array_equal(previous.uids, stats.uids):
-                prev = {"rho": _aligned_rho(previous, stats.uids)}
+                prev = {**previous.trans, "rho": _aligned_rho(previous, stats.uids)}
                 rounds = ROUNDS_AFTER_CHANGE
         return self.transitions.global_step(self.transitions_prior, stats.fields["start"], stats.fields["trans"], prev,
                                             rounds=rounds)
@@ -159,7 +159,7 @@ class HMMModel(WholeDataBirths):
         for m, (a, b) in enumerate(zip(first, second)):
             merged_start = np.delete(fold(start, a, b), b)
             merged_trans = np.delete(np.delete(fold(trans, a, b, square=True), b, axis=0), b, axis=1)
-            aligned = {"rho": _aligned_rho(params, np.delete(stats.uids, b))} if "rho" in params.trans else None
+            aligned = {**params.trans, "rho": _aligned_rho(params, np.delete(stats.uids, b))} if "rho" in params.trans else None
             gain[m] += self._transition_only_elbo(merged_start, merged_trans, aligned) - base
         return gain
 
