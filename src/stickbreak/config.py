@@ -70,7 +70,8 @@ class MovesConfig:
     ``merge_pairs_per_component``. Deletes absorb the smallest components, together at most
     ``delete_max_fraction`` of the data, into all others, refining ``delete_refine_steps`` times per
     batch; one component at first, the group doubling after each accepted delete and halving after
-    each rejected one, up to ``delete_max_targets``. ``reorder`` sorts
+    each rejected one, up to ``delete_max_targets``; a delete lap comes at most every
+    ``delete_every`` laps (0: every other lap with births on, every lap without). ``reorder`` sorts
     components by size at each lap's end when that raises the ELBO (bnpy's shuffle).
     """
 
@@ -94,6 +95,7 @@ class MovesConfig:
     delete_refine_steps: int = 5
     delete_max_fraction: float = 0.5
     delete_max_targets: int = 8
+    delete_every: int = 0
     reorder: bool = True
 
     def __post_init__(self):
@@ -101,7 +103,7 @@ class MovesConfig:
         object.__setattr__(self, "moves", moves)
         for move in moves:
             check_choice("move", move, MOVE_KINDS)
-        for name in ("birth_start_lap", "merge_start_lap", "delete_start_lap", "birth_kmeans_iters"):
+        for name in ("birth_start_lap", "merge_start_lap", "delete_start_lap", "birth_kmeans_iters", "delete_every"):
             check_int(name, getattr(self, name), 0)
         for name in ("birth_max_new", "birth_min_items", "birth_max_items", "birth_refine_steps", "birth_passes", "births_per_batch", "birth_max_active",
                      "max_components", "merge_max_pairs", "merge_pairs_per_component", "delete_refine_steps",

@@ -128,7 +128,7 @@ class _Lap:
         self.counts = _empty_counts(self.cfg)
         self.births = 0
         self.deferred = self.number == 1 and learner.defers_first_lap(state.params)
-        self.stale = False  # the ELBO and terms lag the global parameters (computed at the lap's end)
+        self.stale = False  # the ELBO and terms lag the global parameters (see _current_elbo)
         self.terms: dict[str, float] = {}
         self.plan = self._plan(state)
         self.pair_entropy = np.zeros(len(self.plan.merge_pairs))
@@ -158,7 +158,7 @@ class _Lap:
         in_flight = {p.target for p in state.births}
         if births:
             shortlist = birth_shortlist(self.stats, self.history, lap, cfg, in_flight)
-        cadence = 2 if cfg.enabled("birth") else 1
+        cadence = cfg.delete_every or (2 if cfg.enabled("birth") else 1)
         if (cfg.enabled("delete") and lap >= cfg.delete_start_lap and state.births_last_lap == 0
                 and lap - state.delete_lap >= max(cadence, state.delete_wait)):
             targets = delete.choose_targets(self.stats, self.history, lap, cfg.delete_max_fraction,
@@ -218,11 +218,16 @@ class _Lap:
         self.memo[b], self.seen[b] = fresh, len(self.log)
         if self.deferred:
             return
-        if self.plan.births or self.active:  # a birth may be judged at the next batch: keep the ELBO current
-            self._rescore(self.stats)
-        else:  # the global step only; the ELBO (O(K) normalizers, e.g. K x V for topics) waits for the lap's end
-            self.params = self.model.global_step(self.stats, self.params)
-            self.stale = True
+        # the global step only; the ELBO (O(K) normalizers, e.g. K x V for topics) waits until a move
+        # is judged against it (:meth:`_current_elbo`) or the lap ends
+        self.params = self.model.global_step(self.stats, self.params)
+        self.stale = True
+
+    def _current_elbo(self) -> float:
+        """The ELBO of the current statistics and parameters, computed now if it lags them."""
+        if self.stale:
+            self._rescore(self.stats, self.params, self.model.elbo_terms(self.params, self.stats))
+        return self.elbo
 
     def _rescore(self, stats: SuffStats, params=None, terms=None) -> None:
         if params is None:
@@ -312,7 +317,7 @@ class _Lap:
         target = proposal.target
         proposal = birth.cleaned(self.model, self.stats, proposal)
         candidate, params, terms, reordered = birth.best_order(self.model, birth.candidate(self.stats, proposal))
-        if total_elbo(terms) <= self.elbo:
+        if total_elbo(terms) <= self._current_elbo():
             self._birth_failed(target)
             return
         self._rescore(candidate, params, terms)
@@ -330,8 +335,8 @@ class _Lap:
     def finish(self) -> None:
         if self.deferred:  # the one global step of a full first lap
             self._rescore(self.stats)
-        elif self.stale:  # the ELBO of the parameters the last batch's global step gave
-            self._rescore(self.stats, self.params, self.model.elbo_terms(self.params, self.stats))
+        else:  # the ELBO of the parameters the last batch's global step gave
+            self._current_elbo()
         deleted = self._finish_delete()
         if len(self.plan.merge_pairs) and (not deleted or self._pair_terms_from_delete()):
             self._finish_merges()
