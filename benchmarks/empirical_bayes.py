@@ -84,7 +84,7 @@ def _values(values: dict) -> str:
 def markdown(results: dict, meta: dict) -> str:
     lines = ["# Empirical-Bayes concentrations", "", "Protocol in the docstring of `benchmarks/empirical_bayes.py`. "
              "Commands (and load average at their start):", ""]
-    lines += [f"- {part}: `{command}`" for part, command in meta["parts"].items()] + [""]
+    lines += [f"- {part}: {command}" for part, command in meta["parts"].items()] + [""]
     for part, rows in results.items():
         if part == "mocap6":
             lines += ["## mocap6 (HDP-HMM)", "", "| model | learned | K | ELBO | Hamming | values used | CPU s |",
@@ -107,7 +107,7 @@ def main():
     path = RESULTS / "empirical_bayes.json"
     saved = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {"parts": {}}}
     for part in args.only.split(","):
-        command = f"benchmarks/empirical_bayes.py --only {part} (load {os.getloadavg()[0]:.2f})"
+        command = f"`.venv/bin/python benchmarks/empirical_bayes.py --only {part}` (load average {os.getloadavg()[0]:.2f})"
         with threadpool_limits(1):
             saved["results"][part] = sequences() if part == "mocap6" else topics(part)
         saved["meta"]["parts"][part] = command

@@ -80,8 +80,8 @@ def configs(corpus: str) -> dict:
            "ours_moves_K200": ("ours", {"n_topics": 200, "moves": ("merge", "delete")}),
            "ours_fixed_K100": ("ours", {"n_topics": 100, "moves": ()})}
     if corpus == "wiki":
-        out.update({"bnpy_moves_K100": ("bnpy", {"K": 100, "moves": "merge,delete,shuffle"}),
-                    "tp_hdp": ("tp_hdp", {}), "gensim_hdp": ("gensim_hdp", {})})
+        out["bnpy_moves_K100"] = ("bnpy", {"K": 100, "moves": "merge,delete,shuffle"})
+    out.update({"tp_hdp": ("tp_hdp", {}), "gensim_hdp": ("gensim_hdp", {})})
     return out
 
 
@@ -180,17 +180,20 @@ def markdown(payload: dict) -> str:
     meta, results = payload["meta"], payload["results"]
     d = meta["data"]
     lines = [f"# HDP topic moves on `{meta['corpus']}`", "",
-             f"Command: `{meta['command']}` ({meta['date']})  ",
+             f"Last command: `{meta['command']}` ({meta['date']}); rows it did not run are kept from earlier runs "
+             "(each row's start date and load average in the table).  ",
              f"Data: {d['train_docs']:,} train docs, {d['train_tokens']:,} tokens, V={d['V']:,}; {d['test_docs']} test docs, "
              f"{d['heldout_tokens']:,} held-out tokens. Protocol: docstring of `benchmarks/topic_moves.py`.", "",
-             "| run | K at start | K out | held-out LL/word | CPU s | laps / sweeps |", "|---|---:|---:|---:|---:|---:|"]
+             "| run | K at start | K out | held-out LL/word | CPU s | laps / sweeps | started (load) |",
+             "|---|---:|---:|---:|---:|---:|---|"]
     for name, res in results.items():
         if res.get("skipped"):
-            lines.append(f"| {name} | skipped: {res['skipped']} | | | | |")
+            lines.append(f"| {name} | skipped: {res['skipped']} | | | | | |")
             continue
         start = res["options"].get("n_topics", res["options"].get("K", "–"))
         n = res["trace"][-1]["lap"] if res.get("trace") else res.get("n_laps_done", "–")
-        lines.append(f"| {name} | {start} | {res['K_out']} | {final_score(res):.4f} | {res['fit_cpu_s']:.1f} | {n} |")
+        lines.append(f"| {name} | {start} | {res['K_out']} | {final_score(res):.4f} | {res['fit_cpu_s']:.1f} | {n} | "
+                     f"{res.get('started', '–')} ({res.get('load', float('nan')):.2f}) |")
     bnpy = results.get("bnpy_moves_K100")
     if bnpy and not bnpy.get("skipped"):
         target = bnpy["per_word"]
@@ -216,7 +219,7 @@ def markdown(payload: dict) -> str:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", default="wiki", choices=["wiki", "20newsgroups"])
+    parser.add_argument("--corpus", default="wiki", choices=["wiki", "20newsgroups", "ap"])
     parser.add_argument("--laps", type=int, default=30)
     parser.add_argument("--gensim-passes", type=int, default=10)
     parser.add_argument("--only", default="")
