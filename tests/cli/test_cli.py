@@ -85,3 +85,27 @@ def test_memoized_moves_from_one_cluster_and_shards(tmp_path, capsys):
     ShardStore.write(DenseData.from_array(datasets.load("old_faithful").X), tmp_path / "shards", n_batches=3)
     assert main(["fit", "mixture", str(tmp_path / "shards"), "--algorithm", "memoized", "-K", "3", "--quiet"]) == 0
     assert "(272x2 in 3 shards)" in capsys.readouterr().out
+
+
+def test_version_flag(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"stickbreak {stickbreak.__version__}"
+
+
+def test_output_into_a_closed_pipe_still_writes_the_run(tmp_path):
+    """``stickbreak fit ... | head -1``: the reader closes the pipe after one line; the fit goes on,
+    writes its files and exits 0 instead of dying with BrokenPipeError."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "stickbreak.cli.main", "fit", "topics", "ap", "--model", "lda",
+                             "--n-topics", "5", "--max-laps", "3", "--seed", "0", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err.decode()
+    assert b"BrokenPipeError" not in err
+    assert {p.name for p in out.iterdir()} >= {"model.npz", "topics.csv", "trace.csv"}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 
-from .. import datasets
+from .. import __version__, datasets
 from ..data import DataError
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
@@ -18,8 +20,35 @@ def _run_datasets(args) -> int:
     return 0
 
 
+class _ClosedPipeTolerant(io.TextIOBase):
+    """Standard output that goes quiet when the reader closes the pipe (``stickbreak fit ... | head``):
+    the run goes on and still writes its files, instead of dying with BrokenPipeError."""
+
+    def __init__(self, stream):
+        self.stream, self.closed_pipe = stream, False
+
+    def write(self, text: str) -> int:
+        if not self.closed_pipe:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self.closed_pipe = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_pipe:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self.closed_pipe = True
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stickbreak", description="Bayesian nonparametric models by variational inference.")
+    parser.add_argument("--version", action="version", version=f"stickbreak {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     fit = commands.add_parser("fit", help="fit a model")
     models = fit.add_subparsers(dest="model", required=True)
@@ -34,11 +63,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    stdout = sys.stdout = _ClosedPipeTolerant(sys.stdout)
     try:
         return args.run(args)
     except (DataError, ValueError, TypeError, FileNotFoundError) as exc:
         print(f"stickbreak: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        sys.stdout = stdout.stream
+        if stdout.closed_pipe:  # nothing more may reach the closed pipe, not even at interpreter exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":
