@@ -7,7 +7,8 @@ import io
 import os
 import sys
 
-from .. import __version__, datasets
+from .. import datasets
+from .._version import __version__
 from ..data import DataError
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
