@@ -20,9 +20,6 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, obs, persist
-from ..models.hmm.model import HMMModel
-from ..models.hmm.params import HMMParams
-from ..priors import transition_finite as finite_hmm, transition_hdp as hdp_hmm, top_sticks as sticks
 from ..config import HMMOptions, LearnConfig, check_choice, check_int, moves_config
 from ..core.suffstats import SuffStats
 from ..data import DataError, Sequences
@@ -30,6 +27,11 @@ from ..data.dense import _as_float_matrix
 from ..data.errors import describe_rows
 from ..learn import LEARNERS, InMemoryMinibatches, check_moves, learner_spec
 from ..models.hmm.init import initial_params
+from ..models.hmm.model import HMMModel
+from ..models.hmm.params import HMMParams
+from ..priors import top_sticks as sticks
+from ..priors import transition_finite as finite_hmm
+from ..priors import transition_hdp as hdp_hmm
 from ._common import SavableMixin, as_generator, check_n_features
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin

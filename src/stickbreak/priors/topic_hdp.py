@@ -6,15 +6,16 @@ Documents draw ``pi_d ~ Dir(alpha pi^G_1, ..., alpha pi^G_K, alpha pi^G_>K)`` wi
 pi^G(u))`` has no closed form; Eq. 5.23-5.25 bound it below, giving the top term
 :func:`surrogate_top`. The global step maximises the ``rho``-dependent part of the ELBO,
 :func:`stick_objective`, by L-BFGS on ``logit(rho)`` with the analytic gradient (Eq. 5.34-5.38)
-and keeps ``omega`` at the heuristic of Eq. 5.39 (bnpy's default).
+and keeps ``omega`` at the heuristic of Eq. 5.39 (bnpy's default). ``alpha`` and ``gamma`` may be
+learned by empirical Bayes (:func:`global_step`); the weights then carry their current values.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import top_sticks as sticks
 from . import empirical_bayes
+from . import top_sticks as sticks
 from .top_sticks import rho_from_weights, stick_weights  # noqa: F401  (this module's API)
 
 name = "hdp"

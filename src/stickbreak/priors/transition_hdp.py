@@ -19,8 +19,12 @@ import numpy as np
 
 from . import empirical_bayes
 from . import top_sticks as sticks
-from .transition_finite import (check_concentrations, dirichlet_rows_elbo, expected_log_rows,  # noqa: F401
-                                log_dirichlet_normalizer)
+from .transition_finite import (  # noqa: F401
+    check_concentrations,
+    dirichlet_rows_elbo,
+    expected_log_rows,
+    log_dirichlet_normalizer,
+)
 
 name = "hdp"
 #: theta <-> rho alternations per global step: one normally, more when the number of states changed
