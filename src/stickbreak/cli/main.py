@@ -1,12 +1,15 @@
-"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak eval`` and ``stickbreak datasets``."""
+"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak resume DIR``, ``stickbreak eval``
+and ``stickbreak datasets``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .. import datasets
 from ..data import DataError
+from ..estimators._checkpoint import read as read_checkpoint
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
 from .topics import add_eval, add_fit_topics
@@ -18,6 +21,21 @@ def _run_datasets(args) -> int:
     return 0
 
 
+def _run_resume(args) -> int:
+    """Repeat the ``fit`` command line kept in the checkpoint, continuing from its last lap."""
+    resuming = read_checkpoint(args.directory)
+    cli = resuming.document["extra"].get("cli")
+    if cli is None:
+        raise ValueError(f"{args.directory} was not written by `stickbreak fit`; resume it in Python with "
+                         f"stickbreak.resume({str(args.directory)!r}, X)")
+    fit_args = build_parser().parse_args(cli["argv"])
+    data = Path(cli["cwd"], fit_args.data)
+    if data.exists():  # a path relative to where the fit was started
+        fit_args.data = str(data)
+    fit_args.argv, fit_args.resume = cli["argv"], resuming
+    return fit_args.run(fit_args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stickbreak", description="Bayesian nonparametric models by variational inference.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -26,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_fit_mixture(models)
     add_fit_topics(models)
     add_fit_hmm(models)
+    resume = commands.add_parser("resume", help="continue a fit killed before its end from its checkpoint")
+    resume.add_argument("directory", type=Path, help="the directory given to `stickbreak fit ... --checkpoint`")
+    resume.set_defaults(run=_run_resume)
     add_eval(commands)
     ds = commands.add_parser("datasets", help="list the bundled data sets")
     ds.set_defaults(run=_run_datasets)
@@ -34,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return args.run(args)
     except (DataError, ValueError, TypeError, FileNotFoundError) as exc:
