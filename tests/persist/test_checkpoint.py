@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -88,6 +89,31 @@ def test_resuming_a_finished_run_runs_no_more_laps(tmp_path):
     assert fitted.converged_ and read(tmp_path).document["stop_reason"] == "converged"
     resumed = stickbreak.resume(tmp_path, X)
     assert resumed.n_iter_ == fitted.n_iter_ and resumed.lower_bound_ == fitted.lower_bound_
+
+
+def test_a_run_without_random_state_resumes_to_its_own_result(tmp_path):
+    """The generator's state at the start of fit is kept: the resumed run repeats the same batches."""
+    est, X, _ = resume_cases.make("mixture", "memoized")
+    copied = tmp_path / "after_lap_3"
+
+    def keep_lap_3(record, params):
+        if record.lap == 3:
+            copied.mkdir()
+            shutil.copy(tmp_path / "run" / checkpoint.FILENAME, copied / checkpoint.FILENAME)
+
+    whole = est.set_params(random_state=None, callbacks=[keep_lap_3]).fit(X, checkpoint=tmp_path / "run")
+    resumed = stickbreak.resume(copied, X)
+    assert resumed.random_state is not None and resumed.lower_bound_ == whole.lower_bound_
+    assert np.array_equal(resumed.params_.obs["nu"], whole.params_.obs["nu"])
+
+
+def test_a_new_fit_does_not_replace_an_existing_checkpoint(tmp_path):
+    est, X, _ = resume_cases.make("mixture", "vb")
+    est.set_params(max_laps=2).fit(X, checkpoint=tmp_path)
+    before = (tmp_path / checkpoint.FILENAME).read_bytes()
+    with pytest.raises(CheckpointError, match="already holds a checkpoint; continue that run with stickbreak.resume"):
+        est.fit(X, checkpoint=tmp_path)
+    assert (tmp_path / checkpoint.FILENAME).read_bytes() == before
 
 
 # ---------------------------------------------------------------------------------------------- bad checkpoints

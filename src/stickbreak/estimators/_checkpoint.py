@@ -135,6 +135,10 @@ def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = Tru
         target = CheckpointDir(Path(target))
     if not isinstance(target, (CheckpointDir, Resuming)):
         raise TypeError(f"checkpoint must be a directory path, got {type(target).__name__}")
+    if isinstance(target, CheckpointDir) and checkpoint.checkpoint_path(target.path).exists():
+        raise CheckpointError(f"{target.path} already holds a checkpoint; continue that run with "
+                              f"stickbreak.resume({str(target.path)!r}, X) (`stickbreak resume DIR`), or delete it "
+                              "or choose another directory to start a new one")
     session = CheckpointSession(est, target, rng)
     return session if data is None else session.check_data(data)
 
