@@ -29,6 +29,10 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
 
 
+class _Killed(BaseException):
+    """Stands for the process dying right after a checkpoint was written."""
+
+
 @lru_cache(maxsize=None)
 def uninterrupted(case: str, algorithm: str):
     est, X, inputs = resume_cases.make(case, algorithm)
@@ -105,6 +109,24 @@ def test_a_run_without_random_state_resumes_to_its_own_result(tmp_path):
     resumed = stickbreak.resume(copied, X)
     assert resumed.random_state is not None and resumed.lower_bound_ == whole.lower_bound_
     assert np.array_equal(resumed.params_.obs["nu"], whole.params_.obs["nu"])
+
+
+def test_a_resumed_run_killed_again_resumes_again(tmp_path, monkeypatch):
+    est, X, _ = resume_cases.make("mixture", "memoized")
+    save = CheckpointSession.save
+    for lap in (2, 5):
+        def save_then_die(self, state, trace, stop_reason, lap=lap):
+            save(self, state, trace, stop_reason)
+            if len(trace) == lap:
+                raise _Killed
+
+        monkeypatch.setattr(CheckpointSession, "save", save_then_die)
+        with pytest.raises(_Killed):
+            est.fit(X, checkpoint=tmp_path) if lap == 2 else stickbreak.resume(tmp_path, X)
+    monkeypatch.setattr(CheckpointSession, "save", save)
+    resumed = stickbreak.resume(tmp_path, X)
+    assert resumed.lower_bound_ == uninterrupted("mixture", "memoized").lower_bound_
+    assert resumed.n_iter_ == resume_cases.MAX_LAPS
 
 
 def test_a_new_fit_does_not_replace_an_existing_checkpoint(tmp_path):
@@ -216,6 +238,10 @@ def test_a_kill_while_writing_leaves_the_previous_checkpoint(written, monkeypatc
         checkpoint.write(directory, {"format": "x"}, {})
     assert (directory / checkpoint.FILENAME).read_bytes() == before
     assert os.listdir(directory) == [checkpoint.FILENAME]
+    monkeypatch.undo()
+    (directory / f".{checkpoint.FILENAME}.99999.tmp").write_bytes(b"left by a writer killed mid-write")
+    checkpoint.write(directory, *_raw(directory))
+    assert os.listdir(directory) == [checkpoint.FILENAME]
 
 
 # ---------------------------------------------------------------------------------------------- refusals
@@ -240,14 +266,12 @@ def test_unsupported_algorithms_are_refused_before_any_work(tmp_path, monkeypatc
 
 
 # ---------------------------------------------------------------------------------------------- command line
-class _Killed(BaseException):
-    """Stands for the process dying right after a checkpoint was written."""
-
-
 def test_cli_fit_with_checkpoint_then_resume(tmp_path, monkeypatch, capsys):
+    """Killed after lap 3, resumed from another directory: relative paths are the fit's."""
     argv = ["fit", "mixture", "old_faithful", "--algorithm", "memoized", "--n-batches", "3", "--max-laps", "8",
             "--tol", "1e-12", "--seed", "1", "--quiet"]
-    assert main(argv + ["--out", str(tmp_path / "whole")]) == 0
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--out", "whole"]) == 0
     save = CheckpointSession.save
 
     def save_then_die(self, state, trace, stop_reason):
@@ -257,10 +281,13 @@ def test_cli_fit_with_checkpoint_then_resume(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(CheckpointSession, "save", save_then_die)
     with pytest.raises(_Killed):
-        main(argv + ["--checkpoint", str(tmp_path / "ckpt"), "--out", str(tmp_path / "resumed")])
+        main(argv + ["--checkpoint", "ckpt", "--out", "resumed"])
     monkeypatch.setattr(CheckpointSession, "save", save)
     capsys.readouterr()
-    assert main(["resume", str(tmp_path / "ckpt")]) == 0
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert main(["resume", "../ckpt"]) == 0
+    assert read(tmp_path / "ckpt").document["lap"] == 8
     assert "stopped (max laps) after 8 laps" in capsys.readouterr().out
     whole, resumed = stickbreak.load(tmp_path / "whole" / "model.npz"), stickbreak.load(tmp_path / "resumed" / "model.npz")
     assert resumed.lower_bound_ == pytest.approx(whole.lower_bound_, rel=1e-9, abs=0)

@@ -20,7 +20,7 @@ from stickbreak.models.topics.model import TopicParams
 from stickbreak.moves.birth import TrackedBirth
 from stickbreak.moves.planner import MoveHistory
 from stickbreak.moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord
-from stickbreak.persist import STATE_TYPES, CheckpointError, decode, encode
+from stickbreak.persist import STATE_TYPES, CheckpointError, decode, encode, register_state_type
 
 
 def assert_same(a, b, where="value"):
@@ -137,3 +137,18 @@ def test_unknown_types_and_tags_are_refused():
         decode({"@pickle": "..."}, {})
     with pytest.raises(CheckpointError, match="array 'a9'"):
         decode({"@array": "a9"}, {})
+
+
+def test_a_registered_dataclass_round_trips_and_names_stay_unique(monkeypatch):
+    monkeypatch.setattr("stickbreak.persist.codec.STATE_TYPES", dict(STATE_TYPES))
+
+    @dataclasses.dataclass(frozen=True)
+    class IncrementalState:
+        params: object
+        cached: tuple = ()
+
+    register_state_type(IncrementalState)
+    value = IncrementalState(SAMPLES["HMMParams"](), (_stats(), None))
+    assert_same(value, round_trip(value))
+    with pytest.raises(ValueError, match="already registered as 'SuffStats'"):
+        register_state_type(dataclasses.make_dataclass("SuffStats", ["uids"]))

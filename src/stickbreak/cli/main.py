@@ -4,6 +4,7 @@ and ``stickbreak datasets``."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -23,17 +24,20 @@ def _run_datasets(args) -> int:
 
 def _run_resume(args) -> int:
     """Repeat the ``fit`` command line kept in the checkpoint, continuing from its last lap."""
-    resuming = read_checkpoint(args.directory)
+    resuming = read_checkpoint(args.directory.resolve())
     cli = resuming.document["extra"].get("cli")
     if cli is None:
         raise ValueError(f"{args.directory} was not written by `stickbreak fit`; resume it in Python with "
                          f"stickbreak.resume({str(args.directory)!r}, X)")
     fit_args = build_parser().parse_args(cli["argv"])
-    data = Path(cli["cwd"], fit_args.data)
-    if data.exists():  # a path relative to where the fit was started
-        fit_args.data = str(data)
     fit_args.argv, fit_args.resume = cli["argv"], resuming
-    return fit_args.run(fit_args)
+    here = os.getcwd()
+    if Path(cli["cwd"]).is_dir():  # the command line's relative paths (data, --out) as when the fit started
+        os.chdir(cli["cwd"])
+    try:
+        return fit_args.run(fit_args)
+    finally:
+        os.chdir(here)
 
 
 def build_parser() -> argparse.ArgumentParser:

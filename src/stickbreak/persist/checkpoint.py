@@ -97,6 +97,8 @@ def write(directory, document: dict, arrays: dict[str, np.ndarray]) -> Path:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+    for stale in directory.glob(f".{FILENAME}.*.tmp"):  # left by writers killed mid-write
+        stale.unlink(missing_ok=True)
     fd = os.open(directory, os.O_RDONLY)  # the rename itself is durable once the directory is synced
     try:
         os.fsync(fd)
