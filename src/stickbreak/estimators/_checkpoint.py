@@ -66,7 +66,8 @@ class CheckpointSession:
     """One fit's checkpoints: written after every lap (:meth:`save`), resumed from (:meth:`resumed`)."""
 
     def __init__(self, est, target, rng: np.random.Generator):
-        self.estimator, self.params = type(est).__name__, est._saved_params()
+        # the parameters as JSON now: a value that cannot be stored fails before any work, not at lap 1
+        self.estimator, self.params = type(est).__name__, persist.to_jsonable(est._saved_params())
         self.rng, self.setup_rng = rng, rng.bit_generator.state
         self.resuming = target if isinstance(target, Resuming) else None
         self.directory = Path(target.path)
@@ -113,13 +114,14 @@ class CheckpointSession:
         content = {"state": state, "trace": [record.as_dict() for record in trace], "rng": self.rng.bit_generator.state,
                    "setup_rng": self.setup_rng}
         tree, arrays = persist.encode(content)
-        document = checkpoint.new_document(estimator=self.estimator, params=persist.to_jsonable(self.params),
+        document = checkpoint.new_document(estimator=self.estimator, params=self.params,
                                            data=self.data, lap=len(trace), stop_reason=stop_reason, extra=self.extra,
                                            content=tree)
         checkpoint.write(self.directory, document, arrays)
 
 
-def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = True, data=None) -> CheckpointSession | None:
+def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = True,
+                    data=None) -> CheckpointSession | None:
     """The checkpoint session of ``est.fit(..., checkpoint=target)`` (None without one), opened
     before any work: ``rng`` is the fit's generator, not yet drawn from; ``resumable``: the
     estimator can checkpoint its current settings; ``data`` (or later :meth:`check_data`) the
