@@ -6,6 +6,7 @@ Estimators follow scikit-learn conventions::
     X = datasets.load("digits").X
     model = DPMixture(n_components=40, random_state=0).fit(X)
     model.predict(X), model.score(X), model.save("digits_model.npz")
+    DPMixture(random_state=0).fit(X, checkpoint="run/"); stickbreak.resume("run/", X)  # after a crash
 
 See ``stickbreak --help`` for the command line.
 """
@@ -14,9 +15,10 @@ from ._version import __version__
 from . import datasets
 from .data import BagOfWords, DataError, DenseData, Sequences, ShardStore
 from .estimators import DILN, LDA, DPMixture, FiniteMixture, HDPTopicModel
-from .estimators import HDPHMM, FiniteHMM
+from .estimators import HDPHMM, FiniteHMM, resume
+from .persist import CheckpointError
 from .persist import load
 
 __all__ = ["DILN", "LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "load",
            "__version__"]
-__all__ += ["HDPHMM", "FiniteHMM"]
+__all__ += ["HDPHMM", "FiniteHMM", "resume", "CheckpointError"]

@@ -3,7 +3,8 @@
 Every algorithm is a learner (:mod:`stickbreak.learn.base`) with ``start`` and ``lap``; the
 driver records a :class:`LapRecord` per lap, checks convergence on the relative change of the
 exact ELBO, guards monotonicity where the theory promises it, and keeps the last complete lap if
-the run is interrupted (Ctrl-C).
+the run is interrupted (Ctrl-C). A run can write its state after every lap (``on_lap``, e.g. a
+checkpoint) and continue from such a state (``resume``).
 """
 
 from __future__ import annotations
@@ -76,6 +77,16 @@ class FitResult:
 
 
 @dataclass(frozen=True, eq=False)
+class Resumed:
+    """Where a run continues: the learner's state and the trace after the last completed lap;
+    ``stop_reason`` is set if that lap ended the run (nothing is left to do)."""
+
+    state: Any
+    trace: tuple[LapRecord, ...]
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
 class Batches:
     """A fixed partition of the data: item indices per batch and the batches themselves."""
 
@@ -123,29 +134,37 @@ def _warn_if_decreased(trace: Sequence[LapRecord]) -> None:
 
 
 def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig, callbacks: Sequence[Callable] = (),
-        verbose: int = 0, executor=None, desc: str = "fit") -> FitResult:
+        verbose: int = 0, executor=None, desc: str = "fit", resume: Resumed | None = None,
+        on_lap: Callable | None = None) -> FitResult:
     """Run laps until the relative ELBO change is below ``config.tol`` or ``config.max_laps`` is reached.
 
     ``model`` is whatever ``learner`` needs (a :mod:`~stickbreak.core.protocols` protocol it checks at
     its start); the driver itself only reads ``model.monotone``, whether to warn on an ELBO decrease.
     ``callbacks`` are called as ``callback(record, params)`` after every lap; one that returns
     ``True`` stops the run. A ``KeyboardInterrupt`` ends the run after the last complete lap.
+    ``on_lap(state, trace, stop_reason)`` is called after every lap, before the callbacks, with
+    ``stop_reason`` None unless the run ends there by convergence or ``max_laps``; ``resume``
+    continues a run from the lap after its trace.
 
     BLAS runs single-threaded meanwhile: the matrices are small and threaded BLAS is 1-3x slower
     on them; parallelism comes from the executor mapping batches over workers instead.
     """
     with threadpool_limits(limits=1, user_api="blas"):
-        return _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc)
+        return _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc, resume, on_lap)
 
 
-def _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc) -> FitResult:
-    state = learner.start(model, batches, params)
-    trace: list[LapRecord] = []
+def _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc, resume, on_lap) -> FitResult:
+    if resume is None:
+        resume = Resumed(learner.start(model, batches, params), ())
+    elif resume.stop_reason is not None:
+        return FitResult(resume.state, resume.trace, resume.stop_reason)
+    state, trace = resume.state, list(resume.trace)
     stop_reason = "max_laps"
-    start = perf_counter()
-    progress = tqdm(total=config.max_laps, disable=verbose < 1, unit="lap", desc=desc, dynamic_ncols=True)
+    start = perf_counter() - (trace[-1].seconds if trace else 0.0)
+    progress = tqdm(total=config.max_laps, initial=len(trace), disable=verbose < 1, unit="lap", desc=desc,
+                    dynamic_ncols=True)
     try:
-        for lap in range(1, config.max_laps + 1):
+        for lap in range(len(trace) + 1, config.max_laps + 1):
             result = learner.lap(model, batches, state, executor)
             state = result.state
             counts = state.stats.counts
@@ -157,8 +176,11 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
                 _warn_if_decreased(trace)
             progress.update(1)
             progress.set_postfix(elbo=f"{record.elbo:.6g}", K=record.n_effective, refresh=False)
+            converged = lap >= config.min_laps and result.settled and _relative_change(trace) <= config.tol
+            if on_lap is not None:
+                on_lap(state, trace, "converged" if converged else "max_laps" if lap == config.max_laps else None)
             stop_requested = [bool(cb(record, state.params)) for cb in callbacks]
-            if lap >= config.min_laps and result.settled and _relative_change(trace) <= config.tol:
+            if converged:
                 stop_reason = "converged"
                 break
             if any(stop_requested):

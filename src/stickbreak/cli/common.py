@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import numpy as np
+
+from ..estimators._checkpoint import CheckpointDir
 
 
 def _parse_options(items, flag: str) -> dict:
@@ -50,3 +53,20 @@ def _write_csv(path: Path, header, rows) -> None:
         writer = csv.writer(fh)
         writer.writerow(header)
         writer.writerows(rows)
+
+
+def add_checkpoint_option(parser) -> None:
+    """``--checkpoint DIR`` of a fit command (``stickbreak resume DIR`` sets ``resume``)."""
+    parser.add_argument("--checkpoint", type=Path, metavar="DIR",
+                        help="save the state after every lap in DIR; `stickbreak resume DIR` continues a killed run")
+    parser.set_defaults(resume=None)
+
+
+def checkpoint_target(args):
+    """What the fit gets as ``checkpoint=``: the checkpoint being resumed, or a directory that keeps
+    this command line (to repeat it on resume), or None."""
+    if args.resume is not None:
+        return args.resume
+    if args.checkpoint is None:
+        return None
+    return CheckpointDir(args.checkpoint, {"cli": {"argv": list(args.argv), "cwd": os.getcwd()}})

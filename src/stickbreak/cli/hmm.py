@@ -17,7 +17,7 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import move_summary
-from .common import MOVES_HELP, _parse_options, _write_csv, parse_moves
+from .common import MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, parse_moves
 
 
 def add_fit_hmm(sub) -> None:
@@ -57,6 +57,7 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--out", type=Path, help="directory for model.npz, states.csv, trace.csv and summary.json")
     p.add_argument("--progress", action="store_true", help="a progress bar instead of the per-lap table")
     p.add_argument("--quiet", action="store_true", help="no per-lap output")
+    add_checkpoint_option(p)
     p.set_defaults(run=run_fit_hmm)
 
 
@@ -157,7 +158,7 @@ def run_fit_hmm(args) -> int:
     start = time.perf_counter()
     with warnings.catch_warnings():  # the status line says whether it converged
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(seqs)
+        est.fit(seqs, checkpoint=checkpoint_target(args))
     seconds = time.perf_counter() - start
     states = est.predict(seqs)
     scores = _scores(labels, states, args.foreground_only)

@@ -1,4 +1,5 @@
-"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak eval`` and ``stickbreak datasets``."""
+"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak resume DIR``, ``stickbreak eval``
+and ``stickbreak datasets``."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import argparse
 import io
 import os
 import sys
+from pathlib import Path
 
 from .. import datasets
 from .._version import __version__
 from ..data import DataError
+from ..estimators._checkpoint import read as read_checkpoint
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
 from .topics import add_eval, add_fit_topics
@@ -47,6 +50,24 @@ class _ClosedPipeTolerant(io.TextIOBase):
         return self.stream.isatty()
 
 
+def _run_resume(args) -> int:
+    """Repeat the ``fit`` command line kept in the checkpoint, continuing from its last lap."""
+    resuming = read_checkpoint(args.directory.resolve())
+    cli = resuming.document["extra"].get("cli")
+    if cli is None:
+        raise ValueError(f"{args.directory} was not written by `stickbreak fit`; resume it in Python with "
+                         f"stickbreak.resume({str(args.directory)!r}, X)")
+    fit_args = build_parser().parse_args(cli["argv"])
+    fit_args.argv, fit_args.resume = cli["argv"], resuming
+    here = os.getcwd()
+    if Path(cli["cwd"]).is_dir():  # the command line's relative paths (data, --out) as when the fit started
+        os.chdir(cli["cwd"])
+    try:
+        return fit_args.run(fit_args)
+    finally:
+        os.chdir(here)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stickbreak", description="Bayesian nonparametric models by variational inference.")
     parser.add_argument("--version", action="version", version=f"stickbreak {__version__}")
@@ -56,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_fit_mixture(models)
     add_fit_topics(models)
     add_fit_hmm(models)
+    resume = commands.add_parser("resume", help="continue a fit killed before its end from its checkpoint")
+    resume.add_argument("directory", type=Path, help="the directory given to `stickbreak fit ... --checkpoint`")
+    resume.set_defaults(run=_run_resume)
     add_eval(commands)
     ds = commands.add_parser("datasets", help="list the bundled data sets")
     ds.set_defaults(run=_run_datasets)
@@ -64,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     stdout = sys.stdout = _ClosedPipeTolerant(sys.stdout)
     try:
         return args.run(args)

@@ -15,7 +15,7 @@ from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import move_summary
-from .common import MOVES_HELP, _parse_options, _write_csv, parse_moves
+from .common import MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, parse_moves
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
 MAX_ROWS_SHOWN = 15
@@ -52,6 +52,7 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and clusters.csv")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_checkpoint_option(p)
     p.set_defaults(run=_run_fit_mixture)
 
 
@@ -110,7 +111,7 @@ def _run_fit_mixture(args) -> int:
     start_k = f"K={mixture_cfg.n_components} at the start" if moves else f"K={mixture_cfg.n_components}"
     print(f"{cls.__name__}({args.obs}, {start_k}, {how}) on {name} ({shape})")
     start = time.perf_counter()
-    est.fit(X)
+    est.fit(X, checkpoint=checkpoint_target(args))
     seconds = time.perf_counter() - start
     status = "converged" if est.converged_ else "stopped (max laps)"
     print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "

@@ -17,7 +17,7 @@ from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import move_summary
-from .common import MOVES_HELP, _write_csv, moves_run, parse_moves
+from .common import MOVES_HELP, _write_csv, add_checkpoint_option, checkpoint_target, moves_run, parse_moves
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
 TOPICS_SHOWN = 12
@@ -70,6 +70,7 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and topics.csv")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_checkpoint_option(p)
     p.set_defaults(run=run_fit_topics)
 
 
@@ -207,7 +208,8 @@ def run_fit_topics(args) -> int:
     start = time.perf_counter()
     with warnings.catch_warnings():  # the status line below says whether it converged
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(train, heldout=heldout_tokens) if collapsed else est.fit(train)
+        checkpoint = checkpoint_target(args)
+        est.fit(train, heldout=heldout_tokens, checkpoint=checkpoint) if collapsed else est.fit(train, checkpoint=checkpoint)
     seconds = time.perf_counter() - start
     status = "converged" if est.converged_ else "stopped (max laps)"
     objective = {"truncation_free": "progressive log-lik. per document"}.get(est.algorithm,

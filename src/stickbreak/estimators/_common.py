@@ -40,13 +40,15 @@ def check_n_features(estimator, n_features: int) -> None:
 @dataclass(frozen=True, eq=False)
 class DataPlan:
     """What a fit needs from its input: an in-memory sample for the prior defaults and the
-    initialisation, the batches (with item indices, for labels and exact passes) and the source the
-    learner iterates (the batches, or fresh minibatches for stochastic VI)."""
+    initialisation, the batches (with item indices, for labels and exact passes), the source the
+    learner iterates (the batches, or fresh minibatches for stochastic VI) and the whole validated
+    data (or the store)."""
 
     sample: Any
     batches: driver.Batches
     source: Any
     n_features: int
+    whole: Any = None
 
 
 def _store_batches(store: ShardStore) -> driver.Batches:
@@ -63,7 +65,7 @@ def prepare_data(X, family, learn_cfg, rng: np.random.Generator) -> DataPlan:
             raise DataError(f"the shards hold {X.kind} data, which observation model {family.name!r} cannot use")
         batches = _store_batches(X)
         source = StoredMinibatches(X, learn_cfg.sampling) if learn_cfg.algorithm in MINIBATCH_ALGORITHMS else X
-        return DataPlan(X.sample(INIT_SAMPLE, rng), batches, source, X.n_features)
+        return DataPlan(X.sample(INIT_SAMPLE, rng), batches, source, X.n_features, X)
     data = family.check_data(X, "X")
     # batch VB sums over all data, so there batches only split the work across n_jobs workers;
     # memoized VI keeps one cached summary per batch; SVI draws fresh minibatches every lap
@@ -71,7 +73,7 @@ def prepare_data(X, family, learn_cfg, rng: np.random.Generator) -> DataPlan:
     batches = driver.split_batches(data, n_split, int(rng.integers(2**31)))
     source = (InMemoryMinibatches(data, learn_cfg.n_batches, learn_cfg.sampling)
               if learn_cfg.algorithm in MINIBATCH_ALGORITHMS else batches.data)
-    return DataPlan(data, batches, source, data.n_features)
+    return DataPlan(data, batches, source, data.n_features, data)
 
 
 class SavableMixin:

@@ -106,14 +106,18 @@ def warn_if_not_converged(owner: str, result: driver.FitResult, learn_cfg, exact
 
 
 def run_plan(plan: FitPlan, learn_cfg, moves_cfg, rng, *, owner: str, callbacks=None, verbose: int = 0,
-             executor=None) -> Fitted:
-    """Train by ``plan``, then the final statistics and ELBO and the convergence warning."""
+             executor=None, checkpoint=None) -> Fitted:
+    """Train by ``plan``, then the final statistics and ELBO and the convergence warning; with a
+    ``checkpoint`` session (:mod:`._checkpoint`) every lap is saved and a resumed run goes on from
+    its last saved lap."""
     learner = make_learner(learn_cfg, moves_cfg, rng, plan.learner, **plan.learner_options)
     callbacks = list(callbacks or ())
     if plan.for_callbacks is not None:
         callbacks = [lambda record, params, cb=cb: cb(record, plan.for_callbacks(params)) for cb in callbacks]
+    resumed = None if checkpoint is None else checkpoint.resumed()
     result = driver.fit(plan.trained, plan.source, plan.start, learner, learn_cfg, callbacks=callbacks, verbose=verbose,
-                        executor=executor, desc=owner)
+                        executor=executor, desc=owner, resume=resumed,
+                        on_lap=None if checkpoint is None else checkpoint.save)
     model, params = plan.as_fitted(result.params) if plan.as_fitted is not None else (plan.trained, result.params)
     if plan.final_pass is not None:
         stats = final_pass(model, params, plan.final_pass, executor)

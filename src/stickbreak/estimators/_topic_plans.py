@@ -205,15 +205,17 @@ def hdp_gibbs(est, view: TruncationFreeTopics, data, layout, learn_cfg, options,
 class TopicVariant:
     """One way a topic estimator fits: ``model(est, obs_prior, options, stochastic)`` is the model it
     keeps (and saves), ``plan(...)`` how it trains; ``sparse``: ``n_active`` (L-sparse local steps)
-    applies; ``streams``: ``partial_fit`` can take stochastic steps on the model."""
+    applies; ``streams``: ``partial_fit`` can take stochastic steps on the model; ``resumable``: it
+    can write checkpoints (``fit(checkpoint=...)``)."""
 
     model: Callable
     plan: Callable
     sparse: bool = False
     streams: bool = False
+    resumable: bool = False
 
 
-DIRECT = TopicVariant(direct_model, variational, sparse=True, streams=True)
+DIRECT = TopicVariant(direct_model, variational, sparse=True, streams=True, resumable=True)
 _VARIATIONAL = ("vb", "stochastic", "memoized")
 LDA_VARIANTS = {**{(name, "direct"): DIRECT for name in _VARIATIONAL},
                 **{(name, "direct"): TopicVariant(direct_model, collapsed_lda) for name in COLLAPSED_ALGORITHMS}}

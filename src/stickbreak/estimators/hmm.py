@@ -32,6 +32,7 @@ from ..models.hmm.params import HMMParams
 from ..priors import top_sticks as sticks
 from ..priors import transition_finite as finite_hmm
 from ..priors import transition_hdp as hdp_hmm
+from ._checkpoint import open_checkpoint
 from ._common import SavableMixin, as_generator, check_n_features
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
@@ -155,7 +156,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
         return HMMModel(family, obs_prior, self._transitions, self._transitions_prior())
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, lengths=None, *, Xprev=None):
+    def fit(self, X, lengths=None, *, Xprev=None, checkpoint=None):
         """Fit to sequences from a ``contiguous_blocks`` (or ``kmeans++``) start; returns ``self``.
 
         ``X``: the frames of all sequences stacked (n_frames, n_features) with ``lengths`` (frames
@@ -163,7 +164,8 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
         :class:`~stickbreak.data.Sequences`. ``Xprev`` (``obs_model="ar_gauss"`` only; optional):
         each frame's predecessor, laid out like ``X``; by default the previous frame of the same
         sequence, the first frame being its own predecessor. A ``Sequences`` may carry its own.
-        Every setting and the data are checked before any work starts.
+        Every setting and the data are checked before any work starts. ``checkpoint``: a directory
+        where the state is saved after every lap, for :func:`stickbreak.resume`.
         """
         learn_cfg, moves_cfg = self._configs()
         seqs = as_sequences(X, lengths, Xprev)
@@ -177,6 +179,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
             raise ValueError(f"algorithm={self.algorithm!r} draws minibatches of whole sequences, and X holds one "
                              "sequence; use algorithm='memoized' or 'vb', or pass several sequences (lengths=)")
         rng = as_generator(self.random_state)
+        session = open_checkpoint(self, checkpoint, rng, data=seqs)
         model = self._make_model(frames)
         batches = driver.split_batches(seqs, learn_cfg.n_batches, int(rng.integers(2**31)))
         source = InMemoryMinibatches(seqs, learn_cfg.n_batches) if minibatches else batches.data
@@ -184,7 +187,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
                                                                                    self.init, rng), batches.data)
         with numba_threads(self.n_jobs):
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
-                              verbose=self.verbose)
+                              verbose=self.verbose, checkpoint=session)
         self.n_features_in_ = seqs.n_features
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
                          fitted.lower_bound, fitted.accepted_moves)

@@ -25,6 +25,7 @@ from ..learn import check_moves
 from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
 from ..parallel import make_executor
+from ._checkpoint import open_checkpoint
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
 from ._fitting import FitPlan, lookup_plan, run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
@@ -141,24 +142,29 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, Clust
         return data
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, checkpoint=None):
         """Fit from a k-means++ (or random) start by the chosen ``algorithm``; returns ``self``.
 
         ``X`` is an array (or a scipy sparse matrix of counts for ``"mult"``), or a
         :class:`~stickbreak.data.shards.ShardStore` of batches on disk for data larger than memory
         (then the prior defaults and the initialisation use a sample of up to ``INIT_SAMPLE`` items).
+        ``checkpoint``: a directory where the state is saved after every lap, for
+        :func:`stickbreak.resume` (algorithms "vb", "stochastic" and "memoized").
         """
         build = lookup_plan(MIXTURE_PLANS, canonical(self.algorithm), type(self).__name__, lambda a: f"algorithm={a!r}")
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
         rng = as_generator(self.random_state)
+        session = open_checkpoint(self, checkpoint, rng)
         data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
+        if session is not None:
+            session.check_data(data.whole)
         mixture_cfg = self._configs(data.batches.n_items)[0]
         model = make_mixture_model(mixture_cfg, data.sample)
         plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
         executor = make_executor(learn_cfg.n_jobs)
         try:
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__,
-                              callbacks=self.callbacks, verbose=self.verbose, executor=executor)
+                              callbacks=self.callbacks, verbose=self.verbose, executor=executor, checkpoint=session)
         finally:
             executor.close()
         self.n_features_in_ = data.n_features

@@ -29,6 +29,7 @@ from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import initial_topics
 from ..obs import mult
+from ._checkpoint import open_checkpoint
 from ._common import SavableMixin, as_generator, check_n_features, prepare_data
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
@@ -177,14 +178,16 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
         return as_bag_of_words(X, vocabulary, empty=empty)
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None, vocabulary=None, heldout=None):
+    def fit(self, X, y=None, vocabulary=None, heldout=None, *, checkpoint=None):
         """Fit to a document-word count matrix (scipy sparse, dense, :class:`~stickbreak.data.BagOfWords`,
         a gensim-style corpus or a :class:`~stickbreak.data.ShardStore`); returns ``self``.
 
         ``vocabulary`` (a list of words, a fitted ``CountVectorizer`` or a gensim ``Dictionary``)
         names the columns for :meth:`top_words`; a BagOfWords may carry its own. ``heldout``
         (collapsed algorithms only): held-out token counts of the same documents, scored after every
-        sweep into ``heldout_per_word_`` (Welling et al. 2008, §7, Eqs. 30-31).
+        sweep into ``heldout_per_word_`` (Welling et al. 2008, §7, Eqs. 30-31). ``checkpoint``: a
+        directory where the state is saved after every lap, for :func:`stickbreak.resume` (the direct
+        family's "vb", "stochastic" and "memoized").
         """
         data = self._as_bow(X, vocabulary)
         self._check_weights_options()
@@ -194,6 +197,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
         moves_cfg = self._moves_config()
         check_moves(learn_cfg.algorithm, moves_cfg.moves)
         rng = as_generator(self.random_state)
+        session = open_checkpoint(self, checkpoint, rng, variant.resumable, data)
         model = self._make_model(data.n_features)
         layout = prepare_data(data, mult, learn_cfg, rng)
         heldout_counts = None if heldout is None else self._as_bow(heldout, empty="keep").counts
@@ -203,7 +207,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
                              "fits without it (score held-out documents afterwards with score())")
         with numba_threads(self.n_jobs):
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
-                              verbose=self.verbose)
+                              verbose=self.verbose, checkpoint=session)
         self.n_features_in_ = data.n_features
         self.vocabulary_ = getattr(data, "vocabulary", None)
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,

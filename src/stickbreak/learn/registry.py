@@ -45,6 +45,8 @@ class LearnerSpec:
     moves_protocol: type | None = None
     #: False for learners an estimator reaches under another algorithm name (not offered to users).
     public: bool = True
+    #: Its state can be checkpointed and resumed (``stickbreak.persist.codec`` stores every part of it).
+    resumable: bool = False
 
 
 def _batch(learn_cfg, moves_cfg, rng) -> BatchVB:
@@ -77,10 +79,11 @@ _COLLAPSED = "collapsed inference for LDA (Welling, Teh & Kappen 2008; use LDA(a
 COLLAPSED_ALGORITHMS = ("gibbs", "svb", "cvb", "cvb0", "hybrid_vb_gibbs", "hybrid_cvb_gibbs")
 
 LEARNERS: dict[str, LearnerSpec] = {
-    "vb": LearnerSpec(_batch, Model, "full-batch coordinate ascent", exact=True),
-    "stochastic": LearnerSpec(_stochastic, Model, "stochastic VI (Hoffman et al. 2013)", minibatches=True),
+    "vb": LearnerSpec(_batch, Model, "full-batch coordinate ascent", exact=True, resumable=True),
+    "stochastic": LearnerSpec(_stochastic, Model, "stochastic VI (Hoffman et al. 2013)", minibatches=True,
+                              resumable=True),
     "memoized": LearnerSpec(_memoized, Memoizable, "memoized VI (Hughes 2016), the only one with moves", exact=True,
-                            moves_protocol=Movable),
+                            moves_protocol=Movable, resumable=True),
     "truncation_free": LearnerSpec(_truncation_free, Sampled,
                                    "truncation-free SVI (Wang & Blei 2012), implemented for HDPTopicModel with "
                                    "variational_family='direct' and DPMixture(obs_model='mult')", minibatches=True),

@@ -1,4 +1,5 @@
-"""Versioned save/load of fitted models: one ``.npz`` of arrays plus JSON metadata, no pickle.
+"""Versioned save/load of fitted models: one ``.npz`` of arrays plus JSON metadata, no pickle;
+checkpoints of running fits (:mod:`.checkpoint`, states through :mod:`.codec`).
 
 The file holds named arrays and a JSON document under the key ``__meta__`` with the format
 version, the package version, the estimator class and its constructor parameters. Loading never
@@ -13,7 +14,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ._version import __version__
+from .._version import __version__
+from . import checkpoint
+from .codec import STATE_TYPES, CheckpointError, decode, encode, register_state_type
 
 FORMAT = "stickbreak-model"
 FORMAT_VERSION = 1
@@ -28,27 +31,27 @@ def register(cls: type) -> type:
     return cls
 
 
-def _to_jsonable(value):
+def to_jsonable(value):
     if isinstance(value, np.ndarray):
         return {"__ndarray__": value.tolist(), "dtype": str(value.dtype)}
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, Mapping):
-        return {str(k): _to_jsonable(v) for k, v in value.items()}
+        return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_to_jsonable(v) for v in value]
+        return [to_jsonable(v) for v in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise TypeError(f"cannot save a value of type {type(value).__name__} in model metadata")
 
 
-def _from_jsonable(value):
+def from_jsonable(value):
     if isinstance(value, dict):
         if "__ndarray__" in value:
             return np.asarray(value["__ndarray__"], dtype=value["dtype"])
-        return {k: _from_jsonable(v) for k, v in value.items()}
+        return {k: from_jsonable(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_from_jsonable(v) for v in value]
+        return [from_jsonable(v) for v in value]
     return value
 
 
@@ -65,8 +68,8 @@ def save_model(path, estimator: str, params: Mapping[str, Any], arrays: Mapping[
         "format_version": FORMAT_VERSION,
         "stickbreak_version": __version__,
         "estimator": estimator,
-        "params": _to_jsonable(dict(params)),
-        "extra": _to_jsonable(dict(extra)),
+        "params": to_jsonable(dict(params)),
+        "extra": to_jsonable(dict(extra)),
     }
     if META_KEY in arrays:
         raise ValueError(f"array name {META_KEY!r} is reserved")
@@ -96,8 +99,8 @@ def read_model(path) -> tuple[dict, dict[str, np.ndarray]]:
             f"{path} was written by stickbreak {meta.get('stickbreak_version')} in format version "
             f"{meta['format_version']}; this stickbreak reads up to version {FORMAT_VERSION}. Upgrade stickbreak."
         )
-    meta["params"] = _from_jsonable(meta["params"])
-    meta["extra"] = _from_jsonable(meta["extra"])
+    meta["params"] = from_jsonable(meta["params"])
+    meta["extra"] = from_jsonable(meta["extra"])
     return meta, arrays
 
 

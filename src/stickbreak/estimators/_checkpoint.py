@@ -1,0 +1,163 @@
+"""Checkpoint and resume of an estimator's fit (``fit(..., checkpoint=DIR)``, :func:`resume`).
+
+A checkpoint holds, after every completed lap, everything the run needs to go on exactly as if it
+had not stopped: the learner's state, the state of the generator the learner draws from, the
+trace, and what the fit was started from (the estimator's class and parameters, the generator's
+state at the start of ``fit``, a fingerprint of the training data). :func:`resume` rebuilds the
+estimator, repeats the fit's setup (the same batches), swaps in the saved state and runs the
+remaining laps; the result equals the uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import driver, persist
+from ..learn.registry import LEARNERS, canonical
+from ..persist import CheckpointError, checkpoint
+
+#: Parameters that may differ between a run and its resumption (they do not change the result).
+FREE_PARAMS = ("callbacks", "verbose", "random_state")
+SUPPORTED = ("checkpoint= is supported by algorithm='vb', 'stochastic' and 'memoized' of DPMixture, FiniteMixture, "
+             "LDA, HDPTopicModel (variational_family='direct'), HDPHMM and FiniteHMM")
+
+
+@dataclass(frozen=True)
+class CheckpointDir:
+    """Where to write checkpoints, with ``extra`` JSON-able notes kept in them (the CLI's arguments)."""
+
+    path: Path
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class Resuming:
+    """A checkpoint read back, for a fit to continue from."""
+
+    path: Path
+    document: dict
+    content: dict
+
+
+def read(directory) -> Resuming:
+    """The checkpoint in ``directory``, checked and decoded (a CheckpointError names any problem)."""
+    document, arrays = checkpoint.read(directory)
+    try:
+        content = persist.decode(document["content"], arrays)
+    except CheckpointError as exc:
+        raise CheckpointError(f"{checkpoint.checkpoint_path(directory)}: {exc}") from exc
+    except Exception as exc:  # a well-formed file whose content does not fit the state types
+        raise CheckpointError(f"{checkpoint.checkpoint_path(directory)} holds a state this stickbreak cannot rebuild "
+                              f"({type(exc).__name__}: {exc}); resume it with the version that wrote it "
+                              f"({document.get('stickbreak_version')}) or start the fit again") from exc
+    return Resuming(Path(directory), document, content)
+
+
+def _normal(params: dict) -> dict:
+    return json.loads(json.dumps(persist.to_jsonable({k: v for k, v in params.items() if k not in FREE_PARAMS})))
+
+
+class CheckpointSession:
+    """One fit's checkpoints: written after every lap (:meth:`save`), resumed from (:meth:`resumed`)."""
+
+    def __init__(self, est, target, rng: np.random.Generator):
+        # the parameters as JSON now: a value that cannot be stored fails before any work, not at lap 1
+        self.estimator, self.params = type(est).__name__, persist.to_jsonable(est._saved_params())
+        self.rng, self.setup_rng = rng, rng.bit_generator.state
+        self.resuming = target if isinstance(target, Resuming) else None
+        self.directory = Path(target.path)
+        self.extra = dict(target.extra) if isinstance(target, CheckpointDir) else {}
+        self.data = None
+        if self.resuming is not None:
+            self.extra = self.resuming.document["extra"]
+            self._check_estimator()
+
+    def _check_estimator(self) -> None:
+        document = self.resuming.document
+        if document["estimator"] != self.estimator:
+            raise CheckpointError(f"{self.directory} is a checkpoint of a {document['estimator']} fit, not of a "
+                                  f"{self.estimator}; resume it with stickbreak.resume({str(self.directory)!r}, X)")
+        saved, own = _normal(document["params"]), _normal(self.params)
+        changed = sorted(k for k in saved.keys() | own.keys() if saved.get(k) != own.get(k))
+        if changed:
+            raise CheckpointError(f"{self.directory} was written by a {self.estimator} with other parameters "
+                                  f"({', '.join(f'{k}={saved.get(k)!r}' for k in changed)}); resume it with the "
+                                  "same parameters (stickbreak.resume rebuilds them from the checkpoint)")
+
+    def check_data(self, data) -> CheckpointSession:
+        """Fingerprint the validated training data; when resuming, it must be the checkpoint's."""
+        self.data = checkpoint.fingerprint(data)
+        if self.resuming is not None and self.resuming.document["data"] != self.data:
+            saved = self.resuming.document["data"]
+            raise CheckpointError(f"the data differ from those {self.directory} was written for ({saved['kind']} of "
+                                  f"shape {saved['shape']}, sha256 {saved['sha256'][:12]}..., got {self.data['kind']} "
+                                  f"of shape {self.data['shape']}, sha256 {self.data['sha256'][:12]}...); "
+                                  "resume with the same training data")
+        return self
+
+    def resumed(self) -> driver.Resumed | None:
+        """Where the run goes on (None for a new run); the generator is put back in its saved state."""
+        if self.resuming is None:
+            return None
+        content = self.resuming.content
+        self.rng.bit_generator.state = content["rng"]
+        trace = tuple(driver.LapRecord(**record) for record in content["trace"])
+        return driver.Resumed(content["state"], trace, self.resuming.document["stop_reason"])
+
+    def save(self, state, trace, stop_reason) -> None:
+        """Write the checkpoint of the lap just completed (the driver's ``on_lap``)."""
+        content = {"state": state, "trace": [record.as_dict() for record in trace], "rng": self.rng.bit_generator.state,
+                   "setup_rng": self.setup_rng}
+        tree, arrays = persist.encode(content)
+        document = checkpoint.new_document(estimator=self.estimator, params=self.params,
+                                           data=self.data, lap=len(trace), stop_reason=stop_reason, extra=self.extra,
+                                           content=tree)
+        checkpoint.write(self.directory, document, arrays)
+
+
+def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = True,
+                    data=None) -> CheckpointSession | None:
+    """The checkpoint session of ``est.fit(..., checkpoint=target)`` (None without one), opened
+    before any work: ``rng`` is the fit's generator, not yet drawn from; ``resumable``: the
+    estimator can checkpoint its current settings; ``data`` (or later :meth:`check_data`) the
+    validated training data."""
+    if target is None:
+        return None
+    spec = LEARNERS.get(canonical(est.algorithm))
+    if not resumable or spec is None or not spec.resumable:
+        settings = {k: v for k, v in est.get_params().items() if k in ("algorithm", "variational_family")}
+        described = ", ".join(f"{k}={v!r}" for k, v in settings.items())
+        raise ValueError(f"{type(est).__name__}({described}) cannot write checkpoints: {SUPPORTED}")
+    if isinstance(target, (str, os.PathLike)):
+        target = CheckpointDir(Path(target))
+    if not isinstance(target, (CheckpointDir, Resuming)):
+        raise TypeError(f"checkpoint must be a directory path, got {type(target).__name__}")
+    if isinstance(target, CheckpointDir) and checkpoint.checkpoint_path(target.path).exists():
+        raise CheckpointError(f"{target.path} already holds a checkpoint; continue that run with "
+                              f"stickbreak.resume({str(target.path)!r}, X) (`stickbreak resume DIR`), or delete it "
+                              "or choose another directory to start a new one")
+    session = CheckpointSession(est, target, rng)
+    return session if data is None else session.check_data(data)
+
+
+def resume(directory, X, *, callbacks=None, **fit_inputs):
+    """Continue the fit checkpointed in ``directory`` on its training data ``X`` (with the fit's
+    other inputs, e.g. ``lengths=`` for HMMs) to its end; returns the fitted estimator, the same as
+    if the run had never stopped. The checkpoint is refused (CheckpointError, a ValueError) if it is
+    corrupt or ``X`` is not the data it was written for; it is only replaced by later laps."""
+    resuming = read(directory)
+    name = resuming.document["estimator"]
+    if name not in persist.ESTIMATORS:
+        raise CheckpointError(f"{directory} is a checkpoint of a {name!r}, which this stickbreak does not know")
+    params = persist.from_jsonable(resuming.document["params"])
+    est = persist.ESTIMATORS[name]._from_params(params)
+    setup = resuming.content["setup_rng"]
+    if not isinstance(params.get("random_state"), int):  # the generator of the original fit, as it started
+        est.random_state = checkpoint.generator(setup)
+    est.callbacks = callbacks
+    return est.fit(X, checkpoint=resuming, **fit_inputs)

@@ -1,0 +1,141 @@
+"""Checkpoint files: ``DIR/checkpoint.npz``, replaced atomically after every lap of a fit.
+
+The file is an uncompressed ``.npz`` of the state's arrays plus two string entries: the JSON
+document (format, versions, estimator, data fingerprint, the encoded state, RNG states, trace)
+and the sha256 of the whole payload, checked before anything is decoded. A new checkpoint is
+written under a temporary name in the same directory, flushed to disk and renamed over the old
+one (``os.replace``), so a crash at any moment leaves the old or the new checkpoint, never a torn
+one. Nothing is unpickled (``allow_pickle=False``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .._version import __version__
+from ..data import BagOfWords, DenseData, LaggedData, Sequences, ShardStore
+from .codec import CheckpointError
+
+FORMAT = "stickbreak-checkpoint"
+FORMAT_VERSION = 1
+FILENAME = "checkpoint.npz"
+DOCUMENT_KEY = "__checkpoint__"
+CHECKSUM_KEY = "__sha256__"
+
+
+def _data_arrays(data) -> list[np.ndarray]:
+    if isinstance(data, (DenseData, LaggedData)):
+        return [data.X] + ([data.Xprev] if isinstance(data, LaggedData) else [])
+    if isinstance(data, BagOfWords):
+        counts = data.counts
+        return [np.asarray(counts.shape), counts.data, counts.indices, counts.indptr]
+    if isinstance(data, Sequences):
+        return [data.X, data.offsets] + ([] if data.Xprev is None else [data.Xprev])
+    if isinstance(data, ShardStore):  # every shard, in order (one pass over the store)
+        return [a for b in range(len(data)) for a in _data_arrays(data[b])]
+    raise TypeError(f"cannot fingerprint training data of type {type(data).__name__}")
+
+
+def fingerprint(data) -> dict:
+    """``{"kind", "shape", "sha256"}`` of validated training data: its type, size and arrays' bytes."""
+    digest = hashlib.sha256()
+    for a in _data_arrays(data):
+        _hash_array(digest, a)
+    n_features = data.n_features
+    return {"kind": type(data).__name__, "shape": [int(data.n_items), int(n_features)], "sha256": digest.hexdigest()}
+
+
+def _hash_array(digest, a: np.ndarray) -> None:
+    a = np.ascontiguousarray(a)
+    digest.update(f"{a.dtype.str}{a.shape}".encode())
+    digest.update(a.data if a.size else b"")
+
+
+def _checksum(text: str, arrays) -> str:
+    digest = hashlib.sha256(text.encode())
+    for name in sorted(arrays):
+        digest.update(name.encode())
+        _hash_array(digest, arrays[name])
+    return digest.hexdigest()
+
+
+#: The bit generators a saved generator state may name.
+BIT_GENERATORS = {cls.__name__: cls for cls in (np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937,
+                                                np.random.Philox, np.random.SFC64)}
+
+
+def generator(state: dict) -> np.random.Generator:
+    """A generator in the saved ``state`` (``Generator.bit_generator.state``)."""
+    if state.get("bit_generator") not in BIT_GENERATORS:
+        raise CheckpointError(f"the checkpoint names an unknown random generator {state.get('bit_generator')!r}")
+    bits = BIT_GENERATORS[state["bit_generator"]]()
+    bits.state = state
+    return np.random.Generator(bits)
+
+
+def checkpoint_path(directory) -> Path:
+    return Path(directory) / FILENAME
+
+
+def write(directory, document: dict, arrays: dict[str, np.ndarray]) -> Path:
+    """Write ``document`` (JSON-able) and ``arrays`` as the checkpoint of ``directory``, atomically."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(document)
+    entries = {DOCUMENT_KEY: np.array(text), CHECKSUM_KEY: np.array(_checksum(text, arrays)), **arrays}
+    path, tmp = checkpoint_path(directory), directory / f".{FILENAME}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, **entries)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    for stale in directory.glob(f".{FILENAME}.*.tmp"):  # left by writers killed mid-write
+        stale.unlink(missing_ok=True)
+    fd = os.open(directory, os.O_RDONLY)  # the rename itself is durable once the directory is synced
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return path
+
+
+def read(directory) -> tuple[dict, dict[str, np.ndarray]]:
+    """``(document, arrays)`` of the checkpoint in ``directory``; a CheckpointError says what is
+    wrong with a missing, truncated, corrupt or foreign file (which is left as it is)."""
+    path = checkpoint_path(directory)
+    if not path.exists():
+        raise CheckpointError(f"no checkpoint at {path}: pass the directory given as checkpoint= (or --checkpoint) "
+                              "to a fit that completed at least one lap")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except Exception as exc:
+        raise CheckpointError(f"{path} is truncated or corrupt and cannot be read ({type(exc).__name__}: {exc}); "
+                              "it cannot be resumed: start the fit again") from exc
+    if DOCUMENT_KEY not in arrays or CHECKSUM_KEY not in arrays:
+        raise CheckpointError(f"{path} is an .npz file but not a stickbreak checkpoint")
+    text, checksum = str(arrays.pop(DOCUMENT_KEY)), str(arrays.pop(CHECKSUM_KEY))
+    if _checksum(text, arrays) != checksum:
+        raise CheckpointError(f"{path} is corrupt (its sha256 checksum does not match its contents); "
+                              "it cannot be resumed: start the fit again")
+    document = json.loads(text)
+    if document.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a stickbreak checkpoint")
+    if document.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(f"{path} has checkpoint format version {document.get('format_version')} (written by "
+                              f"stickbreak {document.get('stickbreak_version')}); this stickbreak {__version__} reads "
+                              f"version {FORMAT_VERSION}: resume it with that version, or start the fit again")
+    return document, arrays
+
+
+def new_document(**content) -> dict:
+    """The document of a checkpoint: format and versions, then ``content``."""
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "stickbreak_version": __version__, **content}

@@ -1,0 +1,300 @@
+"""Checkpoint and resume: a fit killed (SIGKILL) after any lap and resumed ends exactly where the
+uninterrupted fit ends; bad checkpoints are refused and left untouched; unsupported settings are
+refused before any work; the command line's ``fit --checkpoint`` and ``resume``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import stickbreak
+from stickbreak import DILN, LDA, DPMixture, FiniteMixture, HDPTopicModel
+from stickbreak.cli.main import main
+from stickbreak.estimators import mixture, topics
+from stickbreak.estimators._checkpoint import CheckpointSession, read
+from stickbreak.persist import CheckpointError, checkpoint
+
+import resume_cases
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parents[1] / "src"
+
+
+class _Killed(BaseException):
+    """Stands for the process dying right after a checkpoint was written."""
+
+
+@lru_cache(maxsize=None)
+def uninterrupted(case: str, algorithm: str):
+    est, X, inputs = resume_cases.make(case, algorithm)
+    return est.fit(X, **inputs)
+
+
+def killed_after(case: str, algorithm: str, lap: int, directory: Path) -> None:
+    """Run the case in another process that kills itself (SIGKILL) once lap ``lap`` is complete."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, str(HERE / "resume_cases.py"), case, algorithm, str(lap), str(directory)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr[-3000:]
+
+
+def assert_resumed_equal(case: str, algorithm: str, lap: int, directory: Path, births_in_flight: bool = False):
+    killed_after(case, algorithm, lap, directory)
+    state = read(directory).content["state"]
+    assert read(directory).document["lap"] == lap
+    if births_in_flight:  # the checkpoint holds birth proposals still being tracked through the batches
+        assert len(state.births) > 0
+    _, X, inputs = resume_cases.make(case, algorithm)
+    resumed = stickbreak.resume(directory, X, **inputs)
+    reference = uninterrupted(case, algorithm)
+    assert resumed.lower_bound_ == pytest.approx(reference.lower_bound_, rel=1e-9, abs=0)
+    assert resumed.params_.n_components == reference.params_.n_components
+    assert np.array_equal(resumed.params_.uids, reference.params_.uids)
+    for name, value in reference.params_.obs.items():
+        np.testing.assert_allclose(resumed.params_.obs[name], value, rtol=1e-9, atol=0)
+    assert [r["elbo"] for r in resumed.trace_] == pytest.approx([r["elbo"] for r in reference.trace_], rel=1e-9)
+    assert len(resumed.trace_) == len(reference.trace_) > lap
+
+
+# a birth is in flight after lap 3 (mixture, topics) and lap 5 (HMM) of the memoized cases
+FAST = [("mixture", "memoized", 3, True), ("topics", "memoized", 3, True), ("hmm", "memoized", 5, True),
+        ("mixture", "vb", 2, False), ("topics", "vb", 2, False), ("hmm", "vb", 2, False),
+        ("mixture", "stochastic", 2, False), ("topics", "stochastic", 4, False), ("hmm", "stochastic", 2, False)]
+SLOW = ([(case, algorithm, lap, False) for case in ("mixture", "topics", "hmm")
+         for algorithm in ("memoized", "vb", "stochastic") for lap in (1, 6)]
+        + [(case, algorithm, 2, False) for case in ("finite_mixture", "lda", "finite_hmm")
+           for algorithm in ("memoized", "vb", "stochastic")])
+
+
+@pytest.mark.parametrize("case, algorithm, lap, births_in_flight", FAST)
+def test_killed_fit_resumes_to_the_uninterrupted_result(tmp_path, case, algorithm, lap, births_in_flight):
+    assert_resumed_equal(case, algorithm, lap, tmp_path, births_in_flight)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, algorithm, lap, births_in_flight", SLOW)
+def test_killed_fit_resumes_after_any_lap(tmp_path, case, algorithm, lap, births_in_flight):
+    assert_resumed_equal(case, algorithm, lap, tmp_path, births_in_flight)
+
+
+def test_resuming_a_finished_run_runs_no_more_laps(tmp_path):
+    est, X, _ = resume_cases.make("mixture", "vb")
+    est.set_params(tol=1e-3)
+    fitted = est.fit(X, checkpoint=tmp_path)
+    assert fitted.converged_ and read(tmp_path).document["stop_reason"] == "converged"
+    resumed = stickbreak.resume(tmp_path, X)
+    assert resumed.n_iter_ == fitted.n_iter_ and resumed.lower_bound_ == fitted.lower_bound_
+
+
+def test_a_run_without_random_state_resumes_to_its_own_result(tmp_path):
+    """The generator's state at the start of fit is kept: the resumed run repeats the same batches."""
+    est, X, _ = resume_cases.make("mixture", "memoized")
+    copied = tmp_path / "after_lap_3"
+
+    def keep_lap_3(record, params):
+        if record.lap == 3:
+            copied.mkdir()
+            shutil.copy(tmp_path / "run" / checkpoint.FILENAME, copied / checkpoint.FILENAME)
+
+    whole = est.set_params(random_state=None, callbacks=[keep_lap_3]).fit(X, checkpoint=tmp_path / "run")
+    resumed = stickbreak.resume(copied, X)
+    assert resumed.random_state is not None and resumed.lower_bound_ == whole.lower_bound_
+    assert np.array_equal(resumed.params_.obs["nu"], whole.params_.obs["nu"])
+
+
+def test_a_resumed_run_killed_again_resumes_again(tmp_path, monkeypatch):
+    est, X, _ = resume_cases.make("mixture", "memoized")
+    save = CheckpointSession.save
+    for lap in (2, 5):
+        def save_then_die(self, state, trace, stop_reason, lap=lap):
+            save(self, state, trace, stop_reason)
+            if len(trace) == lap:
+                raise _Killed
+
+        monkeypatch.setattr(CheckpointSession, "save", save_then_die)
+        with pytest.raises(_Killed):
+            est.fit(X, checkpoint=tmp_path) if lap == 2 else stickbreak.resume(tmp_path, X)
+    monkeypatch.setattr(CheckpointSession, "save", save)
+    resumed = stickbreak.resume(tmp_path, X)
+    assert resumed.lower_bound_ == uninterrupted("mixture", "memoized").lower_bound_
+    assert resumed.n_iter_ == resume_cases.MAX_LAPS
+
+
+def test_a_new_fit_does_not_replace_an_existing_checkpoint(tmp_path):
+    est, X, _ = resume_cases.make("mixture", "vb")
+    est.set_params(max_laps=2).fit(X, checkpoint=tmp_path)
+    before = (tmp_path / checkpoint.FILENAME).read_bytes()
+    with pytest.raises(CheckpointError, match="already holds a checkpoint; continue that run with stickbreak.resume"):
+        est.fit(X, checkpoint=tmp_path)
+    assert (tmp_path / checkpoint.FILENAME).read_bytes() == before
+
+
+# ---------------------------------------------------------------------------------------------- bad checkpoints
+@pytest.fixture
+def written(tmp_path):
+    est, X, _ = resume_cases.make("mixture", "vb")
+    est.set_params(max_laps=3)
+    est.fit(X, checkpoint=tmp_path)
+    return tmp_path, X
+
+
+def _refused(directory: Path, X, match: str, fit=None):
+    before = (directory / checkpoint.FILENAME).read_bytes()
+    with pytest.raises(CheckpointError, match=match):
+        stickbreak.resume(directory, X) if fit is None else fit()
+    assert (directory / checkpoint.FILENAME).read_bytes() == before  # never touched by a failed resume
+
+
+def _raw(directory: Path) -> tuple[dict, dict]:
+    with np.load(directory / checkpoint.FILENAME) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    return json.loads(str(arrays.pop(checkpoint.DOCUMENT_KEY))), arrays
+
+
+def _rewrite(directory: Path, change) -> None:
+    """The checkpoint with its document changed (and a checksum that matches)."""
+    document, arrays = _raw(directory)
+    change(document)
+    arrays.pop(checkpoint.CHECKSUM_KEY)
+    checkpoint.write(directory, document, arrays)
+
+
+def test_flipped_bytes_are_refused(written):
+    directory, X = written
+    path = directory / checkpoint.FILENAME
+    data = bytearray(path.read_bytes())
+    _, arrays = _raw(directory)
+    largest = max(arrays.values(), key=lambda a: a.nbytes)
+    for at in (data.find(largest.tobytes()) + largest.nbytes // 2, data.find('"content"'.encode("utf-32-le"))):
+        flipped = data.copy()
+        flipped[at] ^= 0xFF
+        path.write_bytes(bytes(flipped))
+        _refused(directory, X, "is truncated or corrupt")
+    path.write_bytes(bytes(data))
+
+
+def test_contents_not_matching_the_checksum_are_refused(written):
+    directory, X = written
+    document, arrays = _raw(directory)
+    arrays["a0"] = arrays["a0"] + 1.0  # a consistent zip file whose payload was changed
+    np.savez(directory / checkpoint.FILENAME, **{checkpoint.DOCUMENT_KEY: np.array(json.dumps(document))}, **arrays)
+    _refused(directory, X, "its sha256 checksum does not match")
+
+
+def test_truncated_file_is_refused(written):
+    directory, X = written
+    path = directory / checkpoint.FILENAME
+    path.write_bytes(path.read_bytes()[:-100])
+    _refused(directory, X, "truncated or corrupt")
+
+
+def test_other_data_are_refused(written):
+    directory, X = written
+    _refused(directory, X + 1e-9, "the data differ from those")
+    _refused(directory, X[:-1], r"shape \[400, 2\]")
+
+
+def test_missing_checkpoint_is_refused(tmp_path):
+    with pytest.raises(CheckpointError, match="no checkpoint at"):
+        stickbreak.resume(tmp_path, np.zeros((3, 2)))
+
+
+def test_other_format_version_and_unknown_types_are_refused(written):
+    directory, X = written
+    _rewrite(directory, lambda d: d.update(format_version=99))
+    _refused(directory, X, "format version 99")
+    _rewrite(directory, lambda d: d.update(format_version=checkpoint.FORMAT_VERSION))
+    _rewrite(directory, lambda d: d["content"]["@dict"][0][1]["fields"]["params"].update({"@type": "Popen"}))
+    _refused(directory, X, "'Popen', which is not a known state type")
+
+
+def test_other_estimator_or_parameters_are_refused(written):
+    directory, X = written
+    resuming = read(directory)
+    _refused(directory, X, "checkpoint of a DPMixture fit, not of a FiniteMixture",
+             lambda: FiniteMixture(n_components=3, algorithm="vb").fit(X, checkpoint=resuming))
+    est, _, _ = resume_cases.make("mixture", "vb")
+    _refused(directory, X, r"other parameters \(max_laps=3\)", lambda: est.fit(X, checkpoint=resuming))
+
+
+def test_a_kill_while_writing_leaves_the_previous_checkpoint(written, monkeypatch):
+    directory, X = written
+    before = (directory / checkpoint.FILENAME).read_bytes()
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # dies inside np.savez, after the temporary file was opened
+
+    monkeypatch.setattr(checkpoint.np, "savez", killed)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.write(directory, {"format": "x"}, {})
+    assert (directory / checkpoint.FILENAME).read_bytes() == before
+    assert os.listdir(directory) == [checkpoint.FILENAME]
+    monkeypatch.undo()
+    (directory / f".{checkpoint.FILENAME}.99999.tmp").write_bytes(b"left by a writer killed mid-write")
+    checkpoint.write(directory, *_raw(directory))
+    assert os.listdir(directory) == [checkpoint.FILENAME]
+
+
+# ---------------------------------------------------------------------------------------------- refusals
+@pytest.mark.parametrize("make", [
+    lambda: LDA(n_topics=3, algorithm="gibbs"),
+    lambda: HDPTopicModel(algorithm="vb", variational_family="two_level"),
+    lambda: HDPTopicModel(algorithm="truncation_free"),
+    lambda: DILN(n_topics=3),
+    lambda: DPMixture(obs_model="mult", algorithm="truncation_free"),
+])
+def test_unsupported_algorithms_are_refused_before_any_work(tmp_path, monkeypatch, make):
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started before the checkpoint was refused")
+
+    for module in (topics, mixture):
+        monkeypatch.setattr(module, "prepare_data", no_work)
+    counts, _ = resume_cases.make_bars_corpus(n_docs=20, doc_length=20, side=4, n_bars=4, seed=0)
+    with pytest.raises(ValueError, match="cannot write checkpoints: checkpoint= is supported by algorithm='vb', "
+                                         "'stochastic' and 'memoized'"):
+        make().fit(counts, checkpoint=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def test_cli_fit_with_checkpoint_then_resume(tmp_path, monkeypatch, capsys):
+    """Killed after lap 3, resumed from another directory: relative paths are the fit's."""
+    argv = ["fit", "mixture", "old_faithful", "--algorithm", "memoized", "--n-batches", "3", "--max-laps", "8",
+            "--tol", "1e-12", "--seed", "1", "--quiet"]
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--out", "whole"]) == 0
+    save = CheckpointSession.save
+
+    def save_then_die(self, state, trace, stop_reason):
+        save(self, state, trace, stop_reason)
+        if len(trace) == 3:
+            raise _Killed
+
+    monkeypatch.setattr(CheckpointSession, "save", save_then_die)
+    with pytest.raises(_Killed):
+        main(argv + ["--checkpoint", "ckpt", "--out", "resumed"])
+    monkeypatch.setattr(CheckpointSession, "save", save)
+    capsys.readouterr()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert main(["resume", "../ckpt"]) == 0
+    assert read(tmp_path / "ckpt").document["lap"] == 8
+    assert "stopped (max laps) after 8 laps" in capsys.readouterr().out
+    whole, resumed = stickbreak.load(tmp_path / "whole" / "model.npz"), stickbreak.load(tmp_path / "resumed" / "model.npz")
+    assert resumed.lower_bound_ == pytest.approx(whole.lower_bound_, rel=1e-9, abs=0)
+    np.testing.assert_allclose(resumed.means_, whole.means_, rtol=1e-9)
+
+
+def test_cli_resume_refuses_a_checkpoint_written_from_python(written, capsys):
+    directory, _ = written
+    assert main(["resume", str(directory)]) == 2
+    assert "was not written by `stickbreak fit`" in capsys.readouterr().err
