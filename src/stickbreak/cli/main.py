@@ -1,4 +1,5 @@
-"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak eval`` and ``stickbreak datasets``."""
+"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak eval``, ``stickbreak report`` and
+``stickbreak datasets``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from .. import datasets
 from ..data import DataError
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
+from .report import add_report
 from .topics import add_eval, add_fit_topics
 
 
@@ -27,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_fit_topics(models)
     add_fit_hmm(models)
     add_eval(commands)
+    add_report(commands)
     ds = commands.add_parser("datasets", help="list the bundled data sets")
     ds.set_defaults(run=_run_datasets)
     return parser

@@ -18,6 +18,7 @@ from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import move_summary
 from .common import MOVES_HELP, _write_csv, moves_run, parse_moves
+from .report import save_run
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
 TOPICS_SHOWN = 12
@@ -68,7 +69,7 @@ def add_fit_topics(sub) -> None:
                    help="LDA hybrids: pairs with at most this count are sampled (r)")
     p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and topics.csv")
+    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv, topics.csv, run.json and report.html")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run_fit_topics)
 
@@ -237,6 +238,7 @@ def run_fit_topics(args) -> int:
         keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
         _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
         print(f"wrote {args.out}/model.npz, topics.csv, trace.csv")
+        save_run(args, "topics", est, seconds, train)
     return 0
 
 

@@ -30,7 +30,7 @@ from ..data.dense import _as_float_matrix
 from ..data.errors import describe_rows
 from ..learn import LEARNERS, InMemoryMinibatches, check_moves, learner_spec
 from ..models.hmm.init import initial_params
-from ._common import SavableMixin, as_generator, check_n_features
+from ._common import ReportMixin, SavableMixin, as_generator, check_n_features
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
 from .topics import check_n_jobs, numba_threads
@@ -94,9 +94,11 @@ def _checked_frames(family, seqs: Sequences, what: str = "X"):
 
 
 # ---------------------------------------------------------------------- the estimators
-class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
+class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstimator):
     """Shared shell of :class:`HDPHMM` and :class:`FiniteHMM`; subclasses set the transition module,
     its prior and the moves memoized VI makes by default."""
+
+    report_kind = "hmm"
 
     _transitions = None  # the transition module, priors.transition_hdp or priors.transition_finite
     _default_moves: tuple = ()
