@@ -5,13 +5,15 @@ import base64
 import io
 import re
 
+import numpy as np
 import pytest
 from PIL import Image
 from sklearn.exceptions import NotFittedError
 
 from fitted_models import fit
 from stickbreak import LDA, __version__
-from stickbreak.report import write_report
+from stickbreak.report import ReportData, write_report
+from stickbreak.report.sections import figures
 
 IMAGE = re.compile(r'src="data:image/png;base64,([A-Za-z0-9+/=]*)"')
 
@@ -87,3 +89,13 @@ def test_run_facts_are_escaped_too(tmp_path):
 def test_report_needs_a_fitted_model(tmp_path):
     with pytest.raises(NotFittedError):
         LDA().report(tmp_path / "r.html")
+
+
+def test_collapsed_fit_with_heldout_tokens_adds_the_heldout_score_to_the_trace_figure():
+    X = fit("lda")[1]["X"]
+    counts = X.counts.toarray()
+    heldout = np.floor(counts / 4)  # a quarter of each document's tokens held out
+    est = LDA(n_topics=3, algorithm="cvb0", max_laps=3, tol=0, random_state=0).fit(counts - heldout, heldout=heldout)
+    (caption, trace), *_ = figures(est, ReportData(X))
+    assert caption == "ELBO and K over laps" and len(trace.axes) == 3
+    assert fit("lda")[0].heldout_per_word_ is None and len(figures(fit("lda")[0], ReportData(X))[0][1].axes) == 2

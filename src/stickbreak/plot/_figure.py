@@ -20,9 +20,21 @@ def new_figure(n_axes: int, n_cols: int = 1, width: float = 10.0, row_height: fl
     return fig, axes
 
 
+#: Categorical colours: tab10's then tab20's light shades, without the greys (grey means "none").
+PALETTE = np.concatenate([colormaps["tab10"](np.delete(np.arange(10), 7)),
+                          colormaps["tab20"](np.delete(np.arange(1, 20, 2), 7))])
+
+
 def colours(n: int) -> np.ndarray:
-    """``n`` categorical RGBA colours (tab20, repeated past 20)."""
-    return colormaps["tab20"](np.arange(n) % 20)
+    """``n`` categorical RGBA colours (repeated past 18)."""
+    return PALETTE[np.arange(n) % len(PALETTE)]
+
+
+def colours_by_size(sizes) -> np.ndarray:
+    """One colour per component, given in order of size (the largest gets the first colour)."""
+    palette = np.empty((len(sizes), 4))
+    palette[largest(sizes, len(sizes), len(sizes))] = colours(len(sizes))
+    return palette
 
 
 def largest(sizes, n_used: int, limit: int = MAX_SHOWN) -> np.ndarray:

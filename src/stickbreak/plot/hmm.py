@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from ..data import Sequences
 from ..evaluate import align_states
-from ._figure import colours, largest, new_figure
+from ._figure import colours_by_size, largest, new_figure
 
 #: Colour of true labels no predicted state is matched to.
 UNMATCHED = (0.6, 0.6, 0.6, 1.0)
@@ -35,9 +35,7 @@ def plot_state_sequences(estimator, X, lengths=None, Xprev=None, labels=None, n_
     """The first ``n_sequences`` sequences as strips of their Viterbi states; with true ``labels``
     (one per frame) a second strip of the labels, each drawn in the colour of the state matched to it."""
     states, offsets = segmentation(estimator, X, lengths, Xprev)
-    order = largest(np.bincount(states, minlength=estimator.n_states_), estimator.n_states_, estimator.n_states_)
-    palette = np.zeros((estimator.n_states_, 4))
-    palette[order] = colours(len(order))
+    palette = colours_by_size(np.bincount(states, minlength=estimator.n_states_))
     rows = [("states", palette[states])]
     if labels is not None:
         labels = np.asarray(labels)
@@ -45,6 +43,8 @@ def plot_state_sequences(estimator, X, lengths=None, Xprev=None, labels=None, n_
         rows.append(("true labels", np.array([palette[matched[v]] if v in matched else UNMATCHED for v in labels])))
     shown = min(n_sequences, len(offsets) - 1)
     fig, axes = new_figure(shown, row_height=0.45 * len(rows) + 0.9)
+    if labels is not None:
+        fig.suptitle("True labels in the colour of the state matched to them (grey: no state matched)", fontsize=10)
     for s, ax in enumerate(axes):
         start, end = offsets[s], offsets[s + 1]
         ax.imshow(np.stack([rgba[start:end] for _, rgba in rows]), aspect="auto", interpolation="nearest")

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from matplotlib.figure import Figure
 
-from ._figure import MAX_SHOWN, colours, largest, new_figure, plot_sizes
+from ._figure import MAX_SHOWN, colours_by_size, largest, new_figure, plot_sizes
 
 
 def _dense(X) -> np.ndarray:
@@ -46,9 +46,8 @@ def plot_projection(estimator, X, max_points: int = 5000, seed: int = 0) -> Figu
     xy = centred @ vt[:2].T if vt.shape[0] >= 2 else np.column_stack([centred @ vt[:1].T, np.zeros(len(X))])
     shown = np.random.default_rng(seed).permutation(len(X))[:max_points]
     counts = np.bincount(labels, minlength=estimator.n_components_)
-    order = largest(counts, int(np.sum(counts > 0)), limit=len(counts))
-    palette = np.zeros((len(counts), 4))
-    palette[order] = colours(len(order))
+    order = largest(counts, len(counts), limit=len(counts))
+    palette = colours_by_size(counts)
     fig, (ax,) = new_figure(1, width=8.0, row_height=6.0)
     ax.scatter(xy[shown, 0], xy[shown, 1], c=palette[labels[shown]], s=8, linewidths=0)
     for k in order[:10]:

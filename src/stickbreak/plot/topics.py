@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ._figure import MAX_SHOWN, colours, new_figure, plot_sizes
 
@@ -18,6 +19,7 @@ def plot_topic_words(estimator, n_words: int = 8, max_topics: int = MAX_SHOWN) -
         ax.barh(np.arange(len(words)), [p for _, p in topic["words"]][::-1], color=colour)
         ax.set_yticks(np.arange(len(words)), words, fontsize=8)
         ax.tick_params(axis="x", labelsize=6)
+        ax.xaxis.set_major_locator(MaxNLocator(3))
         ax.set_title(f"topic {topic['topic']}: {topic['size']:,.0f} tokens", fontsize=9)
     if not topics:
         axes[0].set_title("no topic in use")

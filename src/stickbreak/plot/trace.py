@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ._figure import colours, new_figure
+from ._figure import new_figure
+
+#: The colour of the laps where a move of each kind was accepted.
+MOVE_COLOURS = {"birth": "tab:green", "merge": "tab:purple", "delete": "tab:red"}
 
 
 def accepted_moves(trace) -> dict[str, np.ndarray]:
@@ -29,14 +32,15 @@ def plot_trace(estimator, heldout=None) -> Figure:
     axes[0].plot(laps, elbo, color="C0", marker=".")
     axes[0].set_title("ELBO over laps")
     axes[0].set_ylabel("ELBO (nats)")
-    axes[1].step(laps, [r["n_components"] for r in trace], where="post", color="C7", label="K")
+    axes[1].step(laps, [r["n_components"] for r in trace], where="post", color="k", linestyle="--", linewidth=1, label="K")
     axes[1].step(laps, [r["n_effective"] for r in trace], where="post", color="C1", label="K in use")
     axes[1].set_title("K over laps")
     axes[1].set_ylabel("components")
     moves = accepted_moves(trace)
-    for colour, (kind, at) in zip(colours(2 * len(moves))[1::2], sorted(moves.items())):
+    for kind, at in sorted(moves.items()):
         for ax in axes[:2]:
-            ax.vlines(at, 0, 1, transform=ax.get_xaxis_transform(), colors=[colour], alpha=0.5, linewidth=1,
+            ax.vlines(at, 0, 1, transform=ax.get_xaxis_transform(), colors=[MOVE_COLOURS.get(kind, "tab:brown")],
+                      alpha=0.6, linewidth=1,
                       label=f"{kind} accepted" if ax is axes[1] else None)
     axes[1].legend(fontsize=7, loc="best")
     if has_heldout:

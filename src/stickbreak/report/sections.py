@@ -104,12 +104,15 @@ def fit_facts(est) -> dict:
             "time per lap (s)": f"{seconds / max(est.n_iter_, 1):.3f}"}
 
 
-def data_facts(X) -> dict:
-    """Shape and size of the data: documents and tokens, sequences and frames, or items."""
+def data_facts(X, lengths=None) -> dict:
+    """Shape and size of the data: documents and tokens, sequences (``lengths``: frames per
+    sequence, hmmlearn style) and frames, or items."""
     if isinstance(X, BagOfWords):
         return {"documents": X.n_items, "vocabulary": X.n_features, "tokens": int(X.total_counts.sum())}
     if isinstance(X, Sequences):
         return {"sequences": X.n_items, "frames": X.n_frames, "features": X.n_features}
+    if lengths is not None:
+        return {"sequences": len(lengths), "frames": int(np.sum(lengths)), "features": np.shape(X)[1]}
     if sp.issparse(X):
         return {"rows": X.shape[0], "columns": X.shape[1], "total count": float(X.sum())}
     shape = np.shape(X)
