@@ -33,11 +33,12 @@ def test_fit_topics_writes_a_report(tmp_path, model, last):
     write_ldac(corpus(), tmp_path / "docs.ldac", tmp_path / "vocab.txt")
     out = tmp_path / "run"
     assert main(["fit", "topics", str(tmp_path / "docs.ldac"), "--model", model, "-K", "6", "--latent-dim", "3",
-                 "--max-laps", "3", "--quiet", "--out", str(out)]) == 0
+                 "--max-laps", "3", "--heldout", "0.2", "--quiet", "--out", str(out)]) == 0
     assert captions(out / "report.html")[-1] == last
     assert main(["report", str(out)]) == 0
     text = (out / "report.html").read_text()
-    assert "<td>tokens</td><td>4800</td>" in text and "&lt;script&gt;" in text and "<script>" not in text
+    assert "<td>documents</td><td>48</td>" in text and "&lt;script&gt;" in text and "<script>" not in text
+    assert "<td>held-out documents: per-word log-likelihood</td><td>-" in text
     assert VOCABULARY[1] not in text  # a&b is written a&amp;b
 
 
@@ -51,7 +52,8 @@ def test_fit_hmm_writes_a_report_with_the_true_labels(tmp_path):
     assert captions(out / "report.html") == expected
     (out / "report.html").unlink()
     assert main(["report", str(out)]) == 0
-    assert captions(out / "report.html") == expected and "<td>frames</td><td>360</td>" in (out / "report.html").read_text()
+    text = (out / "report.html").read_text()
+    assert captions(out / "report.html") == expected and "<td>frames</td><td>360</td>" in text and "<td>hamming</td>" in text
 
 
 def test_report_errors_name_the_problem(tmp_path, capsys):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from fitted_models import fit
-from stickbreak import plot
+from fitted_models import corpus, fit
+from stickbreak import FiniteMixture, plot
 from stickbreak.evaluate import align_states
 
 
@@ -84,3 +84,10 @@ def test_aligned_true_labels_take_the_colour_of_their_matched_state():
     assert matched.mean() > 0.5
     assert np.allclose(image[1, matched], image[0, matched])
     assert not any(np.allclose(image[1, t], image[0, t]) for t in np.flatnonzero(~matched))
+
+
+def test_mixture_of_word_counts_is_projected_from_its_bag_of_words():
+    bow = corpus()
+    est = FiniteMixture(3, obs_model="mult", max_laps=3, tol=0, random_state=0).fit(bow)
+    fig = plot.plot_projection(est, bow)
+    assert len(fig.axes) == 1 and len(fig.axes[0].collections[0].get_offsets()) == bow.n_items

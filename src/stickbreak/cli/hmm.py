@@ -155,5 +155,5 @@ def run_fit_hmm(args) -> int:
         with open(args.out / "summary.json", "w") as fh:
             json.dump(summary, fh, indent=2, default=lambda value: value.tolist())  # numpy arrays and scalars
         print(f"wrote {args.out}/model.npz, states.csv, trace.csv, summary.json")
-        save_run(args, "hmm", est, seconds, seqs, labels)
+        save_run(args, "hmm", est, seconds, seqs, labels, scores)
     return 0

@@ -23,11 +23,12 @@ def _source(spec: str) -> str:
     return str(path.resolve()) if path.exists() else spec
 
 
-def save_run(args, command: str, est, seconds: float, X, labels=None) -> None:
+def save_run(args, command: str, est, seconds: float, X, labels=None, scores=None) -> None:
     """The ``--out`` hook of ``fit COMMAND`` ("mixture", "topics", "hmm"): ``run.json`` and ``report.html``
-    in ``args.out``."""
+    in ``args.out``; ``scores``: ``{name: value}`` the command printed (held-out, Hamming)."""
     X = None if isinstance(X, ShardStore) else X
     run = {"command": command, "data": _source(args.data), "seconds": seconds,
+           "scores": {name: float(value) for name, value in (scores or {}).items()},
            "reader": {key: vars(args).get(key) for key in SEQUENCE_READER},
            "data_facts": data_facts(X) if X is not None else {}}
     (args.out / "run.json").write_text(json.dumps(run, indent=2, default=str))
@@ -37,7 +38,7 @@ def save_run(args, command: str, est, seconds: float, X, labels=None) -> None:
 
 def _run_facts(run: dict) -> dict:
     return {"data": {"source": run["data"], **run["data_facts"]}, "command": f"stickbreak fit {run['command']}",
-            "wall time (s)": f"{run['seconds']:.2f}"}
+            "wall time (s)": f"{run['seconds']:.2f}", **{name: f"{value:.4f}" for name, value in run["scores"].items()}}
 
 
 def _data(run: dict) -> dict:

@@ -6,10 +6,13 @@ import numpy as np
 import scipy.sparse as sp
 from matplotlib.figure import Figure
 
+from ..data import BagOfWords, DenseData
 from ._figure import MAX_SHOWN, colours_by_size, largest, new_figure, plot_sizes
 
 
 def _dense(X) -> np.ndarray:
+    """The items as a dense float array (from an array, a sparse matrix, DenseData or BagOfWords)."""
+    X = X.counts if isinstance(X, BagOfWords) else X.X if isinstance(X, DenseData) else X
     return np.asarray(X.toarray() if sp.issparse(X) else X, dtype=float)
 
 
