@@ -24,10 +24,11 @@ LAYERS = {
     "moves": 7,
     "learn": 8,
     "config": 9,
-    "driver": 10, "persist": 10,
-    "estimators": 11,
-    "cli": 12,
-    "": 13,  # the package root: the public API
+    "driver": 10, "persist": 10, "plot": 10, "export": 10,
+    "report": 11,
+    "estimators": 12,
+    "cli": 13,
+    "": 14,  # the package root: the public API
 }
 #: Where a model's capabilities must be declared, not probed.
 NO_PROBING = ("learn", "moves", "driver")

@@ -1,4 +1,4 @@
-"""Helpers every subcommand uses: ``key=value`` options and CSV output."""
+"""Helpers the subcommands share: ``key=value`` options, CSV output, reading sequence data."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import datasets
+from ..data import DataError, Sequences
+from ..data.sequence_io import read_sequences
 from ..estimators._checkpoint import CheckpointDir
 
 
@@ -70,3 +73,29 @@ def checkpoint_target(args):
     if args.checkpoint is None:
         return None
     return CheckpointDir(args.checkpoint, {"cli": {"argv": list(args.argv), "cwd": os.getcwd()}})
+
+
+def _column(spec):
+    """A CSV column option: a 0-based number when it looks like one, else a header name."""
+    return int(spec) if spec is not None and spec.lstrip("-").isdigit() else spec
+
+
+def read_sequence_data(args) -> tuple[Sequences, np.ndarray | None, str, tuple | None]:
+    """``(sequences with their Xprev if any, per-frame labels or None, name, sequence ids or None)``."""
+    if args.data in datasets.names():
+        ds = datasets.load(args.data)
+        if not isinstance(ds.X, Sequences):
+            bundled = [name for name, text in datasets.summaries().items() if "HMMs" in text]
+            raise DataError(f"{args.data!r} holds {type(ds.X).__name__}, not sequences; `stickbreak fit hmm` needs "
+                            f"sequence data: a bundled set ({', '.join(bundled)}) or a sequence file.")
+        seqs = Sequences.from_arrays(ds.X.X, ds.X.offsets, Xprev=ds.extras.get("Xprev"))
+        return seqs, ds.labels, ds.name, ds.extras.get("sequence_names")
+    path = Path(args.data)
+    if not path.exists():
+        raise DataError(f"{args.data!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
+    found = read_sequences(path, args.ids, id_column=_column(args.id_column), label_column=_column(args.label_column),
+                           time_column=_column(args.time_column))
+    seqs = found.sequences
+    if found.xprev is not None:
+        seqs = Sequences.from_arrays(seqs.X, seqs.offsets, Xprev=found.xprev)
+    return seqs, found.labels, found.name, found.sequence_ids

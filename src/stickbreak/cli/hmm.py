@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .. import datasets
 from ..data import DataError, Sequences
-from ..data.sequence_io import read_sequences
 from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import move_summary
-from .common import MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, parse_moves
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, parse_moves,
+                     read_sequence_data)
+from .report import save_run
 
 
 def add_fit_hmm(sub) -> None:
@@ -54,37 +54,11 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--foreground-only", action="store_true",
                    help="also score only frames whose true label is >= 0 (negative labels mark background)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, help="directory for model.npz, states.csv, trace.csv and summary.json")
+    p.add_argument("--out", type=Path, help="directory for model.npz, states.csv, trace.csv, summary.json, run.json and report.html")
     p.add_argument("--progress", action="store_true", help="a progress bar instead of the per-lap table")
     p.add_argument("--quiet", action="store_true", help="no per-lap output")
     add_checkpoint_option(p)
     p.set_defaults(run=run_fit_hmm)
-
-
-def _column(spec):
-    """A CSV column option: a 0-based number when it looks like one, else a header name."""
-    return int(spec) if spec is not None and spec.lstrip("-").isdigit() else spec
-
-
-def read_sequence_data(args) -> tuple[Sequences, np.ndarray | None, str, tuple | None]:
-    """``(sequences with their Xprev if any, per-frame labels or None, name, sequence ids or None)``."""
-    if args.data in datasets.names():
-        ds = datasets.load(args.data)
-        if not isinstance(ds.X, Sequences):
-            bundled = [name for name, text in datasets.summaries().items() if "HMMs" in text]
-            raise DataError(f"{args.data!r} holds {type(ds.X).__name__}, not sequences; `stickbreak fit hmm` needs "
-                            f"sequence data: a bundled set ({', '.join(bundled)}) or a sequence file.")
-        seqs = Sequences.from_arrays(ds.X.X, ds.X.offsets, Xprev=ds.extras.get("Xprev"))
-        return seqs, ds.labels, ds.name, ds.extras.get("sequence_names")
-    path = Path(args.data)
-    if not path.exists():
-        raise DataError(f"{args.data!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
-    found = read_sequences(path, args.ids, id_column=_column(args.id_column), label_column=_column(args.label_column),
-                           time_column=_column(args.time_column))
-    seqs = found.sequences
-    if found.xprev is not None:
-        seqs = Sequences.from_arrays(seqs.X, seqs.offsets, Xprev=found.xprev)
-    return seqs, found.labels, found.name, found.sequence_ids
 
 
 def _estimator(args):
@@ -183,4 +157,5 @@ def run_fit_hmm(args) -> int:
         with open(args.out / "summary.json", "w") as fh:
             json.dump(summary, fh, indent=2, default=lambda value: value.tolist())  # numpy arrays and scalars
         print(f"wrote {args.out}/model.npz, states.csv, trace.csv, summary.json")
+        save_run(args, "hmm", est, seconds, seqs, labels, scores)
     return 0

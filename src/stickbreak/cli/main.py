@@ -1,5 +1,5 @@
-"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak resume DIR``, ``stickbreak eval``
-and ``stickbreak datasets``."""
+"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak resume DIR``, ``stickbreak eval``,
+``stickbreak report`` and ``stickbreak datasets``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ..data import DataError
 from ..estimators._checkpoint import read as read_checkpoint
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
+from .report import add_report
 from .topics import add_eval, add_fit_topics
 
 
@@ -81,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("directory", type=Path, help="the directory given to `stickbreak fit ... --checkpoint`")
     resume.set_defaults(run=_run_resume)
     add_eval(commands)
+    add_report(commands)
     ds = commands.add_parser("datasets", help="list the bundled data sets")
     ds.set_defaults(run=_run_datasets)
     return parser

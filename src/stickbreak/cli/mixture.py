@@ -16,6 +16,7 @@ from ..estimators import DPMixture, FiniteMixture
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import move_summary
 from .common import MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, parse_moves
+from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
 MAX_ROWS_SHOWN = 15
@@ -50,7 +51,7 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("--sampling", default="without_replacement", choices=SAMPLING)
     p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and clusters.csv")
+    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv, clusters.csv, run.json and report.html")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_checkpoint_option(p)
     p.set_defaults(run=_run_fit_mixture)
@@ -126,4 +127,5 @@ def _run_fit_mixture(args) -> int:
         _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
         _write_csv(args.out / "clusters.csv", table[0], table[1:])
         print(f"wrote {args.out}/model.npz, trace.csv, clusters.csv")
+        save_run(args, "mixture", est, seconds, X, labels)
     return 0

@@ -18,6 +18,7 @@ from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import move_summary
 from .common import MOVES_HELP, _write_csv, add_checkpoint_option, checkpoint_target, moves_run, parse_moves
+from .report import save_run
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
 TOPICS_SHOWN = 12
@@ -68,7 +69,7 @@ def add_fit_topics(sub) -> None:
                    help="LDA hybrids: pairs with at most this count are sampled (r)")
     p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv and topics.csv")
+    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv, topics.csv, run.json and report.html")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_checkpoint_option(p)
     p.set_defaults(run=run_fit_topics)
@@ -220,13 +221,14 @@ def run_fit_topics(args) -> int:
         print(move_summary(est.trace_, moves_run(est.trace_)))
     rows = print_topics(est, args.top_words)
     correlations = print_correlations(est) if args.model == "diln" else []
+    scores = {}  # for the report
     if heldout_tokens is not None:
-        score = est.heldout_per_word_[-1]
+        score = scores["held-out tokens: per-word log-likelihood"] = est.heldout_per_word_[-1]
         print(f"held-out tokens: {int(heldout_tokens.sum())} of the training documents; per-word log-likelihood "
               f"{score:.4f} nats (perplexity {np.exp(-score):.1f}; predictive averaged after {args.burn_in} "
               "burn-in sweeps for samplers)")
     if test is not None:
-        score = est.score(test)
+        score = scores["held-out documents: per-word log-likelihood"] = est.score(test)
         how = "Monte Carlo over q, Paisley et al. Eq. 40" if args.model == "diln" else "point estimate of theta"
         print(f"held-out documents: {test.n_items}; per-word log-likelihood {score:.4f} nats "
               f"(perplexity {np.exp(-score):.1f}; document completion, half of each document's tokens, {how})")
@@ -239,6 +241,7 @@ def run_fit_topics(args) -> int:
         keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
         _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
         print(f"wrote {args.out}/model.npz, topics.csv, trace.csv")
+        save_run(args, "topics", est, seconds, train, scores=scores)
     return 0
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from .. import driver
 from ..config import MINIBATCH_ALGORITHMS
@@ -13,6 +14,7 @@ from ..data import DataError
 from ..data.shards import ShardStore
 from ..learn import InMemoryMinibatches, StoredMinibatches
 from .. import persist
+from ..report import write_report
 
 #: Items sampled from an on-disk store for prior defaults and initialisation.
 INIT_SAMPLE = 20_000
@@ -95,3 +97,16 @@ class SavableMixin:
         if not isinstance(est, cls):
             raise TypeError(f"{path} holds a {type(est).__name__}, not a {cls.__name__}")
         return est
+
+
+class ReportMixin:
+    """``report``: the estimator's HTML report; each base class declares its ``report_kind``
+    (a key of :data:`stickbreak.report.KINDS`)."""
+
+    report_kind: str
+
+    def report(self, path, X=None, **data):
+        """Write a self-contained HTML report (figures, fit, data, settings, versions) to ``path``;
+        ``data``: ``labels``, ``lengths``, ``Xprev``, ``image_shape``, as :func:`stickbreak.report.write_report`."""
+        check_is_fitted(self, "trace_")
+        return write_report(self, path, X, **data)

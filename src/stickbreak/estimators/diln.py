@@ -103,6 +103,7 @@ class DILN(_TopicEstimator):
     _weight_model = "diln"
     _variants = DILN_VARIANTS
     _options_class = DILNOptions
+    report_kind = "diln"
 
     def __init__(self, n_topics=200, *, latent_dim=20, location_variance=None, topic_word_prior=0.5,
                  correlated=True, alpha_prior=(1.0, 1e-3), beta_prior=(1.0, 1e-3), initial_beta=1.0, algorithm="vb",

@@ -33,7 +33,7 @@ from ..priors import top_sticks as sticks
 from ..priors import transition_finite as finite_hmm
 from ..priors import transition_hdp as hdp_hmm
 from ._checkpoint import open_checkpoint
-from ._common import SavableMixin, as_generator, check_n_features
+from ._common import ReportMixin, SavableMixin, as_generator, check_n_features
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
 from .topics import check_n_jobs, numba_threads
@@ -97,9 +97,11 @@ def _checked_frames(family, seqs: Sequences, what: str = "X"):
 
 
 # ---------------------------------------------------------------------- the estimators
-class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, BaseEstimator):
+class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstimator):
     """Shared shell of :class:`HDPHMM` and :class:`FiniteHMM`; subclasses set the transition module,
     its prior and the moves memoized VI makes by default."""
+
+    report_kind = "hmm"
 
     _transitions = None  # the transition module, priors.transition_hdp or priors.transition_finite
     _default_moves: tuple = ()

@@ -26,7 +26,7 @@ from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
 from ..parallel import make_executor
 from ._checkpoint import open_checkpoint
-from ._common import SavableMixin, as_generator, check_n_features, prepare_data
+from ._common import ReportMixin, SavableMixin, as_generator, check_n_features, prepare_data
 from ._fitting import FitPlan, lookup_plan, run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
 from ..models.mixture.truncation_free import TruncationFreeDPMixture
@@ -79,8 +79,10 @@ MIXTURE_PLANS = {"vb": _variational, "stochastic": _variational, "memoized": _va
                  "truncation_free": _truncation_free}
 
 
-class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, DensityMixin, ClusterMixin, BaseEstimator):
+class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, DensityMixin, ClusterMixin, BaseEstimator):
     """Shared shell of :class:`DPMixture` and :class:`FiniteMixture`; subclasses set ``_weight_model``."""
+
+    report_kind = "mixture"
 
     _weight_model = "dp"
     _options_class = MixtureOptions

@@ -30,7 +30,7 @@ from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import initial_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
-from ._common import SavableMixin, as_generator, check_n_features, prepare_data
+from ._common import ReportMixin, SavableMixin, as_generator, check_n_features, prepare_data
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
@@ -60,9 +60,11 @@ def check_n_jobs(n_jobs) -> None:
         raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
 
 
-class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, BaseEstimator):
+class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, TransformerMixin, BaseEstimator):
     """Shared shell of :class:`LDA`, :class:`HDPTopicModel` and DILN: ``_variants`` maps
     (algorithm, variational family) to how the estimator fits (:mod:`._topic_plans`)."""
+
+    report_kind = "topics"
 
     _weight_model = "lda"
     _variants: dict = LDA_VARIANTS
@@ -254,6 +256,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, TransformerMixin, Bas
                     lower_bound: float | None = None):
         self.model_, self.params_, self.stats_ = model, params, stats
         self.trace_, self.stop_reason_ = trace, stop_reason
+        self.heldout_per_word_ = None  # a collapsed fit with held-out tokens sets it (run_plan's attributes)
         self.converged_ = stop_reason == "converged"
         self.n_iter_ = len(trace)
         self.lower_bound_ = lower_bound if lower_bound is not None else trace[-1]["elbo"] if trace else float("nan")

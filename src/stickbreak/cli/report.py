@@ -1,0 +1,86 @@
+"""``stickbreak report RUN_DIR``: the HTML report of a run written by ``stickbreak fit ... --out RUN_DIR``,
+and what ``fit --out`` saves for it (``run.json``: the command, where the data came from, wall time)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from .. import persist
+from ..data import DataError, ShardStore
+from ..datasets import read_data
+from ..report import data_facts, write_report
+from .common import read_sequence_data
+
+#: ``fit hmm`` options that say how its data file is read, saved so the report reads it the same way.
+SEQUENCE_READER = ("ids", "id_column", "label_column", "time_column")
+
+
+def _source(spec: str) -> str:
+    """A data file as an absolute path (the report may run elsewhere), a bundled name as is."""
+    path = Path(spec)
+    return str(path.resolve()) if path.exists() else spec
+
+
+def save_run(args, command: str, est, seconds: float, X, labels=None, scores=None) -> None:
+    """The ``--out`` hook of ``fit COMMAND`` ("mixture", "topics", "hmm"): ``run.json`` and ``report.html``
+    in ``args.out``; ``scores``: ``{name: value}`` the command printed (held-out, Hamming)."""
+    X = None if isinstance(X, ShardStore) else X
+    run = {"command": command, "data": _source(args.data), "seconds": seconds,
+           "scores": {name: float(value) for name, value in (scores or {}).items()},
+           "reader": {key: vars(args).get(key) for key in SEQUENCE_READER},
+           "data_facts": data_facts(X) if X is not None else {}}
+    (args.out / "run.json").write_text(json.dumps(run, indent=2, default=str))
+    write_report(est, args.out / "report.html", X, labels=labels, run=_run_facts(run))
+    print(f"wrote {args.out}/report.html")
+
+
+def _run_facts(run: dict) -> dict:
+    return {"data": {"source": run["data"], **run["data_facts"]}, "command": f"stickbreak fit {run['command']}",
+            "wall time (s)": f"{run['seconds']:.2f}", **{name: f"{value:.4f}" for name, value in run["scores"].items()}}
+
+
+def _data(run: dict) -> dict:
+    """The keyword arguments of ``write_report`` that need the run's data, read again from its source."""
+    if run["command"] == "topics":  # the topic figures need only the model
+        return {}
+    if run["command"] == "mixture":
+        X, _, _ = read_data(run["data"])
+        return {"X": None if isinstance(X, ShardStore) else X}
+    seqs, labels, _, _ = read_sequence_data(argparse.Namespace(data=run["data"], **run["reader"]))
+    return {"X": seqs, "labels": labels}
+
+
+def add_report(commands) -> None:
+    p = commands.add_parser("report", help="write the HTML report of a fit run",
+                            description="A self-contained HTML report (figures, fit, data, settings, versions) of "
+                                        "a run directory written by `stickbreak fit ... --out RUN_DIR`.")
+    p.add_argument("run_dir", type=Path, help="a directory written by `stickbreak fit ... --out`")
+    p.add_argument("-o", "--output", type=Path, help="the HTML file to write (default RUN_DIR/report.html)")
+    p.add_argument("--image-shape", help="mixtures of images: draw the cluster means as images of this shape, "
+                                         "e.g. 8x8 (default: a 2-D PCA projection of the items)")
+    p.set_defaults(run=run_report)
+
+
+def _image_shape(text):
+    if text is None:
+        return None
+    try:
+        return tuple(int(v) for v in text.lower().replace(",", "x").split("x"))
+    except ValueError:
+        raise ValueError(f"--image-shape expects sizes like 8x8 or 28x28, got {text!r}") from None
+
+
+def run_report(args) -> int:
+    est = persist.load(args.run_dir / "model.npz")
+    run_file = args.run_dir / "run.json"
+    if not run_file.exists():
+        raise DataError(f"{run_file} is missing: rerun `stickbreak fit ... --out {args.run_dir}` with this version")
+    run = json.loads(run_file.read_text())
+    data = _data(run)
+    if args.image_shape is not None:
+        data["image_shape"] = _image_shape(args.image_shape)
+    path = write_report(est, args.output or args.run_dir / "report.html", run=_run_facts(run), **data)
+    print(f"wrote {path}")
+    return 0
