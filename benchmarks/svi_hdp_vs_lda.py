@@ -34,21 +34,23 @@ SCHEDULE = dict(learning_rate_delay=1.0, learning_rate_decay=0.9)
 CONFIGS = {f"lda{k}": ("lda", k) for k in (25, 50, 100, 200)} | {"hdp": ("hdp", 300)}
 
 
-def make_estimator(kind: str, n_topics: int, n_batches: int, passes: int, seed: int):
+def make_estimator(kind: str, n_topics: int, n_batches: int, passes: int, seed: int, schedule=None):
     from stickbreak import LDA, HDPTopicModel
 
     common = dict(algorithm="svi", n_batches=n_batches, max_laps=passes, tol=0.0, init="exponential",
-                  random_state=seed, **SCHEDULE)
+                  random_state=seed, **(schedule or SCHEDULE))
     if kind == "lda":
         return LDA(n_topics, doc_topic_prior=1.0 / n_topics, topic_word_prior=0.01, **common)
     return HDPTopicModel(n_topics, variational_family="two_level", doc_truncation=20, concentration=1.0,
                          doc_topic_prior=1.0, topic_word_prior=0.01, **common)
 
 
-def run_one(corpus: str, name: str, passes: int, seed: int = 0) -> dict:
+def run_one(corpus: str, name: str, passes: int, seed: int = 0, batch_size: int = BATCH_SIZE,
+            schedule=None) -> dict:
+    """One fit of ``CONFIGS[name]`` (``batch_size`` and the ``schedule`` dict default to the paper's)."""
     data = svi_common.load_corpus(corpus)
     kind, n_topics = CONFIGS[name]
-    n_batches = max(1, round(data["train"].shape[0] / BATCH_SIZE))
+    n_batches = max(1, round(data["train"].shape[0] / batch_size))
     trace, clock = [], {"cpu": time.process_time(), "excluded": 0.0}
 
     def on_lap(record, params):
@@ -59,10 +61,10 @@ def run_one(corpus: str, name: str, passes: int, seed: int = 0) -> dict:
                       "cpu_s": start - clock["cpu"] - clock["excluded"]})
         clock["excluded"] += time.process_time() - start
 
-    est = make_estimator(kind, n_topics, n_batches, passes, seed)
+    est = make_estimator(kind, n_topics, n_batches, passes, seed, schedule)
     est.set_params(callbacks=[on_lap])
     est.fit(data["train"])
-    return {"name": name, "kind": kind, "K": n_topics, "batch_size": BATCH_SIZE, "n_batches": n_batches,
+    return {"name": name, "kind": kind, "K": n_topics, "batch_size": batch_size, "n_batches": n_batches,
             "trace": trace, "describe": data["describe"]}
 
 
