@@ -37,12 +37,13 @@ CONFIGS = {f"lda{k}": ("lda", k) for k in (25, 50, 100, 200)} | {"hdp": ("hdp", 
 def make_estimator(kind: str, n_topics: int, n_batches: int, passes: int, seed: int, schedule=None):
     from stickbreak import LDA, HDPTopicModel
 
+    options = dict(schedule or SCHEDULE)
     common = dict(algorithm="svi", n_batches=n_batches, max_laps=passes, tol=0.0, init="exponential",
-                  random_state=seed, **(schedule or SCHEDULE))
+                  random_state=seed)
     if kind == "lda":
-        return LDA(n_topics, doc_topic_prior=1.0 / n_topics, topic_word_prior=0.01, **common)
-    return HDPTopicModel(n_topics, variational_family="two_level", doc_truncation=20, concentration=1.0,
-                         doc_topic_prior=1.0, topic_word_prior=0.01, **common)
+        return LDA(n_topics, doc_topic_prior=1.0 / n_topics, topic_word_prior=0.01, algorithm_options=options, **common)
+    return HDPTopicModel(n_topics, variational_family="two_level", concentration=1.0, doc_topic_prior=1.0,
+                         topic_word_prior=0.01, algorithm_options={**options, "doc_truncation": 20}, **common)
 
 
 def run_one(corpus: str, name: str, passes: int, seed: int = 0, batch_size: int = BATCH_SIZE,
