@@ -109,3 +109,14 @@ def test_output_into_a_closed_pipe_still_writes_the_run(tmp_path):
     assert proc.returncode == 0, err.decode()
     assert b"BrokenPipeError" not in err
     assert {p.name for p in out.iterdir()} >= {"model.npz", "topics.csv", "trace.csv"}
+
+
+@pytest.mark.parametrize("kind", ["file", "unwritable"])
+def test_out_that_cannot_hold_the_run_is_refused_before_fitting(tmp_path, capsys, kind):
+    target = tmp_path / "taken"
+    target.write_text("not a directory")
+    out = target if kind == "file" else target / "below_a_file"
+    with pytest.raises(SystemExit) as stop:
+        main(["fit", "mixture", "old_faithful", "--max-laps", "2", "--out", str(out)])
+    err = capsys.readouterr()
+    assert stop.value.code == 2 and "--out" in err.err and "lap" not in err.out  # refused before any lap

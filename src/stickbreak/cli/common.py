@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import os
 from pathlib import Path
@@ -12,6 +13,20 @@ from .. import datasets
 from ..data import DataError, Sequences
 from ..data.sequence_io import read_sequences
 from ..estimators._checkpoint import CheckpointDir
+
+
+def out_directory(value: str) -> Path:
+    """``--out DIR``, made when the command line is read, before any fitting, so that a path that cannot
+    hold the run fails at once instead of after the fit."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value!r} is a file, not a directory; give --out a new or existing directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot make the directory {value!r} ({exc.strerror}); give --out a "
+                                         "directory you can write to") from None
+    return path
 
 
 def _parse_options(items, flag: str) -> dict:

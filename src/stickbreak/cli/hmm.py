@@ -15,8 +15,8 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import move_summary
-from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, parse_moves,
-                     read_sequence_data)
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, out_directory,
+                     parse_moves, read_sequence_data)
 from .report import save_run
 
 
@@ -54,7 +54,7 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--foreground-only", action="store_true",
                    help="also score only frames whose true label is >= 0 (negative labels mark background)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, help="directory for model.npz, states.csv, trace.csv, summary.json, run.json and report.html")
+    p.add_argument("--out", type=out_directory, help="directory for model.npz, states.csv, trace.csv, summary.json, run.json and report.html")
     p.add_argument("--progress", action="store_true", help="a progress bar instead of the per-lap table")
     p.add_argument("--quiet", action="store_true", help="no per-lap output")
     add_checkpoint_option(p)

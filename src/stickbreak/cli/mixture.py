@@ -15,7 +15,8 @@ from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import move_summary
-from .common import MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, parse_moves
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, out_directory,
+                     parse_moves)
 from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
@@ -51,7 +52,7 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("--sampling", default="without_replacement", choices=SAMPLING)
     p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv, clusters.csv, run.json and report.html")
+    p.add_argument("--out", type=out_directory, help="directory for model.npz, trace.csv, clusters.csv, run.json and report.html")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_checkpoint_option(p)
     p.set_defaults(run=_run_fit_mixture)

@@ -17,7 +17,8 @@ from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import move_summary
-from .common import MOVES_HELP, _write_csv, add_checkpoint_option, checkpoint_target, moves_run, parse_moves
+from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, checkpoint_target, moves_run, out_directory,
+                     parse_moves)
 from .report import save_run
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -69,7 +70,7 @@ def add_fit_topics(sub) -> None:
                    help="LDA hybrids: pairs with at most this count are sampled (r)")
     p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, help="directory for model.npz, trace.csv, topics.csv, run.json and report.html")
+    p.add_argument("--out", type=out_directory, help="directory for model.npz, trace.csv, topics.csv, run.json and report.html")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_checkpoint_option(p)
     p.set_defaults(run=run_fit_topics)
