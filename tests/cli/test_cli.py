@@ -120,3 +120,24 @@ def test_out_that_cannot_hold_the_run_is_refused_before_fitting(tmp_path, capsys
         main(["fit", "mixture", "old_faithful", "--max-laps", "2", "--out", str(out)])
     err = capsys.readouterr()
     assert stop.value.code == 2 and "--out" in err.err and "lap" not in err.out  # refused before any lap
+
+
+def test_a_fit_interrupted_by_ctrl_c_says_so_and_exits_130(tmp_path, monkeypatch, capsys):
+    """Ctrl-C in a lap keeps the laps before it: the files are written, the status line says
+    "interrupted" (not "stopped (max laps)") and the exit status is 130, as for SIGINT."""
+    from stickbreak import driver
+
+    real_fit = driver._fit
+
+    def interrupted_after_two_laps(model, batches, params, learner, config, callbacks, *rest):
+        def stop(record, params):
+            if record.lap == 2:
+                raise KeyboardInterrupt
+        return real_fit(model, batches, params, learner, config, [*callbacks, stop], *rest)
+
+    monkeypatch.setattr(driver, "_fit", interrupted_after_two_laps)
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        code = main(["fit", "mixture", "old_faithful", "--max-laps", "10", "--out", str(tmp_path / "run")])
+    out = capsys.readouterr().out
+    assert code == 130 and "interrupted (Ctrl-C" in out and "stopped (max laps)" not in out
+    assert (tmp_path / "run" / "model.npz").exists()

@@ -15,6 +15,23 @@ from ..data.sequence_io import read_sequences
 from ..estimators._checkpoint import CheckpointDir
 
 
+#: How each ``stop_reason_`` of a fit reads on the status line.
+STOP_WORDS = {"converged": "converged", "max_laps": "stopped (max laps)", "callback": "stopped by a callback",
+              "interrupted": "interrupted (Ctrl-C; the model as of the last complete lap)"}
+#: The exit status of a fit the user interrupted (its files are still written), as for SIGINT.
+INTERRUPTED_EXIT = 130
+
+
+def stop_status(est) -> str:
+    """The status line's opening words for a fitted estimator."""
+    return STOP_WORDS.get(est.stop_reason_, est.stop_reason_)
+
+
+def exit_code(est) -> int:
+    """0, or ``INTERRUPTED_EXIT`` when Ctrl-C ended the fit (the files of the kept laps are written)."""
+    return INTERRUPTED_EXIT if est.stop_reason_ == "interrupted" else 0
+
+
 def out_directory(value: str) -> Path:
     """``--out DIR``, made when the command line is read, before any fitting, so that a path that cannot
     hold the run fails at once instead of after the fit."""

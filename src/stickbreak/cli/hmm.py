@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -15,8 +14,8 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import move_summary
-from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, out_directory,
-                     parse_moves, read_sequence_data)
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, exit_code,
+                     out_directory, parse_moves, read_sequence_data, stop_status)
 from .report import save_run
 
 
@@ -111,7 +110,7 @@ def _states_rows(seqs: Sequences, states: np.ndarray, sequence_ids) -> list:
 
 
 def _status(est, seconds: float, n_frames: int) -> str:
-    how = "converged" if est.converged_ else "stopped (max laps)"
+    how = stop_status(est)
     return (f"{how} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.elbo_:.6g} nats ({est.elbo_ / n_frames:.4f} "
             f"per frame); {est.n_states_} states, {est.n_active_states_} used")
 
@@ -158,4 +157,4 @@ def run_fit_hmm(args) -> int:
             json.dump(summary, fh, indent=2, default=lambda value: value.tolist())  # numpy arrays and scalars
         print(f"wrote {args.out}/model.npz, states.csv, trace.csv, summary.json")
         save_run(args, "hmm", est, seconds, seqs, labels, scores)
-    return 0
+    return exit_code(est)

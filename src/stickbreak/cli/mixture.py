@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -15,8 +14,8 @@ from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import move_summary
-from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, out_directory,
-                     parse_moves)
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, exit_code,
+                     out_directory, parse_moves, stop_status)
 from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
@@ -115,7 +114,7 @@ def _run_fit_mixture(args) -> int:
     start = time.perf_counter()
     est.fit(X, checkpoint=checkpoint_target(args))
     seconds = time.perf_counter() - start
-    status = "converged" if est.converged_ else "stopped (max laps)"
+    status = stop_status(est)
     print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "
           f"({est.lower_bound_ / len(est.labels_):.4f} per item); {est.n_active_components_} clusters used of {est.n_components_}")
     if moves:
@@ -129,4 +128,4 @@ def _run_fit_mixture(args) -> int:
         _write_csv(args.out / "clusters.csv", table[0], table[1:])
         print(f"wrote {args.out}/model.npz, trace.csv, clusters.csv")
         save_run(args, "mixture", est, seconds, X, labels)
-    return 0
+    return exit_code(est)

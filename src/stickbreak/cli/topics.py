@@ -17,8 +17,8 @@ from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import move_summary
-from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, checkpoint_target, moves_run, out_directory,
-                     parse_moves)
+from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, checkpoint_target, exit_code, moves_run,
+                     out_directory, parse_moves, stop_status)
 from .report import save_run
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -213,7 +213,7 @@ def run_fit_topics(args) -> int:
         checkpoint = checkpoint_target(args)
         est.fit(train, heldout=heldout_tokens, checkpoint=checkpoint) if collapsed else est.fit(train, checkpoint=checkpoint)
     seconds = time.perf_counter() - start
-    status = "converged" if est.converged_ else "stopped (max laps)"
+    status = stop_status(est)
     objective = {"truncation_free": "progressive log-lik. per document"}.get(est.algorithm,
                                                                              "log joint" if collapsed else "ELBO")
     print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; {objective} {est.lower_bound_:.6g} nats; "
@@ -243,7 +243,7 @@ def run_fit_topics(args) -> int:
         _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
         print(f"wrote {args.out}/model.npz, topics.csv, trace.csv")
         save_run(args, "topics", est, seconds, train, scores=scores)
-    return 0
+    return exit_code(est)
 
 
 def run_eval(args) -> int:
