@@ -4,9 +4,9 @@ The data are split once into fixed batches. Each batch's statistics from its las
 cached; a visit computes fresh ones, replays on the cached ones every move accepted since (the
 move log), subtracts them from the whole-data statistics and adds the fresh ones, then runs the
 global step. After the first lap the whole-data statistics cover every item, so the ELBO is exact
-and never decreases, batch after batch and across accepted moves (it is evaluated after every batch
-while a birth may be judged mid-lap, otherwise once at the lap's end: for topics the O(K V)
-normalizers cost as much as a local step). With one batch and no moves this
+and never decreases, batch after batch and across accepted moves (it is evaluated only when a move
+is judged against it or the lap ends: for topics the O(K V) normalizers cost as much as a local
+step). With one batch and no moves this
 is batch VB.
 
 Lap schedule (§6.4): plan merges (pairs) and a delete (a group of targets) from the whole-data
