@@ -40,6 +40,7 @@ class LapRecord:
     seconds: float
     exact: bool = True
     moves: dict[str, dict[str, int]] = field(default_factory=dict)
+    bytes_moved: int = 0  # to and from worker processes in this lap (0 in the driver's own process)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -161,6 +162,7 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
     state, trace = resume.state, list(resume.trace)
     stop_reason = "max_laps"
     start = perf_counter() - (trace[-1].seconds if trace else 0.0)
+    moved = executor.bytes_moved() if executor is not None else 0
     progress = tqdm(total=config.max_laps, initial=len(trace), disable=verbose < 1, unit="lap", desc=desc,
                     dynamic_ncols=True)
     try:
@@ -168,9 +170,10 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
             result = learner.lap(model, batches, state, executor)
             state = result.state
             counts = state.stats.counts
+            moved, lap_bytes = (executor.bytes_moved(), executor.bytes_moved() - moved) if executor is not None else (0, 0)
             record = LapRecord(lap, total_elbo(result.elbo_terms), result.elbo_terms, len(counts),
                                int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start,
-                               result.exact, result.moves)
+                               result.exact, result.moves, lap_bytes)
             trace.append(record)
             if model.monotone:
                 _warn_if_decreased(trace)

@@ -70,7 +70,8 @@ def test_fitted_attributes_and_scores():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert model.score(X) == pytest.approx(model.score_samples(X).mean())
     assert len(model.elbo_trace_) == model.n_iter_ == len(model.trace_)
-    assert set(model.trace_[0]) == {"lap", "elbo", "terms", "n_components", "n_effective", "seconds", "exact", "moves"}
+    assert set(model.trace_[0]) == {"lap", "elbo", "terms", "n_components", "n_effective", "seconds", "exact", "moves",
+                                     "bytes_moved"}
     diag = DPMixture(algorithm="vb", n_components=4, obs_model="diag_gauss", random_state=0).fit(X)
     assert diag.covariances_.shape == (4, 64)
 

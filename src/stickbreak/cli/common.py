@@ -13,6 +13,7 @@ from .. import datasets
 from ..data import DataError, Sequences
 from ..data.sequence_io import read_sequences
 from ..estimators._checkpoint import CheckpointDir
+from ..parallel import check_executor
 
 
 #: How each ``stop_reason_`` of a fit reads on the status line.
@@ -88,6 +89,21 @@ def _write_csv(path: Path, header, rows) -> None:
         writer = csv.writer(fh)
         writer.writerow(header)
         writer.writerows(rows)
+
+
+def _executor(value: str) -> str:
+    try:
+        check_executor(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
+
+
+def add_executor_option(parser) -> None:
+    """``--executor`` of a fit command: where the local steps run (with ``--n-jobs`` workers)."""
+    parser.add_argument("--executor", type=_executor, default=None, metavar="WHERE",
+                        help="where the local steps run: threads (default), processes or dask (--n-jobs workers), "
+                             "or a Dask scheduler address such as tcp://10.0.0.5:8786")
 
 
 def add_checkpoint_option(parser) -> None:

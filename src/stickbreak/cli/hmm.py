@@ -14,7 +14,8 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import move_summary
-from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, exit_code,
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
+                     exit_code,
                      out_directory, parse_moves, read_sequence_data, stop_status)
 from .report import save_run
 
@@ -57,6 +58,7 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--progress", action="store_true", help="a progress bar instead of the per-lap table")
     p.add_argument("--quiet", action="store_true", help="no per-lap output")
     add_checkpoint_option(p)
+    add_executor_option(p)
     p.set_defaults(run=run_fit_hmm)
 
 
@@ -67,7 +69,8 @@ def _estimator(args):
                    transition_concentration=args.transition_concentration,
                    start_concentration=args.start_concentration, stickiness=args.stickiness, algorithm=args.algorithm,
                    n_batches=args.batches, moves=moves, move_options=_parse_options(args.move_option, "--move-option"),
-                   init=args.init, max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, random_state=args.seed,
+                   init=args.init, max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs,
+                   executor=args.executor, random_state=args.seed,
                    verbose=1 if args.progress and not args.quiet else 0)
     if args.n_states is not None:  # else the estimator's default
         options["n_states"] = args.n_states

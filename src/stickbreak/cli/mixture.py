@@ -14,7 +14,8 @@ from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import move_summary
-from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, checkpoint_target, exit_code,
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
+                     exit_code,
                      out_directory, parse_moves, stop_status)
 from .report import save_run
 
@@ -54,6 +55,7 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("--out", type=out_directory, help="directory for model.npz, trace.csv, clusters.csv, run.json and report.html")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_checkpoint_option(p)
+    add_executor_option(p)
     p.set_defaults(run=_run_fit_mixture)
 
 
@@ -97,7 +99,7 @@ def _run_fit_mixture(args) -> int:
     est = cls(**chosen, obs_model=args.obs, concentration=args.concentration,
               obs_prior=_parse_options(args.prior, "--prior"), moves=parse_moves(args.moves),
               move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
-              max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs,
+              max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs, executor=args.executor,
               algorithm_options=dict(learning_rate_delay=args.learning_rate_delay,
                                      learning_rate_decay=args.learning_rate_decay, sampling=args.sampling),
               n_active=args.n_active, random_state=args.seed, verbose=0 if args.quiet else 1)

@@ -17,7 +17,8 @@ from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import move_summary
-from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, checkpoint_target, exit_code, moves_run,
+from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
+                     exit_code, moves_run,
                      out_directory, parse_moves, stop_status)
 from .report import save_run
 
@@ -73,6 +74,7 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--out", type=out_directory, help="directory for model.npz, trace.csv, topics.csv, run.json and report.html")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_checkpoint_option(p)
+    add_executor_option(p)
     p.set_defaults(run=run_fit_topics)
 
 
@@ -97,7 +99,7 @@ def _corpus(spec: str) -> BagOfWords:
 
 def _estimator(args):
 
-    common = dict(max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, random_state=args.seed,
+    common = dict(max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, executor=args.executor, random_state=args.seed,
                   verbose=0 if args.quiet else 1)
     options = {}
     if args.n_batches is not None:

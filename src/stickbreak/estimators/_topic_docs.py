@@ -113,7 +113,12 @@ COMMON_DOC = """
         document get a non-zero responsibility, which makes large ``n_topics`` affordable; the
         moves stay exact within that family. None (default) is dense.
     n_jobs : int
-        Threads for the local step (-1: all cores).
+        Threads for the local step (-1: all cores), or worker processes with ``executor``.
+    executor : None, "threads", "processes", "dask", a scheduler address or a ``distributed.Client``
+        Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
+        default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
+        or an existing Dask cluster. The workers hold the data, each batch split among them; the
+        fit is the same on every executor up to round-off. Births and deletes still run on the driver.
     random_state, verbose, callbacks
         Seed; 1 shows a progress bar; ``callback(lap_record, params)`` after every lap (``params.topic_word``
         holds the current topics), returning True stops the fit.

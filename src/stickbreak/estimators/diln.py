@@ -88,7 +88,7 @@ class DILN(_TopicEstimator):
         Batch VI: the corpus is processed in ``n_batches`` pieces (the same result).
     max_laps, min_laps, tol
         Stop when the fractional ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
-    n_jobs, random_state, verbose, callbacks
+    n_jobs, executor, random_state, verbose, callbacks
         As for :class:`~stickbreak.LDA`.
 
     Attributes
@@ -108,14 +108,15 @@ class DILN(_TopicEstimator):
     def __init__(self, n_topics=200, *, latent_dim=20, location_variance=None, topic_word_prior=0.5,
                  correlated=True, alpha_prior=(1.0, 1e-3), beta_prior=(1.0, 1e-3), initial_beta=1.0, algorithm="vb",
                  algorithm_options=None, n_batches=1, batch_size=None, init="kmeans_l1", max_laps=100, min_laps=2,
-                 tol=1e-3, n_jobs=1, random_state=None, verbose=0, callbacks=None, **option_keywords):
+                 tol=1e-3, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None, **option_keywords):
         self.n_topics, self.latent_dim, self.location_variance = n_topics, latent_dim, location_variance
         self.topic_word_prior, self.correlated, self.initial_beta = topic_word_prior, correlated, initial_beta
         self.alpha_prior, self.beta_prior = alpha_prior, beta_prior
         self.algorithm, self.algorithm_options = algorithm, self._with_legacy(algorithm_options, option_keywords)
         self.n_batches, self.batch_size, self.init = n_batches, batch_size, init
         self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
-        self.n_jobs, self.random_state, self.verbose, self.callbacks = n_jobs, random_state, verbose, callbacks
+        self.n_jobs, self.executor = n_jobs, executor
+        self.random_state, self.verbose, self.callbacks = random_state, verbose, callbacks
 
     # ------------------------------------------------------------------ configuration
     def _prior(self) -> DILNPrior:

@@ -29,6 +29,7 @@ from ..learn import LEARNERS, InMemoryMinibatches, check_moves, learner_spec
 from ..models.hmm.init import initial_params
 from ..models.hmm.model import HMMModel
 from ..models.hmm.params import HMMParams
+from ..parallel import check_executor, open_executor
 from ..priors import top_sticks as sticks
 from ..priors import transition_finite as finite_hmm
 from ..priors import transition_hdp as hdp_hmm
@@ -110,7 +111,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
     def __init__(self, n_states=50, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
                  start_concentration=5.0, stickiness=0.0, algorithm="memoized", algorithm_options=None, n_batches=1,
                  moves=None, move_options=None, init="contiguous_blocks", max_laps=100, min_laps=2, tol=1e-6,
-                 random_state=None, verbose=0, n_jobs=1, callbacks=None, **option_keywords):
+                 random_state=None, verbose=0, n_jobs=1, executor=None, callbacks=None, **option_keywords):
         self._set_constructor_params(locals())
 
     def _set_constructor_params(self, values: dict) -> None:
@@ -142,6 +143,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         check_choice("algorithm", self.algorithm, HMM_ALGORITHMS)
         check_choice("init", self.init, HMM_INITS)
         check_n_jobs(self.n_jobs)
+        check_executor(self.executor)
         options = self._options()
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
                             n_batches=self.n_batches, learning_rate_delay=options.learning_rate_delay,
@@ -187,9 +189,9 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         source = InMemoryMinibatches(seqs, learn_cfg.n_batches) if minibatches else batches.data
         plan = variational_plan(learn_cfg.algorithm, model, source, initial_params(model, seqs, self.n_states,
                                                                                    self.init, rng), batches.data)
-        with numba_threads(self.n_jobs):
+        with numba_threads(self.n_jobs), open_executor(self.executor, self.n_jobs, kernel_threads=True) as executor:
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
-                              verbose=self.verbose, checkpoint=session)
+                              verbose=self.verbose, executor=executor, checkpoint=session)
         self.n_features_in_ = seqs.n_features
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
                          fitted.lower_bound, fitted.accepted_moves)
@@ -328,7 +330,13 @@ _PARAMETERS_DOC = """
     verbose : int
         0 silent, 1 progress bar.
     n_jobs : int
-        Threads of the forward-backward and Viterbi kernels, parallel over sequences (-1: all cores).
+        Threads of the forward-backward and Viterbi kernels, parallel over sequences (-1: all cores),
+        or worker processes with ``executor``.
+    executor : None, "threads", "processes", "dask", a scheduler address or a ``distributed.Client``
+        Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
+        default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
+        or an existing Dask cluster. The workers hold the data, each batch split among them; the
+        fit is the same on every executor up to round-off. Births and deletes still run on the driver.
     callbacks : list of callables, optional
         ``callback(lap_record, params)`` after every lap; returning True stops the fit.
 
@@ -387,7 +395,7 @@ class HDPHMM(_HMMEstimator):
                  start_concentration=5.0, stickiness=0.0, concentration=10.0, learn_concentration=False,
                  algorithm="memoized", algorithm_options=None, n_batches=1, moves=None, move_options=None,
                  init="contiguous_blocks", max_laps=100, min_laps=2, tol=1e-6, random_state=None, verbose=0, n_jobs=1,
-                 callbacks=None, **option_keywords):
+                 executor=None, callbacks=None, **option_keywords):
         self._set_constructor_params(locals())
 
     def _transitions_prior(self) -> dict:

@@ -24,7 +24,7 @@ from ..core.suffstats import SuffStats
 from ..learn import check_moves
 from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
-from ..parallel import make_executor
+from ..parallel import check_executor, open_executor
 from ._checkpoint import open_checkpoint
 from ._common import ReportMixin, SavableMixin, as_generator, check_n_features, prepare_data
 from ._fitting import FitPlan, lookup_plan, run_plan, variational_plan
@@ -91,7 +91,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
 
     def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="vb", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
-                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, n_active=None,
+                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, executor=None, n_active=None,
                  learn_concentration=False, random_state=None, verbose=0, callbacks=None, **option_keywords):
         self.n_components = n_components
         self.learn_concentration = learn_concentration
@@ -110,6 +110,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         self.tol = tol
         self.n_batches = n_batches
         self.n_jobs = n_jobs
+        self.executor = executor
         self.random_state = random_state
         self.verbose = verbose
         self.callbacks = callbacks
@@ -155,6 +156,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         """
         build = lookup_plan(MIXTURE_PLANS, canonical(self.algorithm), type(self).__name__, lambda a: f"algorithm={a!r}")
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
+        check_executor(self.executor)
         rng = as_generator(self.random_state)
         session = open_checkpoint(self, checkpoint, rng)
         data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
@@ -163,12 +165,9 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         mixture_cfg = self._configs(data.batches.n_items)[0]
         model = make_mixture_model(mixture_cfg, data.sample)
         plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
-        executor = make_executor(learn_cfg.n_jobs)
-        try:
+        with open_executor(self.executor, learn_cfg.n_jobs) as executor:
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__,
                               callbacks=self.callbacks, verbose=self.verbose, executor=executor, checkpoint=session)
-        finally:
-            executor.close()
         self.n_features_in_ = data.n_features
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
                          driver.predict_labels(fitted.model, fitted.params, data.batches), fitted.lower_bound)
@@ -296,7 +295,13 @@ class DPMixture(_MixtureEstimator):
     max_laps, min_laps, tol
         Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
     n_batches, n_jobs
-        The data are processed in ``n_batches`` batches, on ``n_jobs`` threads.
+        The data are processed in ``n_batches`` batches, on ``n_jobs`` threads (or worker processes
+        with ``executor``).
+    executor : None, "threads", "processes", "dask", a scheduler address or a ``distributed.Client``
+        Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
+        default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
+        or an existing Dask cluster. The workers hold the data, each batch split among them; the
+        fit is the same on every executor up to round-off. Births and deletes still run on the driver.
     n_active : int or None
         At most this many clusters per item get non-zero responsibility (Hughes 2016, ch. 7): the
         local step keeps each item's top ``n_active`` clusters, exactly optimal under that constraint;
@@ -328,12 +333,12 @@ class DPMixture(_MixtureEstimator):
 
     def __init__(self, n_components="auto", *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="memoized", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
-                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, n_active=None,
+                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, executor=None, n_active=None,
                  learn_concentration=False, random_state=None, verbose=0, callbacks=None, **option_keywords):
         super().__init__(n_components, obs_model=obs_model, concentration=concentration, obs_prior=obs_prior,
                          algorithm=algorithm, algorithm_options=algorithm_options, moves=moves,
                          move_options=move_options, init=init, n_kmeans_iters=n_kmeans_iters, max_laps=max_laps,
-                         min_laps=min_laps, tol=tol, n_batches=n_batches, n_jobs=n_jobs, n_active=n_active,
+                         min_laps=min_laps, tol=tol, n_batches=n_batches, n_jobs=n_jobs, executor=executor, n_active=n_active,
                          learn_concentration=learn_concentration, random_state=random_state, verbose=verbose, callbacks=callbacks, **option_keywords)
 
 

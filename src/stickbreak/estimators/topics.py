@@ -25,6 +25,7 @@ from ..core.suffstats import SuffStats
 from ..data import BagOfWords, ShardStore
 from ..data.text_io import as_bag_of_words
 from ..evaluate.topics import document_completion
+from ..parallel import check_executor, open_executor
 from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import initial_topics
@@ -135,6 +136,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         check_int("n_topics", self.n_topics, 1)
         check_positive("topic_word_prior", self._topic_word_prior())
         check_n_jobs(self.n_jobs)
+        check_executor(self.executor)
 
     def _n_chunks(self) -> int:
         return numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
@@ -207,9 +209,9 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         if heldout is not None and "heldout" not in plan.learner_options:
             raise ValueError(f"heldout is scored during collapsed inference only; algorithm={self.algorithm!r} "
                              "fits without it (score held-out documents afterwards with score())")
-        with numba_threads(self.n_jobs):
+        with numba_threads(self.n_jobs), open_executor(self.executor, self.n_jobs, kernel_threads=True) as executor:
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
-                              verbose=self.verbose, checkpoint=session)
+                              verbose=self.verbose, executor=executor, checkpoint=session)
         self.n_features_in_ = data.n_features
         self.vocabulary_ = getattr(data, "vocabulary", None)
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
@@ -375,12 +377,13 @@ class LDA(_TopicEstimator):
 
     def __init__(self, n_topics=10, *, doc_topic_prior=None, topic_word_prior=None, algorithm="vb",
                  algorithm_options=None, n_batches=1, batch_size=None, init="random", max_laps=100, min_laps=2,
-                 tol=1e-4, n_active=None, n_jobs=1, random_state=None, verbose=0, callbacks=None, **option_keywords):
+                 tol=1e-4, n_active=None, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None, **option_keywords):
         self.n_topics, self.doc_topic_prior, self.topic_word_prior = n_topics, doc_topic_prior, topic_word_prior
         self.algorithm, self.algorithm_options = algorithm, self._with_legacy(algorithm_options, option_keywords)
         self.n_batches, self.batch_size, self.init = n_batches, batch_size, init
         self.max_laps, self.min_laps, self.tol, self.n_active = max_laps, min_laps, tol, n_active
-        self.n_jobs, self.random_state, self.verbose, self.callbacks = n_jobs, random_state, verbose, callbacks
+        self.n_jobs, self.executor = n_jobs, executor
+        self.random_state, self.verbose, self.callbacks = random_state, verbose, callbacks
 
     def _topic_word_prior(self) -> float:
         return 1.0 / self.n_topics if self.topic_word_prior is None else self.topic_word_prior
@@ -404,7 +407,7 @@ class HDPTopicModel(_TopicEstimator):
     def __init__(self, n_topics=100, *, concentration=10.0, doc_topic_prior=1.0, topic_word_prior=0.05,
                  algorithm="memoized", variational_family="direct", algorithm_options=None, n_batches=10,
                  batch_size=None, init="random", max_laps=100, min_laps=2, tol=1e-4, n_active=None, moves=None,
-                 move_options=None, learn_concentration=False, n_jobs=1, random_state=None, verbose=0, callbacks=None,
+                 move_options=None, learn_concentration=False, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None,
                  **option_keywords):
         self.n_topics, self.concentration = n_topics, concentration
         self.learn_concentration = learn_concentration
@@ -414,7 +417,8 @@ class HDPTopicModel(_TopicEstimator):
         self.n_batches, self.batch_size, self.init = n_batches, batch_size, init
         self.max_laps, self.min_laps, self.tol, self.n_active = max_laps, min_laps, tol, n_active
         self.moves, self.move_options = moves, move_options
-        self.n_jobs, self.random_state, self.verbose, self.callbacks = n_jobs, random_state, verbose, callbacks
+        self.n_jobs, self.executor = n_jobs, executor
+        self.random_state, self.verbose, self.callbacks = random_state, verbose, callbacks
 
     _move_kinds = ("birth", "merge", "delete")
     #: A run from K=100 holds dozens of near-empty topics; deleting them together (the group

@@ -30,6 +30,7 @@ from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import (BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe, fast_forward,
                              fast_forward_warm)
+from ..parallel import LocalExecutor, Request
 from .base import ELBODecreaseWarning, LapResult
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
@@ -99,7 +100,7 @@ class MemoizedVI:
         return MemoState(params, None, (None,) * n, (0,) * n, next_uid=int(np.max(params.uids)) + 1)
 
     def lap(self, model: Memoizable, batches, state: MemoState, executor=None) -> LapResult:
-        run = _Lap(self, model, batches, state)
+        run = _Lap(self, model, batches, state, executor or LocalExecutor())
         for b in self.rng.permutation(len(batches)):
             run.visit(int(b))
         run.finish()
@@ -112,8 +113,9 @@ class MemoizedVI:
 class _Lap:
     """The working copy of one lap; the learner's state is only replaced once the lap is complete."""
 
-    def __init__(self, learner: MemoizedVI, model: Memoizable, batches, state: MemoState):
+    def __init__(self, learner: MemoizedVI, model: Memoizable, batches, state: MemoState, executor):
         self.cfg, self.rng, self.model, self.batches = learner.moves, learner.rng, model, batches
+        self.executor = executor
         self.number = state.lap + 1
         self.params, self.stats, self.elbo = state.params, state.stats, state.elbo
         self.memo, self.seen, self.log = list(state.memo), list(state.seen), list(state.log)
@@ -178,14 +180,22 @@ class _Lap:
 
     # ---------------------------------------------------------------- one batch
     def visit(self, b: int) -> None:
-        batch = self.batches[b]
+        """The batch's fresh statistics swapped in; where no birth or delete needs the batch's local
+        parameters, its local step runs on the executor (where the batch lives), else here."""
         params_before = self.params
         self.visited.add(b)
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
         warm = fast_forward_warm(self.warm[b], self.log[self.seen[b]:], b)
-        aligned = warm is not None and np.array_equal(warm[0], params_before.uids)
-        local = self.model.local_step(params_before, batch, keep_loglik=want_births or bool(self.active),
-                                      warm=warm[1] if aligned else None,
+        warm = warm[1] if warm is not None and np.array_equal(warm[0], params_before.uids) else None
+        wants_delete = bool(self.plan.delete_targets) and not self.births
+        if not (want_births or self.active or wants_delete):
+            fresh, counts = self.executor.local_summaries(self.model, params_before, self.batches,
+                                                          [Request(b, None, warm)], merge_pairs=self.plan.merge_pairs)[0]
+            self.warm[b] = None if counts is None else (params_before.uids, counts)
+            self._swap_in(b, fresh)
+            return
+        batch = self.batches[b]
+        local = self.model.local_step(params_before, batch, keep_loglik=want_births or bool(self.active), warm=warm,
                                       merge_pairs=self.plan.merge_pairs)
         counts = self.model.warm_start(local)
         self.warm[b] = None if counts is None else (params_before.uids, counts)
@@ -193,7 +203,7 @@ class _Lap:
         self._swap_in(b, fresh)
         # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
         # has been accepted the components differ from the delete's plan and the delete waits
-        if self.plan.delete_targets and not self.births:
+        if wants_delete:
             self.delete_proposals[b], self.delete_warm[b] = self.model.delete_proposal(
                 batch, self.params, self.plan.delete_targets, self.stats, fresh, local, self.cfg.delete_refine_steps,
                 self.plan.merge_pairs)

@@ -16,8 +16,9 @@ import numpy as np
 from ..core.protocols import Model, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..data import batch_indices
+from ..data.shards import ShardStore
+from ..parallel import LocalExecutor, Request, summarize_batches
 from .base import LapResult
-from ..parallel import summarize_batches
 
 SAMPLING = ("without_replacement", "with_replacement")
 
@@ -55,6 +56,13 @@ class InMemoryMinibatches:
         for index in self.lap_rows(rng):
             yield self.data.subset(index)
 
+    def lap_requests(self, rng: np.random.Generator):
+        """``(batches, request, n_items)`` per minibatch of one lap, for an executor: the items
+        ``rows`` of the data seen as one batch (the same minibatches as :meth:`lap`)."""
+        whole = (self.data,)
+        for index in self.lap_rows(rng):
+            yield whole, Request(0, np.asarray(index)), len(index)
+
 
 class StoredMinibatches:
     """Minibatches that are the fixed batches of a (possibly on-disk) sequence, visited in random order."""
@@ -77,6 +85,15 @@ class StoredMinibatches:
         order = rng.permutation(n) if self.sampling == "without_replacement" else rng.integers(0, n, n)
         for b in order:
             yield self.batches[int(b)]
+
+    def lap_requests(self, rng: np.random.Generator):
+        """``(batches, request, n_items)`` per minibatch of one lap, for an executor (as :meth:`lap`)."""
+        n = len(self.batches)
+        order = rng.permutation(n) if self.sampling == "without_replacement" else rng.integers(0, n, n)
+        sizes = self.batches.meta["sizes"] if isinstance(self.batches, ShardStore) else None
+        for b in order:
+            size = sizes[int(b)] if sizes is not None else self.batches[int(b)].n_items
+            yield self.batches, Request(int(b)), int(size)
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,8 +119,12 @@ class StochasticVI:
     def step(self, model: Model, params, batch, n_items: int, step: int, estimate: bool = True):
         """One SVI step on ``batch``: returns ``(new_params, amplified_stats, elbo_estimate_terms)``;
         the estimate (unbiased for the ELBO at ``params``) is ``None`` unless ``estimate``."""
-        local = model.local_step(params, batch)
-        stats = model.summarize(batch, local, params.uids).scaled(n_items / model.n_items(batch))
+        stats = LocalExecutor().local_summaries(model, params, (batch,), [Request(0)])[0][0]
+        return self._update(model, params, stats, n_items / model.n_items(batch), step, estimate)
+
+    def _update(self, model: Model, params, stats, scale: float, step: int, estimate: bool):
+        """The step from a minibatch's statistics: amplified by ``scale``, blended at ``rho_step``."""
+        stats = stats.scaled(scale)
         terms = model.elbo_terms(params, stats) if estimate else None
         target = model.global_step(stats, params)
         return model.blend(params, target, self.schedule(step)), stats, terms
@@ -114,10 +135,12 @@ class StochasticVI:
         when a lap visits every item once in equal minibatches (an estimate otherwise), and the
         topic and mixture ELBOs are exact for any statistics. One evaluation per lap, not per step."""
         params, step = state.params, state.step
+        executor = executor or LocalExecutor()
         stats_sum, count = None, 0
-        for batch in minibatches.lap(self.rng):
+        for batches, request, size in minibatches.lap_requests(self.rng):
             step += 1
-            params, stats, _ = self.step(model, params, batch, minibatches.n_items, step, estimate=False)
+            fresh = executor.local_summaries(model, params, batches, [request])[0][0]
+            params, stats, _ = self._update(model, params, fresh, minibatches.n_items / size, step, estimate=False)
             stats_sum = stats if stats_sum is None else stats_sum + stats
             count += 1
         mean_stats = stats_sum.scaled(1.0 / count)

@@ -1,5 +1,7 @@
-"""Executors that map the local step over batches and sum the statistics."""
+"""Executors behind one interface: the driver's threads, local processes, or Dask (:mod:`.executors`)."""
 
-from .executors import SerialExecutor, ThreadExecutor, make_executor, summarize_batches
+from .executors import Executor, LocalExecutor, Request, local_summary, summarize_batches
+from .factory import EXECUTORS, check_executor, make_executor, open_executor
 
-__all__ = ["SerialExecutor", "ThreadExecutor", "make_executor", "summarize_batches"]
+__all__ = ["EXECUTORS", "Executor", "LocalExecutor", "Request", "check_executor", "local_summary", "make_executor",
+           "open_executor", "summarize_batches"]

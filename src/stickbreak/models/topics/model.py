@@ -15,7 +15,7 @@ HDP: ``alpha pi^G(rho)``) and ``L_top`` is the LDA normaliser or the HDP surroga
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from types import ModuleType, SimpleNamespace
 
@@ -105,6 +105,11 @@ class TopicParams:
     uids: np.ndarray
     obs: Natural
     weights: dict
+
+    def __getstate__(self) -> dict:
+        """Pickled (for worker processes, :mod:`stickbreak.parallel`) without the derived caches: each
+        is as large as ``lam`` and the receiver recomputes what it uses."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @cached_property
     def expected_log_phi(self) -> Natural:

@@ -1,0 +1,122 @@
+"""Strong scaling on this machine: one fit, the same seed, on 1 thread, 2 threads, 2 worker processes and
+2 Dask workers (issue 25).
+
+Workloads (the issue's): LDA by batch VB on wiki (K=100); the memoized HDP with its default moves
+on 20newsgroups (K=100 to start, 8 batches); the default DP-GMM (memoized, birth/merge/delete) on
+Fashion-MNIST projected on 50 principal components (60,000 images); the HDP-HMM on mocap6.
+Each fit runs ``--laps`` laps with ``tol=0``; numba compiles first in an untimed warm-up fit.
+
+Reported per run: wall seconds of the fit (worker start-up included), seconds per lap after the
+first (the steady rate), the final ELBO, K, mean bytes moved per lap, and the load average before
+and after. Speed-up = the 1-thread wall time over the run's; every row of a workload must show the
+same ELBO to 1e-10 relative (the executors compute the same fit).
+
+Run:  .venv/bin/python benchmarks/scaling.py [--only lda,hdp,dpgmm,hmm] [--laps 8]
+Writes benchmarks/results/scaling.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.decomposition import PCA
+
+from stickbreak import LDA, DPMixture, HDPHMM, HDPTopicModel
+from stickbreak.data import BagOfWords
+from stickbreak.datasets import load
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+RESULTS = ROOT / "benchmarks" / "results"
+
+SETTINGS = [("1 thread", None, 1), ("2 threads", None, 2), ("2 processes", "processes", 2), ("2 Dask workers", "dask", 2)]
+
+
+def corpus(name: str) -> BagOfWords:
+    z = np.load(SHARED / name / "bow.npz")
+    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    return BagOfWords(X[np.asarray(X.sum(axis=1)).ravel() > 0])
+
+
+def fashion_pca50() -> np.ndarray:
+    images = np.frombuffer(gzip.open(SHARED / "fashion_mnist" / "train-images-idx3-ubyte.gz").read(), np.uint8,
+                           offset=16).reshape(-1, 784).astype(float)
+    return PCA(n_components=50, random_state=0).fit_transform(images)
+
+
+WORKLOADS = {
+    "lda": ("LDA K=100, batch VB, wiki", lambda: corpus("wiki"),
+            lambda laps: LDA(n_topics=100, algorithm="vb", n_batches=8, max_laps=laps, tol=0.0)),
+    "hdp": ("memoized HDP with default moves, K=100, 8 batches, 20newsgroups", lambda: corpus("20newsgroups"),
+            lambda laps: HDPTopicModel(n_topics=100, n_batches=8, max_laps=laps, tol=0.0)),
+    "dpgmm": ("DP-GMM defaults (memoized, birth/merge/delete), 8 batches, Fashion-MNIST PCA-50", fashion_pca50,
+              lambda laps: DPMixture(n_batches=8, max_laps=laps, tol=0.0)),
+    "hmm": ("HDP-HMM defaults (memoized), 2 batches, mocap6", lambda: load("mocap6").X,
+            lambda laps: HDPHMM(n_batches=2, max_laps=laps, tol=0.0)),
+}
+
+
+def run(make, X, laps: int, executor, n_jobs: int) -> dict:
+    load_before = os.getloadavg()[0]
+    model = make(laps).set_params(random_state=0, n_jobs=n_jobs, executor=executor)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X)
+    wall = time.perf_counter() - start
+    trace = model.trace_
+    per_lap = (trace[-1]["seconds"] - trace[0]["seconds"]) / max(1, len(trace) - 1)
+    return {"wall": wall, "per_lap": per_lap, "elbo": float(model.lower_bound_), "K": trace[-1]["n_effective"],
+            "bytes_per_lap": float(np.mean([r["bytes_moved"] for r in trace])),
+            "load_before": load_before, "load_after": os.getloadavg()[0]}
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| workload | executor | wall s | s/lap after lap 1 | speed-up (wall) | speed-up (per lap) | ELBO | K "
+             "| MB moved/lap | load before/after |", "|---" * 10 + "|"]
+    for row in rows:
+        lines.append(f"| {row['workload']} | {row['setting']} | {row['wall']:.1f} | {row['per_lap']:.2f} | "
+                     f"{row['speedup_wall']:.2f}x | {row['speedup_lap']:.2f}x | {row['elbo']:.10g} | {row['K']} | "
+                     f"{row['bytes_per_lap'] / 1e6:.1f} | {row['load_before']:.2f}/{row['load_after']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", default=",".join(WORKLOADS))
+    parser.add_argument("--laps", type=int, default=8)
+    args = parser.parse_args(argv)
+    rows = []
+    for key in args.only.split(","):
+        title, data, make = WORKLOADS[key]
+        X = data()
+        with warnings.catch_warnings():  # untimed: numba compiles in this process
+            warnings.simplefilter("ignore")
+            make(1).set_params(random_state=0).fit(X)
+        base = None
+        for setting, executor, n_jobs in SETTINGS:
+            row = {"workload": title, "setting": setting, **run(make, X, args.laps, executor, n_jobs)}
+            base = base or row
+            row["speedup_wall"] = base["wall"] / row["wall"]
+            row["speedup_lap"] = base["per_lap"] / row["per_lap"]
+            row["same_elbo"] = abs(row["elbo"] - base["elbo"]) <= 1e-10 * abs(base["elbo"])
+            rows.append(row)
+            print(table([row]).splitlines()[-1], flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    suffix = "" if args.only == ",".join(WORKLOADS) else "_" + args.only.replace(",", "_")
+    (RESULTS / f"scaling{suffix}.json").write_text(json.dumps(rows, indent=1))
+    header = (f"# Strong scaling, {args.laps} laps, {os.cpu_count()} cores (`{' '.join(sys.argv)}`)\n\n")
+    (RESULTS / f"scaling{suffix}.md").write_text(header + table(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""Dask (``distributed``) workers: a ``Client``, a scheduler address, or a ``LocalCluster`` started here.
+
+Part ``w`` runs on the ``w``-th worker (by address) when it is up and anywhere else otherwise
+(``allow_other_workers``): a worker that died is replaced by the scheduler, a task it held runs
+again elsewhere, and a worker that lacks the part answers so and is sent it. The call's model and
+parameters are scattered once to every worker. Needs the ``dask`` extra (``pip install
+'stickbreak[dask]'``).
+"""
+
+from __future__ import annotations
+
+from .sharded import WorkerLost
+from .worker import drop, run_part
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError("Dask execution needs the distributed package: pip install 'stickbreak[dask]'") from None
+    return distributed
+
+
+class _Handle:
+    def __init__(self, future, worker: int):
+        self.future, self.worker = future, worker
+
+    def result(self) -> bytes:
+        distributed = _distributed()
+        try:
+            return self.future.result()
+        except distributed.KilledWorker as killed:  # the scheduler gave up on the task: the executor retries it
+            raise WorkerLost(f"Dask worker {self.worker}: {killed}") from None
+
+
+class DaskBackend:
+    """Dask workers from ``target``: a ``distributed.Client``, a scheduler address (``"tcp://host:8786"``),
+    or None for a ``LocalCluster`` of ``n_workers`` single-threaded processes started (and closed) here."""
+
+    def __init__(self, target=None, n_workers: int = 2):
+        distributed = _distributed()
+        self._owned = []
+        if isinstance(target, distributed.Client):
+            self.client = target
+        elif isinstance(target, str):
+            self.client = distributed.Client(target)
+            self._owned = [self.client]
+        elif target is None:
+            cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                               dashboard_address=None)
+            self.client = distributed.Client(cluster)
+            self._owned = [self.client, cluster]
+        else:
+            raise TypeError(f"a Dask executor needs a distributed.Client, a scheduler address or None, "
+                            f"got {type(target).__name__}")
+        self._addresses = self._worker_addresses()
+        if not self._addresses:
+            raise RuntimeError(f"the Dask scheduler {self.client.scheduler.address} has no workers; start some with "
+                               f"`dask worker {self.client.scheduler.address}`")
+        self.n_workers = len(self._addresses)
+        self.common_bytes = 0
+        self._common = (None, None)
+
+    def _worker_addresses(self) -> list[str]:
+        return sorted(self.client.scheduler_info()["workers"])
+
+    def worker_addresses(self) -> list[str]:
+        """The workers' addresses, in part order (for tests that kill one)."""
+        return list(self._addresses)
+
+    def submit(self, worker: int, token: str, common: bytes, task: bytes) -> _Handle:
+        if self._common[0] != token:
+            self._common = (token, self.client.scatter(common, broadcast=True, hash=False))
+            self.common_bytes += len(common) * self.n_workers
+        address = self._addresses[worker % len(self._addresses)]
+        future = self.client.submit(run_part, token, self._common[1], task, workers=[address],
+                                    allow_other_workers=True, pure=False)
+        return _Handle(future, worker)
+
+    def forget(self, worker: int) -> None:
+        self._addresses = self._worker_addresses() or self._addresses
+
+    def drop(self, key: str) -> None:
+        self.client.run(drop, key)
+
+    def close(self) -> None:
+        for thing in self._owned:
+            thing.close()
+        self._owned = []

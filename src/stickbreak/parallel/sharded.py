@@ -1,0 +1,198 @@
+"""An executor whose batches live on worker processes, in parts, over a :class:`Backend`.
+
+Every batch is split into ``n_workers`` contiguous parts; part ``w`` goes to worker ``w`` with the
+first task that needs it (the part's items, or for a :class:`~stickbreak.data.shards.ShardStore`
+only where the worker reads them) and stays there for the rest of the fit. A call sends the model
+and global parameters once per worker, one small task per part (its item rows and warm start),
+and gets each part's statistics back; a batch's statistics are its parts' added in part order and
+its warm start their rows in order, so every executor computes the same fit up to round-off.
+
+Faults: a worker that died costs a retry of its tasks (the backend starts another); a worker
+that lacks a part (restarted, or a Dask task moved elsewhere) is sent the part again. A task that
+fails for its own reasons (bad data, a bug) raises its error on the driver at once.
+"""
+
+from __future__ import annotations
+
+import pickle
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from ..data.shards import ShardStore
+from .executors import Request
+from .worker import MISSING, PartSource, PartTask
+
+#: Attempts per part before a fit gives up on it.
+MAX_ATTEMPTS = 4
+
+
+class WorkerLost(RuntimeError):
+    """The worker running a task died before answering (its tasks are retried)."""
+
+
+class Backend(Protocol):
+    """Runs :func:`stickbreak.parallel.worker.run_part` on a worker and hands back its answer."""
+
+    n_workers: int
+    #: Bytes of ``common`` sent so far.
+    common_bytes: int
+
+    def submit(self, worker: int, token: str, common: bytes, task: bytes) -> Any:
+        """Queue a task on ``worker``; the returned handle's ``result()`` gives the answer bytes or
+        raises :class:`WorkerLost`. ``common`` (the pickled model, parameters and merge pairs of
+        this call, named by ``token``) travels at most once per worker and call."""
+
+    def forget(self, worker: int) -> None:
+        """``worker`` lost its store: send it ``common`` again with its next task."""
+
+    def drop(self, key: str) -> None:
+        """Free placement ``key`` on every worker."""
+
+    def close(self) -> None:
+        """Stop what this backend started."""
+
+
+def part_bounds(n_items: int, n_parts: int) -> list[tuple[int, int]]:
+    """``n_parts`` contiguous item ranges covering ``range(n_items)``, sizes differing by at most one."""
+    edges = np.linspace(0, n_items, n_parts + 1).round().astype(np.int64)
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
+
+
+def rows_of(value, start: int, stop: int):
+    """Rows ``[start, stop)`` of a per-item warm start (an array, a tuple of arrays, or None)."""
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return tuple(v[start:stop] for v in value)
+    return value[start:stop]
+
+
+def joined_rows(parts: Sequence):
+    """The parts' per-item warm starts stacked in order (None if any part has none)."""
+    if not parts or any(p is None for p in parts):
+        return None
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
+    return np.concatenate(parts)
+
+
+@dataclass(eq=False)
+class Placement:
+    """The batches of one fit as placed on the workers: a key, each batch's size, what is placed."""
+
+    batches: Sequence
+    key: str = field(default_factory=lambda: uuid.uuid4().hex)
+    placed: set = field(default_factory=set)  # (worker, batch)
+
+    def size(self, b: int) -> int:
+        if isinstance(self.batches, ShardStore):
+            return int(self.batches.meta["sizes"][b])
+        return int(self.batches[b].n_items)
+
+    def source(self, b: int, start: int, stop: int) -> PartSource:
+        if isinstance(self.batches, ShardStore):
+            return PartSource(directory=str(self.batches.directory), batch=b, start=start, stop=stop)
+        return PartSource(data=self.batches[b].subset(np.arange(start, stop)))
+
+
+@dataclass(eq=False)
+class _Job:
+    request: int
+    worker: int
+    task: PartTask
+    attempts: int = 0
+
+
+class ShardedExecutor:
+    """Batches split over the workers of ``backend`` (:mod:`.processes` or :mod:`.dask_backend`)."""
+
+    def __init__(self, backend: Backend):
+        self.backend = backend
+        self.n_workers = backend.n_workers
+        self._placements: dict[int, Placement] = {}
+        self._bytes = 0
+
+    def _placement(self, batches) -> Placement:
+        placement = self._placements.get(id(batches))
+        if placement is None or placement.batches is not batches:
+            placement = self._placements[id(batches)] = Placement(batches)
+        return placement
+
+    def local_summaries(self, model, params, batches, requests: Sequence[Request], merge_pairs=None):
+        placement = self._placement(batches)
+        token = uuid.uuid4().hex
+        common = pickle.dumps((model, params, merge_pairs), protocol=pickle.HIGHEST_PROTOCOL)
+        jobs = [job for i, request in enumerate(requests) for job in self._jobs(placement, i, request)]
+        answers: list[list] = [[] for _ in requests]
+        handles = [self._submit(placement, job, token, common) for job in jobs]
+        for job, handle in zip(jobs, handles):
+            answers[job.request].append(self._answer(placement, job, handle, token, common))
+        out = []
+        for parts in answers:
+            stats = sum((p[0] for p in parts[1:]), parts[0][0])
+            out.append((stats, joined_rows([p[1] for p in parts])))
+        return out
+
+    def _jobs(self, placement: Placement, index: int, request: Request) -> list[_Job]:
+        jobs = []
+        for w, (start, stop) in enumerate(part_bounds(placement.size(request.batch), self.n_workers)):
+            if request.rows is None:
+                rows = None
+                if stop == start:
+                    continue
+            else:
+                rows = request.rows[(request.rows >= start) & (request.rows < stop)] - start
+                if not len(rows):
+                    continue
+            task = PartTask(placement.key, request.batch, w, rows, rows_of(request.warm, start, stop))
+            jobs.append(_Job(index, w, task))
+        return jobs
+
+    def _submit(self, placement: Placement, job: _Job, token: str, common: bytes, attach: bool = False):
+        job.attempts += 1
+        task = job.task
+        if attach or (job.worker, task.batch) not in placement.placed:
+            start, stop = part_bounds(placement.size(task.batch), self.n_workers)[task.part]
+            task = PartTask(task.key, task.batch, task.part, task.rows, task.warm,
+                            placement.source(task.batch, start, stop))
+            placement.placed.add((job.worker, task.batch))
+        payload = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+        self._bytes += len(payload)
+        return self.backend.submit(job.worker, token, common, payload)
+
+    def _answer(self, placement: Placement, job: _Job, handle, token: str, common: bytes):
+        while True:
+            try:
+                answer = handle.result()
+            except WorkerLost as lost:
+                error = lost
+            else:
+                if answer != MISSING:
+                    self._bytes += len(answer)
+                    return pickle.loads(answer)
+                error = WorkerLost(f"worker {job.worker} no longer holds its part")
+            if job.attempts >= MAX_ATTEMPTS:
+                raise RuntimeError(f"part {job.task.part} of batch {job.task.batch} failed {job.attempts} times; "
+                                   f"last: {error}. Check that the workers stay up (memory, time limits).") from error
+            # the worker was restarted or replaced: its store and parameters are gone
+            placement.placed = {p for p in placement.placed if p[0] != job.worker}
+            self.backend.forget(job.worker)
+            handle = self._submit(placement, job, token, common, attach=True)
+
+    def __deepcopy__(self, memo):  # sklearn's clone copies constructor parameters: share the workers instead
+        return self
+
+    def bytes_moved(self) -> int:
+        return self._bytes + self.backend.common_bytes
+
+    def release(self) -> None:
+        for placement in self._placements.values():
+            self.backend.drop(placement.key)
+        self._placements.clear()
+
+    def close(self) -> None:
+        self.release()
+        self.backend.close()

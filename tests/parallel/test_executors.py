@@ -1,0 +1,202 @@
+"""Every executor gives the same fit (issue 25): the driver's thread, 2 threads, 2 worker processes and
+2 Dask workers of a LocalCluster, for batch VB, stochastic VI and memoized VI with moves, over
+mixtures, topics and HMMs; a worker killed in the middle of a task costs a retry, not the run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import warnings
+
+import numpy as np
+import pytest
+
+from stickbreak import LDA, DPMixture, HDPHMM, HDPTopicModel
+from stickbreak.data import DenseData, ShardStore
+from stickbreak.datasets import load
+from stickbreak.parallel import Request, check_executor, make_executor
+from stickbreak.parallel.processes import ProcessBackend
+from stickbreak.parallel.sharded import ShardedExecutor, part_bounds
+
+distributed = pytest.importorskip("distributed")
+
+RELATIVE = 1e-10
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def processes():
+    executor = make_executor("processes", 2)
+    yield executor
+    executor.close()
+
+
+def _digits():
+    return load("digits").X[:600]
+
+
+def _digits_data():
+    return DenseData.from_array(_digits())
+
+
+def _ap():
+    corpus = load("ap").X
+    return corpus.subset(np.arange(500))
+
+
+def _mocap():
+    return load("mocap6").X
+
+
+#: name -> (estimator, data); each is fitted by every executor and compared with the driver's own thread.
+FITS = {
+    "dp_mixture_memoized_moves": (lambda: DPMixture(obs_model="diag_gauss", n_batches=3, max_laps=6), _digits),
+    "dp_mixture_vb": (lambda: DPMixture(n_components=6, obs_model="diag_gauss", algorithm="vb", max_laps=5), _digits),
+    "lda_stochastic": (lambda: LDA(n_topics=8, algorithm="stochastic", batch_size=150, max_laps=3), _ap),
+    "hdp_memoized_moves": (lambda: HDPTopicModel(n_topics=10, n_batches=3, max_laps=4), _ap),
+    "hdp_hmm_memoized_moves": (lambda: HDPHMM(n_states=6, n_batches=2, max_laps=4), _mocap),
+}
+_REFERENCE: dict = {}
+
+
+def _fit(name, **settings):
+    make, data = FITS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # too few laps to converge, on purpose
+        return make().set_params(random_state=0, **settings).fit(data())
+
+
+def _reference(name):
+    if name not in _REFERENCE:
+        _REFERENCE[name] = _fit(name, n_jobs=1)
+    return _REFERENCE[name]
+
+
+def _assert_same_fit(fitted, reference):
+    assert fitted.lower_bound_ == pytest.approx(reference.lower_bound_, rel=RELATIVE)
+    assert len(fitted.trace_) == len(reference.trace_)
+    for ours, theirs in zip(fitted.trace_, reference.trace_):
+        assert ours["n_components"] == theirs["n_components"]
+        assert ours["elbo"] == pytest.approx(theirs["elbo"], rel=RELATIVE)
+        assert ours["moves"] == theirs["moves"]
+
+
+@pytest.mark.parametrize("name", list(FITS))
+@pytest.mark.parametrize("where", ["threads", "processes", "dask"])
+def test_every_executor_gives_the_same_fit(name, where, request):
+    executor = {"threads": "threads", "processes": None, "dask": None}[where]
+    if where == "processes":
+        executor = request.getfixturevalue("processes")
+    elif where == "dask":
+        executor = request.getfixturevalue("client")
+    fitted = _fit(name, n_jobs=2, executor=executor)
+    _assert_same_fit(fitted, _reference(name))
+    moved = [record["bytes_moved"] for record in fitted.trace_]
+    # laps whose births or deletes need every batch's local parameters run on the driver (for now)
+    assert (sum(moved) > 0) == (where != "threads")
+
+
+def test_a_process_executor_named_by_string_starts_and_stops_its_workers():
+    fitted = _fit("dp_mixture_vb", n_jobs=2, executor="processes")
+    _assert_same_fit(fitted, _reference("dp_mixture_vb"))
+
+
+class _KillingBackend(ProcessBackend):
+    """Kills worker 0 (SIGKILL) right after handing it its ``after``-th task: it dies mid-task."""
+
+    def __init__(self, n_workers, after):
+        super().__init__(n_workers)
+        self.after, self.sent = after, 0
+
+    def submit(self, worker, token, common, task):
+        handle = super().submit(worker, token, common, task)
+        if worker == 0:
+            self.sent += 1
+            if self.sent == self.after:
+                os.kill(self.pids()[0], signal.SIGKILL)
+        return handle
+
+
+@pytest.mark.parametrize("name, after", [("hdp_memoized_moves", 2), ("lda_stochastic", 7)])
+def test_a_worker_killed_mid_task_costs_a_retry_not_the_run(name, after):
+    backend = _KillingBackend(2, after)
+    executor = ShardedExecutor(backend)
+    try:
+        fitted = _fit(name, n_jobs=2, executor=executor)
+    finally:
+        executor.close()
+    assert backend.restarts == 1
+    _assert_same_fit(fitted, _reference(name))
+
+
+def test_a_dask_worker_killed_during_the_fit_costs_a_retry(client):
+    victim = sorted(client.scheduler_info()["workers"])[0]
+    killed = []
+
+    def kill_after_first_lap(record, params):
+        if record.lap == 1 and not killed:
+            killed.append(victim)
+            try:
+                client.run(os._exit, 1, workers=[victim])
+            except Exception:  # the worker dies before it can answer
+                pass
+
+    fitted = _fit("dp_mixture_memoized_moves", n_jobs=2, executor=client, callbacks=[kill_after_first_lap])
+    assert killed
+    _assert_same_fit(fitted, _reference("dp_mixture_memoized_moves"))
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_workers_read_their_own_shards(tmp_path, processes):
+    """In-memory batches go to the workers in lap 1; shards are read by the workers, never sent."""
+    corpus = _ap()
+    store = ShardStore.write(corpus, tmp_path / "shards", n_batches=3, seed=0)
+    settings = dict(n_topics=8, max_laps=3, moves=(), n_batches=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        here = HDPTopicModel(**settings).fit(store)
+        from_shards = HDPTopicModel(**settings, executor=processes).fit(store)
+        from_memory = HDPTopicModel(**settings, executor=processes).fit(corpus)
+    assert from_shards.lower_bound_ == pytest.approx(here.lower_bound_, rel=RELATIVE)
+    data_bytes = corpus.counts.data.nbytes + corpus.counts.indices.nbytes
+    shards = [r["bytes_moved"] for r in from_shards.trace_]
+    memory = [r["bytes_moved"] for r in from_memory.trace_]
+    assert abs(shards[0] - shards[1]) < data_bytes / 4
+    assert memory[0] - memory[1] > data_bytes
+
+
+def test_a_task_that_fails_raises_its_own_error_on_the_driver(processes):
+    fitted = _reference("dp_mixture_vb")
+    words = [_ap()]  # a mixture over 64 pixels asked for the statistics of documents: fails inside the worker
+    with pytest.raises((AttributeError, TypeError, ValueError)):
+        processes.local_summaries(fitted.model_, fitted.params_, words, [Request(0)])
+    # the workers are still up for the next task
+    stats, _ = processes.local_summaries(fitted.model_, fitted.params_, [_digits_data()], [Request(0)])[0]
+    assert stats.counts.sum() == pytest.approx(600)
+
+
+@pytest.mark.parametrize("value", ["thread", 3, "dask://host"])
+def test_an_unknown_executor_is_refused_before_any_work(value):
+    with pytest.raises(ValueError, match="executor"):
+        check_executor(value)
+    with pytest.raises(ValueError, match="executor"):
+        DPMixture(executor=value).fit(_digits())
+
+
+def test_parts_cover_every_item_once():
+    for n, parts in [(10, 3), (2, 5), (1, 2), (1000, 7)]:
+        bounds = part_bounds(n, parts)
+        assert len(bounds) == parts and bounds[0][0] == 0 and bounds[-1][1] == n
+        assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+        sizes = [hi - lo for lo, hi in bounds]
+        assert max(sizes) - min(sizes) <= 1
