@@ -180,8 +180,8 @@ class _Lap:
 
     # ---------------------------------------------------------------- one batch
     def visit(self, b: int) -> None:
-        """The batch's fresh statistics swapped in; where no birth or delete needs the batch's local
-        parameters, its local step runs on the executor (where the batch lives), else here."""
+        """The batch's fresh statistics swapped in, its local step run by the executor (where the
+        batch lives); births and deletes then work here from the batch's local parameters."""
         params_before = self.params
         self.visited.add(b)
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
@@ -194,13 +194,11 @@ class _Lap:
             self.warm[b] = None if counts is None else (params_before.uids, counts)
             self._swap_in(b, fresh)
             return
-        batch = self.batches[b]
-        local = self.model.local_step(params_before, batch, keep_loglik=want_births or bool(self.active), warm=warm,
-                                      merge_pairs=self.plan.merge_pairs)
-        counts = self.model.warm_start(local)
+        fresh, counts, local = self.executor.local_step(self.model, params_before, self.batches, Request(b, None, warm),
+                                                        self.plan.merge_pairs, want_births or bool(self.active))
         self.warm[b] = None if counts is None else (params_before.uids, counts)
-        fresh = self.model.summarize(batch, local, params_before.uids, merge_pairs=self.plan.merge_pairs)
         self._swap_in(b, fresh)
+        batch = self.batches[b]
         # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
         # has been accepted the components differ from the delete's plan and the delete waits
         if wants_delete:

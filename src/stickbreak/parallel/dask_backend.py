@@ -2,15 +2,15 @@
 
 Part ``w`` runs on the ``w``-th worker (by address) when it is up and anywhere else otherwise
 (``allow_other_workers``): a worker that died is replaced by the scheduler, a task it held runs
-again elsewhere, and a worker that lacks the part answers so and is sent it. The call's model and
-parameters are scattered once to every worker. Needs the ``dask`` extra (``pip install
+again elsewhere, and a worker that lacks the part answers so and is sent it. Each worker gets one
+task per call, with the model, the parameters and its parts. Needs the ``dask`` extra (``pip install
 'stickbreak[dask]'``).
 """
 
 from __future__ import annotations
 
 from .sharded import WorkerLost
-from .worker import drop, run_part
+from .worker import drop, run_parts
 
 
 def _distributed():
@@ -58,30 +58,18 @@ class DaskBackend:
             raise RuntimeError(f"the Dask scheduler {self.client.scheduler.address} has no workers; start some with "
                                f"`dask worker {self.client.scheduler.address}`")
         self.n_workers = len(self._addresses)
-        self.common_bytes = 0
-        self._common = (None, None)
 
     def _worker_addresses(self) -> list[str]:
         return sorted(self.client.scheduler_info()["workers"])
 
-    def worker_addresses(self) -> list[str]:
-        """The workers' addresses, in part order (for tests that kill one)."""
-        return list(self._addresses)
-
-    def submit(self, worker: int, token: str, common: bytes, task: bytes) -> _Handle:
-        if self._common[0] != token:
-            self._common = (token, self.client.scatter(common, broadcast=True, hash=False))
-            self.common_bytes += len(common) * self.n_workers
+    def submit(self, worker: int, payload: bytes) -> _Handle:
+        self._addresses = self._worker_addresses() or self._addresses  # the workers up now (one may have died)
         address = self._addresses[worker % len(self._addresses)]
-        future = self.client.submit(run_part, token, self._common[1], task, workers=[address],
-                                    allow_other_workers=True, pure=False)
+        future = self.client.submit(run_parts, payload, workers=[address], allow_other_workers=True, pure=False)
         return _Handle(future, worker)
 
-    def forget(self, worker: int) -> None:
-        self._addresses = self._worker_addresses() or self._addresses
-
     def drop(self, key: str) -> None:
-        self.client.run(drop, key)
+        self.client.run(drop, key, on_error="ignore")
 
     def close(self) -> None:
         for thing in self._owned:

@@ -47,6 +47,12 @@ class Executor(Protocol):
         with ``local = model.local_step(params, batch, warm=request.warm)``; ``merge_pairs``
         (memoized VI) asks for the planned pairs' merged terms too."""
 
+    def local_step(self, model, params, batches: Sequence, request: Request, merge_pairs,
+                   keep_loglik: bool = False) -> tuple[SuffStats, Any, Any]:
+        """As :meth:`local_summaries` for one request of a :class:`~stickbreak.core.protocols.Movable`
+        model, with the batch's local parameters too (what births and deletes start from):
+        ``(stats, warm start, local)``."""
+
     def bytes_moved(self) -> int:
         """Bytes sent to and received from workers so far (0 for the driver's own process)."""
 
@@ -57,13 +63,18 @@ class Executor(Protocol):
         """Stop the workers this executor started and free what it placed on the others."""
 
 
-def local_summary(model, params, batch, warm=None, merge_pairs=None) -> tuple[SuffStats, Any]:
-    """One local step and summary: what every executor runs for a batch or a part of one."""
+def local_summary(model, params, batch, warm=None, merge_pairs=None, keep_loglik: bool = False,
+                  keep_local: bool = False) -> tuple:
+    """One local step and summary, what every executor runs for a batch or a part of one:
+    ``(stats, warm start)``, and the local parameters with ``keep_local``. ``merge_pairs`` and
+    ``keep_loglik`` are memoized VI's (:class:`~stickbreak.core.protocols.Memoizable`)."""
     if merge_pairs is None:
         local = model.local_step(params, batch, warm=warm)
-        return model.summarize(batch, local, params.uids), model.warm_start(local)
-    local = model.local_step(params, batch, warm=warm, merge_pairs=merge_pairs)
-    return model.summarize(batch, local, params.uids, merge_pairs=merge_pairs), model.warm_start(local)
+        stats = model.summarize(batch, local, params.uids)
+    else:
+        local = model.local_step(params, batch, warm=warm, keep_loglik=keep_loglik, merge_pairs=merge_pairs)
+        stats = model.summarize(batch, local, params.uids, merge_pairs=merge_pairs)
+    return (stats, model.warm_start(local), local) if keep_local else (stats, model.warm_start(local))
 
 
 class LocalExecutor:
@@ -87,6 +98,9 @@ class LocalExecutor:
             return local_summary(model, params, batch, request.warm, merge_pairs)
 
         return self.map(one, requests)
+
+    def local_step(self, model, params, batches, request, merge_pairs, keep_loglik=False):
+        return local_summary(model, params, batches[request.batch], request.warm, merge_pairs, keep_loglik, True)
 
     def bytes_moved(self) -> int:
         return 0

@@ -15,7 +15,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from .sharded import WorkerLost
-from .worker import drop, run_part
+from .worker import drop, run_parts
 
 #: Seconds between checks that a worker is alive while its answer is awaited.
 POLL_SECONDS = 0.2
@@ -35,9 +35,9 @@ def _serve(tasks, answers) -> None:
         if item[0] == "drop":
             drop(item[1])
             continue
-        seq, token, common, task = item
+        seq, payload = item
         try:
-            answers.put((seq, True, run_part(token, common, task)))
+            answers.put((seq, True, run_parts(payload)))
         except BaseException as error:  # the driver re-raises it; the worker goes on
             try:
                 payload = pickle.dumps(error)
@@ -54,7 +54,6 @@ class _Worker:
     answers: object
     generation: int
     done: dict = field(default_factory=dict)
-    common_token: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,7 +77,6 @@ class ProcessBackend:
         self._seq = itertools.count()
         self._generations = itertools.count()
         self.n_workers = int(n_workers)
-        self.common_bytes = 0
         self.restarts = 0
         self._workers = [self._start() for _ in range(self.n_workers)]
 
@@ -92,14 +90,10 @@ class ProcessBackend:
         """The worker processes' ids (for tests that kill one)."""
         return [w.process.pid for w in self._workers]
 
-    def submit(self, worker: int, token: str, common: bytes, task: bytes) -> _Handle:
+    def submit(self, worker: int, payload: bytes) -> _Handle:
         state = self._workers[worker]
-        send = None if state.common_token == token else common
-        if send is not None:
-            self.common_bytes += len(common)
-            state.common_token = token
         seq = next(self._seq)
-        state.tasks.put((seq, token, send, task))
+        state.tasks.put((seq, payload))
         return _Handle(self, worker, state.generation, seq)
 
     def result(self, handle: _Handle) -> bytes:
@@ -129,9 +123,6 @@ class ProcessBackend:
             q.close()
         self._workers[worker] = self._start()
         self.restarts += 1
-
-    def forget(self, worker: int) -> None:
-        self._workers[worker].common_token = None
 
     def drop(self, key: str) -> None:
         for state in self._workers:

@@ -2,12 +2,12 @@
 
 Every batch is split into ``n_workers`` contiguous parts; part ``w`` goes to worker ``w`` with the
 first task that needs it (the part's items, or for a :class:`~stickbreak.data.shards.ShardStore`
-only where the worker reads them) and stays there for the rest of the fit. A call sends the model
-and global parameters once per worker, one small task per part (its item rows and warm start),
-and gets each part's statistics back; a batch's statistics are its parts' added in part order and
+only where the worker reads them) and stays there for the rest of the fit. A call sends each
+worker one task, the model and global parameters with its parts' item rows and warm starts, and
+gets each part's statistics back; a batch's statistics are its parts' added in part order and
 its warm start their rows in order, so every executor computes the same fit up to round-off.
 
-Faults: a worker that died costs a retry of its tasks (the backend starts another); a worker
+Faults: a worker that died costs a retry of its task (the backend starts another); a worker
 that lacks a part (restarted, or a Dask task moved elsewhere) is sent the part again. A task that
 fails for its own reasons (bad data, a bug) raises its error on the driver at once.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pickle
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, Sequence
 
 import numpy as np
@@ -34,25 +34,24 @@ class WorkerLost(RuntimeError):
 
 
 class Backend(Protocol):
-    """Runs :func:`stickbreak.parallel.worker.run_part` on a worker and hands back its answer."""
+    """Runs :func:`stickbreak.parallel.worker.run_parts` on a worker and hands back its answer."""
 
     n_workers: int
-    #: Bytes of ``common`` sent so far.
-    common_bytes: int
 
-    def submit(self, worker: int, token: str, common: bytes, task: bytes) -> Any:
+    def submit(self, worker: int, payload: bytes) -> Any:
         """Queue a task on ``worker``; the returned handle's ``result()`` gives the answer bytes or
-        raises :class:`WorkerLost`. ``common`` (the pickled model, parameters and merge pairs of
-        this call, named by ``token``) travels at most once per worker and call."""
-
-    def forget(self, worker: int) -> None:
-        """``worker`` lost its store: send it ``common`` again with its next task."""
+        raises :class:`WorkerLost` (the backend has replaced the worker, or will)."""
 
     def drop(self, key: str) -> None:
         """Free placement ``key`` on every worker."""
 
     def close(self) -> None:
         """Stop what this backend started."""
+
+
+def _added(parts: list):
+    """The parts' statistics added in part order."""
+    return sum((p[0] for p in parts[1:]), parts[0][0])
 
 
 def part_bounds(n_items: int, n_parts: int) -> list[tuple[int, int]]:
@@ -103,7 +102,7 @@ class _Job:
     request: int
     worker: int
     task: PartTask
-    attempts: int = 0
+    answer: Any = None
 
 
 class ShardedExecutor:
@@ -122,19 +121,50 @@ class ShardedExecutor:
         return placement
 
     def local_summaries(self, model, params, batches, requests: Sequence[Request], merge_pairs=None):
+        return [(_added(parts), joined_rows([p[1] for p in parts]))
+                for parts in self._run(model, params, batches, requests, merge_pairs)]
+
+    def local_step(self, model, params, batches, request: Request, merge_pairs, keep_loglik: bool = False):
+        parts = self._run(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)[0]
+        return _added(parts), joined_rows([p[1] for p in parts]), model.join_locals([p[2] for p in parts])
+
+    def _run(self, model, params, batches, requests, merge_pairs, keep_loglik=False, keep_local=False) -> list[list]:
+        """Each request's parts' answers, in part order: one task per worker, with every part it holds."""
         placement = self._placement(batches)
-        token = uuid.uuid4().hex
         common = pickle.dumps((model, params, merge_pairs), protocol=pickle.HIGHEST_PROTOCOL)
         jobs = [job for i, request in enumerate(requests) for job in self._jobs(placement, i, request)]
+        for job in jobs:
+            job.task = replace(job.task, keep_loglik=keep_loglik, keep_local=keep_local)
+        pending = jobs
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            by_worker = {}
+            for job in pending:
+                by_worker.setdefault(job.worker, []).append(job)
+            handles = {w: self._submit(placement, group, common) for w, group in by_worker.items()}
+            pending, error = [], None
+            for w, group in by_worker.items():
+                try:
+                    answers = self._answers(handles[w])
+                except WorkerLost as lost:  # the worker died: its store and every part on it are gone
+                    answers, error = [MISSING] * len(group), lost
+                for job, answer in zip(group, answers):
+                    if isinstance(answer, bytes) and answer == MISSING:
+                        pending.append(job)
+                    else:
+                        job.answer = answer
+                if any(job.answer is None for job in group):
+                    placement.placed = {p for p in placement.placed if p[0] != w}
+            if not pending:
+                break
+            error = error or WorkerLost(f"worker {pending[0].worker} no longer holds its parts")
+        else:
+            job = pending[0]
+            raise RuntimeError(f"part {job.task.part} of batch {job.task.batch} failed {MAX_ATTEMPTS} times; last: "
+                               f"{error}. Check that the workers stay up (memory, time limits).") from error
         answers: list[list] = [[] for _ in requests]
-        handles = [self._submit(placement, job, token, common) for job in jobs]
-        for job, handle in zip(jobs, handles):
-            answers[job.request].append(self._answer(placement, job, handle, token, common))
-        out = []
-        for parts in answers:
-            stats = sum((p[0] for p in parts[1:]), parts[0][0])
-            out.append((stats, joined_rows([p[1] for p in parts])))
-        return out
+        for job in jobs:
+            answers[job.request].append(job.answer)
+        return answers
 
     def _jobs(self, placement: Placement, index: int, request: Request) -> list[_Job]:
         jobs = []
@@ -151,42 +181,30 @@ class ShardedExecutor:
             jobs.append(_Job(index, w, task))
         return jobs
 
-    def _submit(self, placement: Placement, job: _Job, token: str, common: bytes, attach: bool = False):
-        job.attempts += 1
-        task = job.task
-        if attach or (job.worker, task.batch) not in placement.placed:
-            start, stop = part_bounds(placement.size(task.batch), self.n_workers)[task.part]
-            task = PartTask(task.key, task.batch, task.part, task.rows, task.warm,
-                            placement.source(task.batch, start, stop))
-            placement.placed.add((job.worker, task.batch))
-        payload = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+    def _submit(self, placement: Placement, group: list[_Job], common: bytes):
+        """One worker's task: the call's parameters and its parts (with their data if not placed yet)."""
+        parts = []
+        for job in group:
+            task = job.task
+            if (job.worker, task.batch) not in placement.placed:
+                start, stop = part_bounds(placement.size(task.batch), self.n_workers)[task.part]
+                task = replace(task, source=placement.source(task.batch, start, stop))
+                placement.placed.add((job.worker, task.batch))
+            parts.append(task)
+        payload = pickle.dumps((common, parts), protocol=pickle.HIGHEST_PROTOCOL)
         self._bytes += len(payload)
-        return self.backend.submit(job.worker, token, common, payload)
+        return self.backend.submit(group[0].worker, payload)
 
-    def _answer(self, placement: Placement, job: _Job, handle, token: str, common: bytes):
-        while True:
-            try:
-                answer = handle.result()
-            except WorkerLost as lost:
-                error = lost
-            else:
-                if answer != MISSING:
-                    self._bytes += len(answer)
-                    return pickle.loads(answer)
-                error = WorkerLost(f"worker {job.worker} no longer holds its part")
-            if job.attempts >= MAX_ATTEMPTS:
-                raise RuntimeError(f"part {job.task.part} of batch {job.task.batch} failed {job.attempts} times; "
-                                   f"last: {error}. Check that the workers stay up (memory, time limits).") from error
-            # the worker was restarted or replaced: its store and parameters are gone
-            placement.placed = {p for p in placement.placed if p[0] != job.worker}
-            self.backend.forget(job.worker)
-            handle = self._submit(placement, job, token, common, attach=True)
+    def _answers(self, handle) -> list:
+        answer = handle.result()
+        self._bytes += len(answer)
+        return pickle.loads(answer)
 
     def __deepcopy__(self, memo):  # sklearn's clone copies constructor parameters: share the workers instead
         return self
 
     def bytes_moved(self) -> int:
-        return self._bytes + self.backend.common_bytes
+        return self._bytes
 
     def release(self) -> None:
         for placement in self._placements.values():

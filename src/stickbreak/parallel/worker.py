@@ -1,10 +1,11 @@
 """What a worker process runs: a store of the batch parts placed on it, and the local step of a part.
 
 Tasks and answers travel as pickled bytes (the transport between processes of one run, never a
-file): the driver pickles the model and parameters once per call and every part's task reuses
-them, and counts the bytes both ways. A part is placed by the first task that carries it (its
-data, or where a shard store keeps it); a worker that lost its store (a restarted process, a task
-moved to another Dask worker) answers :data:`MISSING` and the driver sends the part again.
+file): the driver pickles the model and parameters once per call, sends each worker one task with
+them and all its parts, and counts the bytes both ways. A part is placed by the first task that
+carries it (its data, or where a shard store keeps it); a worker that lost its store (a restarted
+process, a task moved to another Dask worker) answers :data:`MISSING` for it and the driver sends
+the part again.
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ MISSING = b"stickbreak-missing-part"
 
 #: Parts placed on this process, by (placement key, batch, part).
 _STORE: dict = {}
-#: The last unpickled (model, params, merge_pairs), by the bytes' identity token.
-_COMMON: dict = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +49,8 @@ class PartSource:
 @dataclass(frozen=True, eq=False)
 class PartTask:
     """The local step of part ``part`` of batch ``batch`` (placement ``key``), on its items ``rows``
-    (None: all), started from ``warm``; ``source`` places the part if the worker lacks it."""
+    (None: all), started from ``warm``; ``source`` places the part if the worker lacks it;
+    ``keep_local`` returns the local parameters too (with ``keep_loglik``'s extras, for births)."""
 
     key: str
     batch: int
@@ -58,35 +58,32 @@ class PartTask:
     rows: np.ndarray | None
     warm: Any
     source: PartSource | None = None
+    keep_loglik: bool = False
+    keep_local: bool = False
 
 
-def _common(token: str, common: bytes | None):
-    """The call's (model, params, merge_pairs), unpickled once per call; None if never sent here."""
-    if token not in _COMMON:
-        if common is None:
-            return None
-        _COMMON.clear()
-        _COMMON[token] = pickle.loads(common)
-    return _COMMON[token]
-
-
-def run_part(token: str, common: bytes | None, task: bytes) -> bytes:
-    """Answer one pickled :class:`PartTask`: the pickled ``(stats, warm)`` of the part, or
-    :data:`MISSING` if the worker lacks the part or the call's parameters (``common`` is None
-    when an earlier task of the call brought them). BLAS and numba run on one thread: the workers are the parallelism."""
-    part: PartTask = pickle.loads(task)
-    slot = (part.key, part.batch, part.part)
-    shared = _common(token, common)
-    if shared is None or (slot not in _STORE and part.source is None):
-        return MISSING
-    if slot not in _STORE:
-        _STORE[slot] = part.source.load()
-    model, params, merge_pairs = shared
-    batch = _STORE[slot] if part.rows is None else _STORE[slot].subset(part.rows)
+def run_parts(payload: bytes) -> bytes:
+    """Answer one call's task for this worker: ``payload`` is the pickled ``(common, parts)``, with
+    ``common`` the pickled ``(model, params, merge_pairs)`` of the call and ``parts`` its
+    :class:`PartTask` list; the answer is the pickled list of each part's ``(stats, warm[, local])``,
+    or :data:`MISSING` for a part this worker does not hold. BLAS and numba run on one thread: the
+    workers are the parallelism."""
+    common, parts = pickle.loads(payload)
+    model, params, merge_pairs = pickle.loads(common)
     numba.set_num_threads(1)
+    answers = []
     with threadpool_limits(limits=1, user_api="blas"):
-        answer = local_summary(model, params, batch, part.warm, merge_pairs)
-    return pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        for part in parts:
+            slot = (part.key, part.batch, part.part)
+            if slot not in _STORE and part.source is not None:
+                _STORE[slot] = part.source.load()
+            if slot not in _STORE:
+                answers.append(MISSING)
+                continue
+            batch = _STORE[slot] if part.rows is None else _STORE[slot].subset(part.rows)
+            answers.append(local_summary(model, params, batch, part.warm, merge_pairs, part.keep_loglik,
+                                         part.keep_local))
+    return pickle.dumps(answers, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def drop(key: str) -> int:
@@ -94,5 +91,4 @@ def drop(key: str) -> int:
     slots = [slot for slot in _STORE if slot[0] == key]
     for slot in slots:
         del _STORE[slot]
-    _COMMON.clear()
     return len(slots)

@@ -32,3 +32,7 @@ class MixtureLocal:
     log_norm: np.ndarray
     entropy: np.ndarray
     loglik: np.ndarray | None = None
+
+    #: How the fields of a batch's parts combine (:func:`stickbreak.core.local_parts.join_parts`).
+    PER_ITEM = ("resp", "log_norm", "loglik")
+    SUMMED = ("entropy",)

@@ -22,6 +22,7 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ...core.local_parts import join_parts
 from ...core.protocols import TrackedBirths
 from ...core.suffstats import SuffStats
 from ...data import BagOfWords
@@ -152,6 +153,10 @@ class TopicLocal:
     merge_pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))  # uids
     pair_entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
     doc_weight: np.ndarray | None = None  # (D, K) final weights p_dk, kept for births (see the kernel)
+
+    #: How the fields of a batch's parts combine (:func:`stickbreak.core.local_parts.join_parts`).
+    PER_ITEM = ("doc_topic", "n_iters", "n_restarts", "doc_weight")
+    SUMMED = ("word_topic", "entropy", "pair_entropy")
 
 
 def _columns(uids: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -388,6 +393,9 @@ class TopicModel(TrackedBirths):
             norm[part] = np.einsum("uk,uk->u", params.exp_loglik[c.indices[part]], weight[doc_of[part]])
         share = params.exp_loglik[c.indices, column] * weight[doc_of, column] / norm
         return sub, share
+
+    def join_locals(self, parts: list) -> TopicLocal:
+        return join_parts(parts, TopicLocal.PER_ITEM, TopicLocal.SUMMED)
 
     def birth_pool_items(self, batch, local: TopicLocal, params: TopicParams, column: int, members) -> BagOfWords:
         """The target's part of each member document: word counts weighted by the target's share."""
