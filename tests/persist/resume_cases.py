@@ -1,7 +1,8 @@
 """Small fits to interrupt and resume: a mixture, a topic model and an HMM under each learner.
 
-Run as a script, ``python resume_cases.py CASE ALGORITHM LAP DIR`` fits with ``checkpoint=DIR`` and
-kills its own process (SIGKILL: no cleanup, no flushing) right after lap ``LAP``.
+Run as a script, ``python resume_cases.py CASE ALGORITHM LAP DIR [EXECUTOR]`` fits with
+``checkpoint=DIR`` (and ``executor=EXECUTOR``, 2 workers) and kills its own process (SIGKILL: no
+cleanup, no flushing) right after lap ``LAP``.
 """
 
 from __future__ import annotations
@@ -50,8 +51,10 @@ def _killer(after: int):
 
 
 if __name__ == "__main__":
-    case, algorithm, lap, directory = sys.argv[1:]
+    case, algorithm, lap, directory, *executor = sys.argv[1:]
     est, X, inputs = make(case, algorithm)
     est.set_params(callbacks=[_killer(int(lap))])
+    if executor:
+        est.set_params(executor=executor[0], n_jobs=2)
     est.fit(X, checkpoint=directory, **inputs)
     sys.exit(3)  # the run was meant to be killed before its end

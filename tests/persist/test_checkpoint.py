@@ -39,11 +39,13 @@ def uninterrupted(case: str, algorithm: str):
     return est.fit(X, **inputs)
 
 
-def killed_after(case: str, algorithm: str, lap: int, directory: Path) -> None:
-    """Run the case in another process that kills itself (SIGKILL) once lap ``lap`` is complete."""
+def killed_after(case: str, algorithm: str, lap: int, directory: Path, executor: str | None = None) -> None:
+    """Run the case in another process that kills itself (SIGKILL) once lap ``lap`` is complete
+    (its worker processes, if any, must end with it: they hold the output pipes open)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, str(HERE / "resume_cases.py"), case, algorithm, str(lap), str(directory)],
-                          capture_output=True, text=True, env=env, timeout=120)
+    extra = [executor] if executor else []
+    done = subprocess.run([sys.executable, str(HERE / "resume_cases.py"), case, algorithm, str(lap), str(directory),
+                           *extra], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == -signal.SIGKILL, done.stderr[-3000:]
 
 
@@ -298,3 +300,14 @@ def test_cli_resume_refuses_a_checkpoint_written_from_python(written, capsys):
     directory, _ = written
     assert main(["resume", str(directory)]) == 2
     assert "was not written by `stickbreak fit`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("case", ["topics", "hmm"])
+def test_a_fit_on_worker_processes_killed_resumes_anywhere_to_the_same_result(tmp_path, case):
+    """The driver is killed with its workers busy; the run goes on in the driver's own thread."""
+    killed_after(case, "memoized", 3, tmp_path, executor="processes")
+    _, X, inputs = resume_cases.make(case, "memoized")
+    resumed = stickbreak.resume(tmp_path, X, executor="threads", **inputs)
+    reference = uninterrupted(case, "memoized")
+    assert resumed.params_.n_components == reference.params_.n_components
+    assert [r["elbo"] for r in resumed.trace_] == pytest.approx([r["elbo"] for r in reference.trace_], rel=1e-9)

@@ -22,7 +22,7 @@ from ..learn.registry import LEARNERS, canonical
 from ..persist import CheckpointError, checkpoint
 
 #: Parameters that may differ between a run and its resumption (they do not change the result).
-FREE_PARAMS = ("callbacks", "verbose", "random_state")
+FREE_PARAMS = ("callbacks", "verbose", "random_state", "executor")
 SUPPORTED = ("checkpoint= is supported by algorithm='vb', 'stochastic' and 'memoized' of DPMixture, FiniteMixture, "
              "LDA, HDPTopicModel (variational_family='direct'), HDPHMM and FiniteHMM")
 
@@ -145,10 +145,11 @@ def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = Tru
     return session if data is None else session.check_data(data)
 
 
-def resume(directory, X, *, callbacks=None, **fit_inputs):
+def resume(directory, X, *, callbacks=None, executor=None, **fit_inputs):
     """Continue the fit checkpointed in ``directory`` on its training data ``X`` (with the fit's
     other inputs, e.g. ``lengths=`` for HMMs) to its end; returns the fitted estimator, the same as
-    if the run had never stopped. The checkpoint is refused (CheckpointError, a ValueError) if it is
+    if the run had never stopped. ``executor`` says where the rest runs (default: as the
+    checkpointed fit said; a Dask client is not saved, so pass it again); the result is the same. The checkpoint is refused (CheckpointError, a ValueError) if it is
     corrupt or ``X`` is not the data it was written for; it is only replaced by later laps."""
     resuming = read(directory)
     name = resuming.document["estimator"]
@@ -160,4 +161,6 @@ def resume(directory, X, *, callbacks=None, **fit_inputs):
     if not isinstance(params.get("random_state"), int):  # the generator of the original fit, as it started
         est.random_state = checkpoint.generator(setup)
     est.callbacks = callbacks
+    if executor is not None:
+        est.executor = executor
     return est.fit(X, checkpoint=resuming, **fit_inputs)

@@ -47,6 +47,10 @@ class Executor(Protocol):
         with ``local = model.local_step(params, batch, warm=request.warm)``; ``merge_pairs``
         (memoized VI) asks for the planned pairs' merged terms too."""
 
+    def total_summary(self, model, params, batches: Sequence, requests: Sequence[Request]) -> tuple[SuffStats, tuple]:
+        """The requests' statistics added up, and each request's warm start (batch VB, exact passes);
+        workers may add up their own parts first, so only the round-off differs from the serial sum."""
+
     def local_step(self, model, params, batches: Sequence, request: Request, merge_pairs,
                    keep_loglik: bool = False) -> tuple[SuffStats, Any, Any]:
         """As :meth:`local_summaries` for one request of a :class:`~stickbreak.core.protocols.Movable`
@@ -99,6 +103,10 @@ class LocalExecutor:
 
         return self.map(one, requests)
 
+    def total_summary(self, model, params, batches, requests):
+        parts = self.local_summaries(model, params, batches, requests)
+        return sum((p[0] for p in parts[1:]), parts[0][0]), tuple(p[1] for p in parts)
+
     def local_step(self, model, params, batches, request, merge_pairs, keep_loglik=False):
         return local_summary(model, params, batches[request.batch], request.warm, merge_pairs, keep_loglik, True)
 
@@ -124,6 +132,4 @@ def summarize_batches(model, params, batches: Sequence, executor: Executor | Non
     """
     executor = executor or LocalExecutor()
     warm = warm if warm is not None else (None,) * len(batches)
-    parts = executor.local_summaries(model, params, batches, [Request(b, None, w) for b, w in enumerate(warm)])
-    stats = sum((p[0] for p in parts[1:]), parts[0][0])
-    return stats, tuple(p[1] for p in parts)
+    return executor.total_summary(model, params, batches, [Request(b, None, w) for b, w in enumerate(warm)])

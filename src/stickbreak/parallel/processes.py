@@ -27,9 +27,15 @@ class RemoteError(RuntimeError):
 
 def _serve(tasks, answers) -> None:
     """A worker's loop: run each task, answer ``(seq, ok, bytes)``; ``("drop", key)`` frees a
-    placement, ``None`` ends it."""
+    placement, ``None`` ends it, and so does the driver's death (a killed driver leaves no workers)."""
+    driver = multiprocessing.parent_process()
     while True:
-        item = tasks.get()
+        try:
+            item = tasks.get(timeout=POLL_SECONDS * 5)
+        except queue.Empty:
+            if driver is not None and not driver.is_alive():
+                return
+            continue
         if item is None:
             return
         if item[0] == "drop":

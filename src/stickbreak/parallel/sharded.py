@@ -54,6 +54,14 @@ def _added(parts: list):
     return sum((p[0] for p in parts[1:]), parts[0][0])
 
 
+def _by_request(jobs: list, n_requests: int) -> list[list]:
+    """Each request's answers, in part order."""
+    answers: list[list] = [[] for _ in range(n_requests)]
+    for job in jobs:
+        answers[job.request].append(job.answer)
+    return answers
+
+
 def part_bounds(n_items: int, n_parts: int) -> list[tuple[int, int]]:
     """``n_parts`` contiguous item ranges covering ``range(n_items)``, sizes differing by at most one."""
     edges = np.linspace(0, n_items, n_parts + 1).round().astype(np.int64)
@@ -122,14 +130,24 @@ class ShardedExecutor:
 
     def local_summaries(self, model, params, batches, requests: Sequence[Request], merge_pairs=None):
         return [(_added(parts), joined_rows([p[1] for p in parts]))
-                for parts in self._run(model, params, batches, requests, merge_pairs)]
+                for parts in _by_request(self._run(model, params, batches, requests, merge_pairs), len(requests))]
+
+    def total_summary(self, model, params, batches, requests: Sequence[Request]):
+        jobs = self._run(model, params, batches, requests, None, total=True)
+        totals = [job.answer for job in sorted(jobs, key=lambda job: job.worker) if job.answer[0] is not None]
+        warm = tuple(joined_rows([p[1] for p in parts]) for parts in _by_request(jobs, len(requests)))
+        return _added(totals), warm
 
     def local_step(self, model, params, batches, request: Request, merge_pairs, keep_loglik: bool = False):
-        parts = self._run(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)[0]
+        parts = _by_request(self._run(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True),
+                            1)[0]
         return _added(parts), joined_rows([p[1] for p in parts]), model.join_locals([p[2] for p in parts])
 
-    def _run(self, model, params, batches, requests, merge_pairs, keep_loglik=False, keep_local=False) -> list[list]:
-        """Each request's parts' answers, in part order: one task per worker, with every part it holds."""
+    def _run(self, model, params, batches, requests, merge_pairs, keep_loglik=False, keep_local=False,
+             total=False) -> list[_Job]:
+        """The jobs (a part of a request each) with their answers: one task per worker and call, with
+        every part it holds; ``total``: each worker adds up its parts' statistics (the first of its
+        answered parts carries the sum, the others None)."""
         placement = self._placement(batches)
         common = pickle.dumps((model, params, merge_pairs), protocol=pickle.HIGHEST_PROTOCOL)
         jobs = [job for i, request in enumerate(requests) for job in self._jobs(placement, i, request)]
@@ -140,7 +158,7 @@ class ShardedExecutor:
             by_worker = {}
             for job in pending:
                 by_worker.setdefault(job.worker, []).append(job)
-            handles = {w: self._submit(placement, group, common) for w, group in by_worker.items()}
+            handles = {w: self._submit(placement, group, common, total) for w, group in by_worker.items()}
             pending, error = [], None
             for w, group in by_worker.items():
                 try:
@@ -161,10 +179,7 @@ class ShardedExecutor:
             job = pending[0]
             raise RuntimeError(f"part {job.task.part} of batch {job.task.batch} failed {MAX_ATTEMPTS} times; last: "
                                f"{error}. Check that the workers stay up (memory, time limits).") from error
-        answers: list[list] = [[] for _ in requests]
-        for job in jobs:
-            answers[job.request].append(job.answer)
-        return answers
+        return jobs
 
     def _jobs(self, placement: Placement, index: int, request: Request) -> list[_Job]:
         jobs = []
@@ -181,7 +196,7 @@ class ShardedExecutor:
             jobs.append(_Job(index, w, task))
         return jobs
 
-    def _submit(self, placement: Placement, group: list[_Job], common: bytes):
+    def _submit(self, placement: Placement, group: list[_Job], common: bytes, total: bool):
         """One worker's task: the call's parameters and its parts (with their data if not placed yet)."""
         parts = []
         for job in group:
@@ -191,7 +206,7 @@ class ShardedExecutor:
                 task = replace(task, source=placement.source(task.batch, start, stop))
                 placement.placed.add((job.worker, task.batch))
             parts.append(task)
-        payload = pickle.dumps((common, parts), protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((common, parts, total), protocol=pickle.HIGHEST_PROTOCOL)
         self._bytes += len(payload)
         return self.backend.submit(group[0].worker, payload)
 

@@ -63,12 +63,13 @@ class PartTask:
 
 
 def run_parts(payload: bytes) -> bytes:
-    """Answer one call's task for this worker: ``payload`` is the pickled ``(common, parts)``, with
-    ``common`` the pickled ``(model, params, merge_pairs)`` of the call and ``parts`` its
+    """Answer one call's task for this worker: ``payload`` is the pickled ``(common, parts, total)``,
+    with ``common`` the pickled ``(model, params, merge_pairs)`` of the call and ``parts`` its
     :class:`PartTask` list; the answer is the pickled list of each part's ``(stats, warm[, local])``,
-    or :data:`MISSING` for a part this worker does not hold. BLAS and numba run on one thread: the
-    workers are the parallelism."""
-    common, parts = pickle.loads(payload)
+    or :data:`MISSING` for a part this worker does not hold. With ``total`` the first answered part
+    carries the sum of the answered parts' statistics (in order) and the others None: one set of
+    statistics per worker comes back. BLAS and numba run on one thread: the workers are the parallelism."""
+    common, parts, total = pickle.loads(payload)
     model, params, merge_pairs = pickle.loads(common)
     numba.set_num_threads(1)
     answers = []
@@ -83,7 +84,18 @@ def run_parts(payload: bytes) -> bytes:
             batch = _STORE[slot] if part.rows is None else _STORE[slot].subset(part.rows)
             answers.append(local_summary(model, params, batch, part.warm, merge_pairs, part.keep_loglik,
                                          part.keep_local))
+    if total:
+        answers = _totalled(answers)
     return pickle.dumps(answers, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _totalled(answers: list) -> list:
+    kept = [i for i, a in enumerate(answers) if not isinstance(a, bytes)]
+    if not kept:
+        return answers
+    stats = sum((answers[i][0] for i in kept[1:]), answers[kept[0]][0])
+    return [a if isinstance(a, bytes) else ((stats if i == kept[0] else None),) + tuple(a[1:])
+            for i, a in enumerate(answers)]
 
 
 def drop(key: str) -> int:
