@@ -157,8 +157,8 @@ def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig
 def _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc, resume, on_lap) -> FitResult:
     if resume is None:
         resume = Resumed(learner.start(model, batches, params), ())
-    elif resume.stop_reason is not None:
-        return FitResult(resume.state, resume.trace, resume.stop_reason)
+    elif resume.stop_reason is not None and not (resume.stop_reason == "max_laps" and len(resume.trace) < config.max_laps):
+        return FitResult(resume.state, resume.trace, resume.stop_reason)  # nothing left to do (or a longer run asked)
     state, trace = resume.state, list(resume.trace)
     stop_reason = "max_laps"
     start = perf_counter() - (trace[-1].seconds if trace else 0.0)

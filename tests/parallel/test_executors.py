@@ -11,12 +11,13 @@ import warnings
 import numpy as np
 import pytest
 
-from stickbreak import LDA, DPMixture, HDPHMM, HDPTopicModel
+from stickbreak import DILN, LDA, DPMixture, HDPHMM, HDPTopicModel
 from stickbreak.data import DenseData, ShardStore
 from stickbreak.datasets import load
 from stickbreak.parallel import Request, check_executor, make_executor
 from stickbreak.parallel.processes import ProcessBackend
-from stickbreak.parallel.sharded import ShardedExecutor, part_bounds
+from stickbreak.parallel.parts import part_bounds
+from stickbreak.parallel.sharded import ShardedExecutor
 
 distributed = pytest.importorskip("distributed")
 
@@ -65,6 +66,7 @@ FITS = {
     "lda_stochastic": (lambda: LDA(n_topics=8, algorithm="stochastic", batch_size=150, max_laps=3), _ap),
     "hdp_memoized_moves": (lambda: HDPTopicModel(n_topics=10, n_batches=3, max_laps=4), _ap),
     "hdp_hmm_memoized_moves": (lambda: HDPHMM(n_states=6, n_batches=2, max_laps=4), _mocap),
+    "diln_vb": (lambda: DILN(n_topics=6, algorithm="vb", max_laps=3), lambda: _ap().subset(np.arange(200))),
 }
 _REFERENCE: dict = {}
 
@@ -220,3 +222,18 @@ def test_a_batch_local_parameters_are_its_parts_joined(name):
             value = value.toarray() if hasattr(value, "toarray") else value
             other = other.toarray() if hasattr(other, "toarray") else other
             np.testing.assert_allclose(other, value, rtol=1e-9, atol=1e-9, err_msg=name_)
+
+
+def test_a_scheduler_address_connects_to_that_cluster(client):
+    """What a user of a remote cluster passes: the scheduler's address (a string, so clone() and
+    save() keep it)."""
+    fitted = _fit("lda_stochastic", n_jobs=2, executor=client.scheduler.address)
+    _assert_same_fit(fitted, _reference("lda_stochastic"))
+    assert fitted.get_params()["executor"] == client.scheduler.address
+
+
+@pytest.mark.parametrize("make", [lambda: LDA(n_topics=3, algorithm="gibbs"),
+                                  lambda: HDPTopicModel(n_topics=3, algorithm="truncation_free")])
+def test_sequential_algorithms_refuse_workers_with_the_reason(make):
+    with pytest.raises(ValueError, match="driver's process only.*sequential|driver's process only.*conditions"):
+        make().set_params(executor="processes").fit(_ap())

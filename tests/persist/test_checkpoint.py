@@ -225,7 +225,8 @@ def test_other_estimator_or_parameters_are_refused(written):
     _refused(directory, X, "checkpoint of a DPMixture fit, not of a FiniteMixture",
              lambda: FiniteMixture(n_components=3, algorithm="vb").fit(X, checkpoint=resuming))
     est, _, _ = resume_cases.make("mixture", "vb")
-    _refused(directory, X, r"other parameters \(max_laps=3\)", lambda: est.fit(X, checkpoint=resuming))
+    est.set_params(max_laps=3, concentration=2.0)
+    _refused(directory, X, r"other parameters \(concentration=1.0\)", lambda: est.fit(X, checkpoint=resuming))
 
 
 def test_a_kill_while_writing_leaves_the_previous_checkpoint(written, monkeypatch):
@@ -311,3 +312,47 @@ def test_a_fit_on_worker_processes_killed_resumes_anywhere_to_the_same_result(tm
     reference = uninterrupted(case, "memoized")
     assert resumed.params_.n_components == reference.params_.n_components
     assert [r["elbo"] for r in resumed.trace_] == pytest.approx([r["elbo"] for r in reference.trace_], rel=1e-9)
+
+
+@pytest.mark.parametrize("case", ["mixture", "topics"])
+def test_a_run_that_reached_its_max_laps_is_extended_by_resume(tmp_path, case):
+    """A longer run resumed from a shorter one's last lap is the longer run, lap for lap."""
+    est, X, inputs = resume_cases.make(case, "memoized")
+    est.set_params(max_laps=3).fit(X, checkpoint=tmp_path, **inputs)
+    assert read(tmp_path).document["stop_reason"] == "max_laps"
+    extended = stickbreak.resume(tmp_path, X, max_laps=resume_cases.MAX_LAPS, **inputs)
+    reference = uninterrupted(case, "memoized")
+    assert [r["elbo"] for r in extended.trace_] == pytest.approx([r["elbo"] for r in reference.trace_], rel=1e-9)
+    assert extended.params_.n_components == reference.params_.n_components
+
+
+def test_cli_resume_extends_a_finished_run(tmp_path, monkeypatch, capsys):
+    argv = ["fit", "mixture", "old_faithful", "--algorithm", "memoized", "--n-batches", "3", "--tol", "1e-12",
+            "--seed", "1", "--quiet"]
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--max-laps", "8", "--out", "whole"]) == 0
+    assert main(argv + ["--max-laps", "3", "--checkpoint", "ckpt", "--out", "short"]) == 0
+    capsys.readouterr()
+    assert main(["resume", "ckpt", "--max-laps", "8", "--executor", "threads"]) == 0
+    assert "stopped (max laps) after 8 laps" in capsys.readouterr().out
+    whole, extended = stickbreak.load(tmp_path / "whole" / "model.npz"), stickbreak.load(tmp_path / "short" / "model.npz")
+    assert extended.lower_bound_ == pytest.approx(whole.lower_bound_, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize("cls", [LDA, HDPTopicModel])
+def test_a_saved_stream_goes_on_as_if_it_had_never_stopped(tmp_path, cls):
+    """partial_fit's checkpoint is save(): the step count and documents seen travel with the model."""
+    counts, _ = resume_cases.make("topics", "stochastic")[1], None
+    pieces = [counts[i:i + 20] for i in range(0, 120, 20)]
+    whole = cls(n_topics=4, random_state=0)
+    for piece in pieces:
+        whole.partial_fit(piece)
+    first = cls(n_topics=4, random_state=0)
+    for piece in pieces[:3]:
+        first.partial_fit(piece)
+    first.save(tmp_path / "stream.npz")
+    loaded = stickbreak.load(tmp_path / "stream.npz")
+    for piece in pieces[3:]:
+        loaded.partial_fit(piece)
+    np.testing.assert_allclose(loaded.components_, whole.components_, rtol=1e-12)
+    assert loaded.n_iter_ == whole.n_iter_ == 6

@@ -13,6 +13,7 @@ from .. import datasets
 from .._version import __version__
 from ..data import DataError
 from ..estimators._checkpoint import read as read_checkpoint
+from .common import add_executor_option
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
 from .report import add_report
@@ -60,6 +61,10 @@ def _run_resume(args) -> int:
                          f"stickbreak.resume({str(args.directory)!r}, X)")
     fit_args = build_parser().parse_args(cli["argv"])
     fit_args.argv, fit_args.resume = cli["argv"], resuming
+    if args.max_laps is not None:
+        fit_args.max_laps = args.max_laps
+    if args.executor is not None:
+        fit_args.executor = args.executor
     here = os.getcwd()
     if Path(cli["cwd"]).is_dir():  # the command line's relative paths (data, --out) as when the fit started
         os.chdir(cli["cwd"])
@@ -80,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_fit_hmm(models)
     resume = commands.add_parser("resume", help="continue a fit killed before its end from its checkpoint")
     resume.add_argument("directory", type=Path, help="the directory given to `stickbreak fit ... --checkpoint`")
+    resume.add_argument("--max-laps", type=int, default=None, metavar="N",
+                        help="run to N laps in all (more than the fit asked for extends it)")
+    add_executor_option(resume)
     resume.set_defaults(run=_run_resume)
     add_eval(commands)
     add_report(commands)

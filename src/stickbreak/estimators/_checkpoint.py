@@ -22,7 +22,7 @@ from ..learn.registry import LEARNERS, canonical
 from ..persist import CheckpointError, checkpoint
 
 #: Parameters that may differ between a run and its resumption (they do not change the result).
-FREE_PARAMS = ("callbacks", "verbose", "random_state", "executor")
+FREE_PARAMS = ("callbacks", "verbose", "random_state", "executor", "max_laps")
 SUPPORTED = ("checkpoint= is supported by algorithm='vb', 'stochastic' and 'memoized' of DPMixture, FiniteMixture, "
              "LDA, HDPTopicModel (variational_family='direct'), HDPHMM and FiniteHMM")
 
@@ -145,11 +145,13 @@ def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = Tru
     return session if data is None else session.check_data(data)
 
 
-def resume(directory, X, *, callbacks=None, executor=None, **fit_inputs):
+def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, **fit_inputs):
     """Continue the fit checkpointed in ``directory`` on its training data ``X`` (with the fit's
     other inputs, e.g. ``lengths=`` for HMMs) to its end; returns the fitted estimator, the same as
     if the run had never stopped. ``executor`` says where the rest runs (default: as the
-    checkpointed fit said; a Dask client is not saved, so pass it again); the result is the same. The checkpoint is refused (CheckpointError, a ValueError) if it is
+    checkpointed fit said; a Dask client is not saved, so pass it again); the result is the same.
+    ``max_laps`` above the fit's extends a run that stopped at its ``max_laps`` (a converged run stays
+    as it is): the laps added are those the longer run would have made. The checkpoint is refused (CheckpointError, a ValueError) if it is
     corrupt or ``X`` is not the data it was written for; it is only replaced by later laps."""
     resuming = read(directory)
     name = resuming.document["estimator"]
@@ -163,4 +165,6 @@ def resume(directory, X, *, callbacks=None, executor=None, **fit_inputs):
     est.callbacks = callbacks
     if executor is not None:
         est.executor = executor
+    if max_laps is not None:
+        est.max_laps = max_laps
     return est.fit(X, checkpoint=resuming, **fit_inputs)

@@ -13,6 +13,8 @@ from ..config import MINIBATCH_ALGORITHMS
 from ..data import DataError
 from ..data.shards import ShardStore
 from ..learn import InMemoryMinibatches, StoredMinibatches
+from ..learn.registry import LEARNERS, canonical
+from ..parallel import check_executor, runs_here
 from .. import persist
 from ..report import write_report
 
@@ -29,6 +31,16 @@ def as_generator(random_state) -> np.random.Generator:
     if random_state is None or isinstance(random_state, (int, np.integer)):
         return np.random.default_rng(random_state)
     raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(random_state).__name__}")
+
+
+def check_executor_for(algorithm: str, executor) -> None:
+    """``executor`` names something usable, and ``algorithm`` can run its local steps there
+    (a sequential algorithm runs in the driver's process only): checked before any work."""
+    check_executor(executor)
+    spec = LEARNERS.get(canonical(algorithm))
+    if spec is not None and spec.sequential and not runs_here(executor):
+        raise ValueError(f"algorithm={algorithm!r} runs in the driver's process only: {spec.sequential}. "
+                         f"Use executor=None (threads), or algorithm='vb', 'stochastic' or 'memoized'")
 
 
 def check_n_features(estimator, n_features: int) -> None:

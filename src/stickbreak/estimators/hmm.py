@@ -29,12 +29,12 @@ from ..learn import LEARNERS, InMemoryMinibatches, check_moves, learner_spec
 from ..models.hmm.init import initial_params
 from ..models.hmm.model import HMMModel
 from ..models.hmm.params import HMMParams
-from ..parallel import check_executor, open_executor
+from ..parallel import open_executor
 from ..priors import top_sticks as sticks
 from ..priors import transition_finite as finite_hmm
 from ..priors import transition_hdp as hdp_hmm
 from ._checkpoint import open_checkpoint
-from ._common import ReportMixin, SavableMixin, as_generator, check_n_features
+from ._common import ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
 from .topics import check_n_jobs, numba_threads
@@ -143,7 +143,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         check_choice("algorithm", self.algorithm, HMM_ALGORITHMS)
         check_choice("init", self.init, HMM_INITS)
         check_n_jobs(self.n_jobs)
-        check_executor(self.executor)
+        check_executor_for(self.algorithm, self.executor)
         options = self._options()
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
                             n_batches=self.n_batches, learning_rate_delay=options.learning_rate_delay,

@@ -24,9 +24,9 @@ from ..core.suffstats import SuffStats
 from ..learn import check_moves
 from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
-from ..parallel import check_executor, open_executor
+from ..parallel import open_executor
 from ._checkpoint import open_checkpoint
-from ._common import ReportMixin, SavableMixin, as_generator, check_n_features, prepare_data
+from ._common import ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features, prepare_data
 from ._fitting import FitPlan, lookup_plan, run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
 from ..models.mixture.truncation_free import TruncationFreeDPMixture
@@ -156,7 +156,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         """
         build = lookup_plan(MIXTURE_PLANS, canonical(self.algorithm), type(self).__name__, lambda a: f"algorithm={a!r}")
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
-        check_executor(self.executor)
+        check_executor_for(self.algorithm, self.executor)
         rng = as_generator(self.random_state)
         session = open_checkpoint(self, checkpoint, rng)
         data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)

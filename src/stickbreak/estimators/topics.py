@@ -25,13 +25,13 @@ from ..core.suffstats import SuffStats
 from ..data import BagOfWords, ShardStore
 from ..data.text_io import as_bag_of_words
 from ..evaluate.topics import document_completion
-from ..parallel import check_executor, open_executor
+from ..parallel import open_executor
 from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import initial_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
-from ._common import ReportMixin, SavableMixin, as_generator, check_n_features, prepare_data
+from ._common import ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features, prepare_data
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
@@ -136,7 +136,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         check_int("n_topics", self.n_topics, 1)
         check_positive("topic_word_prior", self._topic_word_prior())
         check_n_jobs(self.n_jobs)
-        check_executor(self.executor)
+        check_executor_for(self.algorithm, self.executor)
 
     def _n_chunks(self) -> int:
         return numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
@@ -225,7 +225,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
 
         The step size is ``(learning_rate_delay + t)^-learning_rate_decay`` at the t-th call; the
         batch's statistics are scaled to ``total_docs`` documents, or to the number seen so far
-        when ``total_docs`` is None. The first call fixes the vocabulary size.
+        when ``total_docs`` is None. The first call fixes the vocabulary size. :meth:`save` keeps the
+        stream's place: a saved and loaded model goes on as if the stream had never stopped.
         """
         data = self._as_bow(X, vocabulary)
         if not self._variant().streams:
@@ -235,8 +236,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         options = self._options()
         rng = as_generator(self.random_state)
         if "_stream" not in vars(self):  # the first call; after fit, the stream continues from the fitted topics
-            learner = make_learner(self._learn_config(options=options), MovesConfig(), rng, "stochastic")
-            self._stream = {"learner": learner, "step": 0, "seen": 0}
+            self._stream = self._new_stream(0, 0, rng)
         if not hasattr(self, "params_"):
             model = self._make_model(data.n_features, stochastic=True)
             lam = initial_topics(data, model.obs_prior["lam"], self.n_topics, self.init, rng)
@@ -253,6 +253,13 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         record = {"lap": stream["step"], "elbo": total_elbo(estimate), "terms": estimate, "exact": False}
         self._set_fitted(self.model_, params, stats, self.trace_ + [record], "partial_fit")
         return self
+
+    def _new_stream(self, step: int, seen: int, rng=None) -> dict:
+        """A ``partial_fit`` stream after ``step`` calls and ``seen`` documents (its whole state: the
+        SVI step draws nothing at random)."""
+        learner = make_learner(self._learn_config(options=self._options()), MovesConfig(),
+                               rng if rng is not None else as_generator(self.random_state), "stochastic")
+        return {"learner": learner, "step": step, "seen": seen}
 
     def _set_fitted(self, model: TopicModel, params: TopicParams, stats: SuffStats, trace, stop_reason: str,
                     lower_bound: float | None = None):
@@ -345,18 +352,24 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         if self.vocabulary_ is not None:
             arrays["vocabulary"] = np.array(self.vocabulary_, dtype=str)
         extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_}
+        if "_stream" in vars(self):  # a partial_fit stream: a loaded model goes on with the next step
+            extra["stream"] = {"step": self._stream["step"], "seen": self._stream["seen"]}
         return persist.save_model(path, type(self).__name__, params, arrays, extra)
 
     @classmethod
     def _from_saved(cls, meta, arrays):
         est = cls._from_params(meta["params"])
-        model = est._make_model(0, obs_prior=persist.nested_arrays(arrays, "obs_prior."))
+        stream = meta["extra"].get("stream")
+        model = est._make_model(0, obs_prior=persist.nested_arrays(arrays, "obs_prior."),
+                                stochastic=True if stream is not None else None)
         params = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs.")["lam"],
                                    persist.nested_arrays(arrays, "weights."))
         extra = meta["extra"]
         est.n_features_in_ = int(extra["n_features_in"])
         est.vocabulary_ = tuple(arrays["vocabulary"].tolist()) if "vocabulary" in arrays else None
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"])
+        if stream is not None:
+            est._stream = est._new_stream(int(stream["step"]), int(stream["seen"]))
         return est
 
     def __sklearn_tags__(self):

@@ -47,6 +47,8 @@ class LearnerSpec:
     public: bool = True
     #: Its state can be checkpointed and resumed (``stickbreak.persist.codec`` stores every part of it).
     resumable: bool = False
+    #: Why it runs only in the driver's process (None: its local steps run on any executor).
+    sequential: str | None = None
 
 
 def _batch(learn_cfg, moves_cfg, rng) -> BatchVB:
@@ -75,6 +77,8 @@ def _direct_assignment_gibbs(learn_cfg, moves_cfg, rng, heldout=None, burn_in=BU
 
 
 _COLLAPSED = "collapsed inference for LDA (Welling, Teh & Kappen 2008; use LDA(algorithm=...))"
+_SWEEPS = ("each token's draw or update conditions on every other token's current state, so a sweep is "
+           "sequential (its approximate distributed form, Newman et al. 2009, is not built)")
 #: Collapsed inference for LDA (Welling, Teh & Kappen 2008): one sweep of the corpus per lap.
 COLLAPSED_ALGORITHMS = ("gibbs", "svb", "cvb", "cvb0", "hybrid_vb_gibbs", "hybrid_cvb_gibbs")
 
@@ -86,11 +90,13 @@ LEARNERS: dict[str, LearnerSpec] = {
                             moves_protocol=Movable, resumable=True),
     "truncation_free": LearnerSpec(_truncation_free, Sampled,
                                    "truncation-free SVI (Wang & Blei 2012), implemented for HDPTopicModel with "
-                                   "variational_family='direct' and DPMixture(obs_model='mult')", minibatches=True),
-    **{name: LearnerSpec(_collapsed, Swept, _COLLAPSED) for name in COLLAPSED_ALGORITHMS},
+                                   "variational_family='direct' and DPMixture(obs_model='mult')", minibatches=True,
+                                   sequential="each minibatch's sampled local step creates the components the next "
+                                              "one conditions on (Wang & Blei 2012, Alg. 1)"),
+    **{name: LearnerSpec(_collapsed, Swept, _COLLAPSED, sequential=_SWEEPS) for name in COLLAPSED_ALGORITHMS},
     "direct_assignment_gibbs": LearnerSpec(_direct_assignment_gibbs, Swept,
                                            "the HDP's direct-assignment collapsed Gibbs sampler (Teh et al. 2006, "
-                                           "§5.3; HDPTopicModel(algorithm='gibbs'))", public=False),
+                                           "§5.3; HDPTopicModel(algorithm='gibbs'))", public=False, sequential=_SWEEPS),
 }
 #: Other names accepted for an algorithm.
 ALGORITHM_ALIASES = {"svi": "stochastic"}

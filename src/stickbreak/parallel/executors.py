@@ -24,6 +24,8 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 import numpy as np
 
 from ..core.suffstats import SuffStats
+from ..data.shards import ShardStore
+from .parts import Part, added, joined_rows, split
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,33 +84,70 @@ def local_summary(model, params, batch, warm=None, merge_pairs=None, keep_loglik
 
 
 class LocalExecutor:
-    """The driver's process: ``n_threads`` threads (1: no pool, the calling thread)."""
+    """The driver's process on ``n_threads`` threads: each batch is split into one part per thread
+    (:mod:`.parts`), as a worker process would hold it, so threads and processes do the same sums.
+    One thread runs each batch whole. Parts of in-memory batches are cut once and kept; a shard
+    store's are read at each visit (its batches stay on disk)."""
 
     def __init__(self, n_threads: int = 1):
         self.n_workers = int(n_threads)
         self._pool = (ThreadPoolExecutor(max_workers=self.n_workers, thread_name_prefix="stickbreak")
                       if self.n_workers > 1 else None)
+        self._parts: dict = {}  # (id(batches), batch) -> (batches, {part index: data})
 
     def map(self, fn: Callable, items: Iterable) -> list:
         if self._pool is None:
             return [fn(item) for item in items]
         return list(self._pool.map(fn, items))
 
-    def local_summaries(self, model, params, batches, requests, merge_pairs=None):
-        def one(request: Request):
-            batch = batches[request.batch]
-            if request.rows is not None:
-                batch = batch.subset(request.rows)
-            return local_summary(model, params, batch, request.warm, merge_pairs)
+    def _part_data(self, batches, b: int, part: Part):
+        if self.n_workers == 1:
+            return batches[b]
+        if isinstance(batches, ShardStore):
+            return batches[b].subset(np.arange(part.start, part.stop))
+        kept = self._parts.get((id(batches), b))
+        if kept is None or kept[0] is not batches:
+            kept = self._parts[(id(batches), b)] = (batches, {})
+        if part.index not in kept[1]:
+            kept[1][part.index] = batches[b].subset(np.arange(part.start, part.stop))
+        return kept[1][part.index]
 
-        return self.map(one, requests)
+    def _answers(self, model, params, batches, requests, merge_pairs, keep_loglik=False, keep_local=False):
+        """Each request's parts' answers, in part order."""
+        jobs = []
+        for i, request in enumerate(requests):
+            if self.n_workers == 1:  # the whole batch, as it is
+                jobs.append((i, request.batch, Part(0, 0, 0, request.rows, request.warm)))
+                continue
+            size = (batches.meta["sizes"][request.batch] if isinstance(batches, ShardStore)
+                    else batches[request.batch].n_items)
+            jobs.extend((i, request.batch, part) for part in split(int(size), self.n_workers, request.rows, request.warm))
+
+        def one(job):
+            _, b, part = job
+            batch = self._part_data(batches, b, part)
+            if part.rows is not None:
+                batch = batch.subset(part.rows)
+            return local_summary(model, params, batch, part.warm, merge_pairs, keep_loglik, keep_local)
+
+        answers: list[list] = [[] for _ in requests]
+        for job, answer in zip(jobs, self.map(one, jobs)):
+            answers[job[0]].append(answer)
+        return answers
+
+    def local_summaries(self, model, params, batches, requests, merge_pairs=None):
+        return [(added(parts), joined_rows([p[1] for p in parts]))
+                for parts in self._answers(model, params, batches, requests, merge_pairs)]
 
     def total_summary(self, model, params, batches, requests):
         parts = self.local_summaries(model, params, batches, requests)
-        return sum((p[0] for p in parts[1:]), parts[0][0]), tuple(p[1] for p in parts)
+        return added(parts), tuple(p[1] for p in parts)
 
     def local_step(self, model, params, batches, request, merge_pairs, keep_loglik=False):
-        return local_summary(model, params, batches[request.batch], request.warm, merge_pairs, keep_loglik, True)
+        parts = self._answers(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)[0]
+        if len(parts) == 1:
+            return parts[0]
+        return added(parts), joined_rows([p[1] for p in parts]), model.join_locals([p[2] for p in parts])
 
     def bytes_moved(self) -> int:
         return 0
@@ -117,9 +156,10 @@ class LocalExecutor:
         return self
 
     def release(self) -> None:
-        pass
+        self._parts.clear()
 
     def close(self) -> None:
+        self.release()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
 

@@ -38,6 +38,12 @@ def check_executor(executor) -> None:
                      f"such as 'tcp://10.0.0.5:8786', a distributed.Client, or an executor from make_executor")
 
 
+def runs_here(executor) -> bool:
+    """Whether ``executor`` runs the local steps in the driver's own process."""
+    return executor is None or (isinstance(executor, str) and executor == "threads") or isinstance(executor,
+                                                                                                  LocalExecutor)
+
+
 def worker_count(n_jobs: int) -> int:
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 

@@ -23,6 +23,8 @@ import numpy as np
 
 from ..data.shards import ShardStore
 from .executors import Request
+from .parts import added as _added
+from .parts import joined_rows, part_bounds, split
 from .worker import MISSING, PartSource, PartTask
 
 #: Attempts per part before a fit gives up on it.
@@ -49,41 +51,12 @@ class Backend(Protocol):
         """Stop what this backend started."""
 
 
-def _added(parts: list):
-    """The parts' statistics added in part order."""
-    return sum((p[0] for p in parts[1:]), parts[0][0])
-
-
 def _by_request(jobs: list, n_requests: int) -> list[list]:
     """Each request's answers, in part order."""
     answers: list[list] = [[] for _ in range(n_requests)]
     for job in jobs:
         answers[job.request].append(job.answer)
     return answers
-
-
-def part_bounds(n_items: int, n_parts: int) -> list[tuple[int, int]]:
-    """``n_parts`` contiguous item ranges covering ``range(n_items)``, sizes differing by at most one."""
-    edges = np.linspace(0, n_items, n_parts + 1).round().astype(np.int64)
-    return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
-
-
-def rows_of(value, start: int, stop: int):
-    """Rows ``[start, stop)`` of a per-item warm start (an array, a tuple of arrays, or None)."""
-    if value is None:
-        return None
-    if isinstance(value, tuple):
-        return tuple(v[start:stop] for v in value)
-    return value[start:stop]
-
-
-def joined_rows(parts: Sequence):
-    """The parts' per-item warm starts stacked in order (None if any part has none)."""
-    if not parts or any(p is None for p in parts):
-        return None
-    if isinstance(parts[0], tuple):
-        return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
-    return np.concatenate(parts)
 
 
 @dataclass(eq=False)
@@ -182,19 +155,8 @@ class ShardedExecutor:
         return jobs
 
     def _jobs(self, placement: Placement, index: int, request: Request) -> list[_Job]:
-        jobs = []
-        for w, (start, stop) in enumerate(part_bounds(placement.size(request.batch), self.n_workers)):
-            if request.rows is None:
-                rows = None
-                if stop == start:
-                    continue
-            else:
-                rows = request.rows[(request.rows >= start) & (request.rows < stop)] - start
-                if not len(rows):
-                    continue
-            task = PartTask(placement.key, request.batch, w, rows, rows_of(request.warm, start, stop))
-            jobs.append(_Job(index, w, task))
-        return jobs
+        return [_Job(index, part.index, PartTask(placement.key, request.batch, part.index, part.rows, part.warm))
+                for part in split(placement.size(request.batch), self.n_workers, request.rows, request.warm)]
 
     def _submit(self, placement: Placement, group: list[_Job], common: bytes, total: bool):
         """One worker's task: the call's parameters and its parts (with their data if not placed yet)."""
