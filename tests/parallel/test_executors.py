@@ -14,7 +14,8 @@ import pytest
 from stickbreak import DILN, LDA, DPMixture, HDPHMM, HDPTopicModel
 from stickbreak.data import DenseData, ShardStore
 from stickbreak.datasets import load
-from stickbreak.parallel import Request, check_executor, make_executor
+from stickbreak.moves.delete import refined_proposal
+from stickbreak.parallel import LocalExecutor, Request, check_executor, make_executor
 from stickbreak.parallel.processes import ProcessBackend
 from stickbreak.parallel.parts import part_bounds
 from stickbreak.parallel.sharded import ShardedExecutor
@@ -237,3 +238,23 @@ def test_a_scheduler_address_connects_to_that_cluster(client):
 def test_sequential_algorithms_refuse_workers_with_the_reason(make):
     with pytest.raises(ValueError, match="driver's process only.*sequential|driver's process only.*conditions"):
         make().set_params(executor="processes").fit(_ap())
+
+
+@pytest.mark.parametrize("name", ["dp_mixture_memoized_moves", "hdp_hmm_memoized_moves"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_delete_proposal_run_on_the_executor_is_the_model_own(name, threads):
+    """RefinedDeletes: the refinement's local steps on the executor's parts give the serial proposal."""
+    fitted = _reference(name)
+    data = _digits_data() if name.startswith("dp") else _mocap()
+    model, params = fitted.model_, fitted.params_
+    executor = LocalExecutor(threads)
+    whole = executor.local_summaries(model, params, [data], [Request(0)])[0][0]
+    targets = tuple(int(u) for u in params.uids[-2:])
+    pairs = np.array([params.uids[:2]], dtype=np.int64)
+    expected, _ = model.delete_proposal(data, params, targets, whole, whole, None, 2, pairs)
+    got, warm = refined_proposal(model, executor, [data], 0, params, targets, whole, whole, 2, pairs)
+    executor.close()
+    assert warm is None and np.array_equal(got.uids, expected.uids)
+    assert np.array_equal(got.merge_pairs, expected.merge_pairs)
+    for field, value in expected.fields.items():
+        np.testing.assert_allclose(got.fields[field], value, rtol=1e-9, atol=1e-9)

@@ -182,6 +182,21 @@ class Movable(Memoizable, Protocol):
         """The data a birth pools from the items ``members`` of the batch for the target at ``column``."""
 
 
+class RefinedDeletes(Movable, Protocol):
+    """Deletes whose batch proposal is the batch's own local step and summary under the global
+    parameters without the targets, refined against the rest of the data (Hughes 2016, Eq.
+    4.25-4.27): :meth:`Movable.delete_proposal` is their serial form, and memoized VI runs each
+    refinement's local steps on the executor, where the batch lives."""
+
+    #: Whether the final proposal gathers the planned merge pairs' terms, so that merges may follow
+    #: an accepted delete in the same lap.
+    delete_merge_terms: bool
+
+    @abstractmethod
+    def without_components(self, params: Any, targets: Any) -> Any:
+        """The global parameters with the components ``targets`` (uids) removed."""
+
+
 class TrackedBirths(Movable, Protocol):
     """Births whose statistics split item by item, tracked through the batches (Hughes 2016, §4.2)."""
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.protocols import Memoizable, Movable, WholeDataBirths, declares, require, total_elbo
+from ..core.protocols import Memoizable, Movable, RefinedDeletes, WholeDataBirths, declares, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
@@ -201,7 +201,11 @@ class _Lap:
         batch = self.batches[b]
         # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
         # has been accepted the components differ from the delete's plan and the delete waits
-        if wants_delete:
+        if wants_delete and declares(self.model, RefinedDeletes):  # its local steps run where the batch lives
+            self.delete_proposals[b], self.delete_warm[b] = delete.refined_proposal(
+                self.model, self.executor, self.batches, b, self.params, self.plan.delete_targets, self.stats, fresh,
+                self.cfg.delete_refine_steps, self.plan.merge_pairs)
+        elif wants_delete:
             self.delete_proposals[b], self.delete_warm[b] = self.model.delete_proposal(
                 batch, self.params, self.plan.delete_targets, self.stats, fresh, local, self.cfg.delete_refine_steps,
                 self.plan.merge_pairs)

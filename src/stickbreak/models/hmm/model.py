@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import obs
 from ...core.local_parts import join_parts
-from ...core.protocols import WholeDataBirths
+from ...core.protocols import RefinedDeletes, WholeDataBirths
 from ...core.suffstats import SuffStats, fold
 from ...data import DenseData
 from ...kernels.hmm.forward_backward import forward_backward, viterbi
@@ -55,7 +55,7 @@ def _pair_columns(uids: np.ndarray, pairs) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class HMMModel(WholeDataBirths):
+class HMMModel(WholeDataBirths, RefinedDeletes):
     """Observation family x transition model (``priors.transition_finite`` or ``priors.transition_hdp``) with priors;
     every move, births expanded on all batches at once (Hughes 2016, §6.5)."""
 
@@ -174,6 +174,12 @@ class HMMModel(WholeDataBirths):
         uids = params.uids[keep]
         trans = self.transitions.select(self.transitions_prior, params.trans, params.uids, uids)
         return HMMParams(uids, expfam.select_components(params.obs, keep), trans)
+
+    #: A delete's final proposal gathers the merge pairs' terms: merges may follow it in the lap.
+    delete_merge_terms = True
+
+    def without_components(self, params: HMMParams, targets) -> HMMParams:
+        return self.without_states(params, targets)
 
     def delete_proposal(self, batch, params: HMMParams, targets, whole: SuffStats, stats_b: SuffStats, local,
                         refine_steps: int, merge_pairs=None):
