@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -258,3 +260,16 @@ def test_a_delete_proposal_run_on_the_executor_is_the_model_own(name, threads):
     assert np.array_equal(got.merge_pairs, expected.merge_pairs)
     for field, value in expected.fields.items():
         np.testing.assert_allclose(got.fields[field], value, rtol=1e-9, atol=1e-9)
+
+
+def test_worker_processes_need_no_main_guard_in_a_script(tmp_path):
+    """A user's script without `if __name__ == "__main__":` (multiprocessing's spawn would import it
+    again in every worker, which would start workers of their own)."""
+    script = tmp_path / "fit.py"
+    script.write_text("from stickbreak import DPMixture, datasets\n"
+                      "X = datasets.load('old_faithful').X\n"
+                      "model = DPMixture(executor='processes', n_jobs=2, max_laps=5, random_state=0).fit(X)\n"
+                      "print('K', model.n_active_components_)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("K ")

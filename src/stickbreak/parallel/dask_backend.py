@@ -46,8 +46,14 @@ class DaskBackend:
             self.client = distributed.Client(target)
             self._owned = [self.client]
         elif target is None:
-            cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None)
+            try:
+                cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                                   dashboard_address=None)
+            except RuntimeError as error:  # most often: a script without a main guard, re-imported by each worker
+                raise RuntimeError(
+                    "executor='dask' could not start a LocalCluster. Its worker processes import your script again: "
+                    "put the fit under `if __name__ == \"__main__\":`, or use executor='processes' (fresh "
+                    f"interpreters that need no guard). Dask said: {error}") from error
             self.client = distributed.Client(cluster)
             self._owned = [self.client, cluster]
         else:
