@@ -60,6 +60,9 @@ def make_executor(executor=None, n_jobs: int = 1, kernel_threads: bool = False) 
     if executor in (None, "threads"):
         return LocalExecutor(1 if kernel_threads else workers)
     if executor == "processes":
+        if os.name != "posix":
+            raise ValueError("executor='processes' passes pipes to its workers, which needs a POSIX system (Linux, "
+                             "macOS); use executor='dask' here")
         return ShardedExecutor(ProcessBackend(workers))
     return ShardedExecutor(DaskBackend(None if executor == "dask" else executor, workers))
 
