@@ -1,4 +1,4 @@
-"""Where the local step and summary of each batch run: one interface, four executors.
+"""Where the local step and summary of each batch run: one interface, three places to run.
 
 Additive statistics make the local step "embarrassingly parallel" (Hughes 2016, §3.3 and §8.1):
 the driver sends the global parameters, each worker runs the local step on the items it holds and
@@ -6,13 +6,14 @@ returns their statistics, and the driver adds them up. Every learner asks an :cl
 for the statistics of some batches (:meth:`Executor.local_summaries`) and never touches the
 workers itself.
 
-* :class:`LocalExecutor`: the driver's own process, on one thread or a pool of threads (the numba
-  kernels release the GIL), over the driver's batches.
+* :class:`LocalExecutor`: the driver's own process, on one thread or a pool of threads (numba
+  kernels and BLAS release the GIL), over the driver's batches.
 * :class:`~stickbreak.parallel.sharded.ShardedExecutor` over worker processes
-  (:mod:`.processes`) or a Dask cluster (:mod:`.dask_backend`): every batch is split into one
-  part per worker, each part is sent to (or, for a shard store, read by) its worker once and stays
-  there, and a batch's statistics are the sum of its parts' in part order, so a fit is the same on
-  every executor up to round-off.
+  (:mod:`.processes`) or a Dask cluster (:mod:`.dask_backend`): each part of a batch is sent to
+  (or, for a shard store, read by) its worker once and stays there.
+
+Every executor with ``n`` workers splits a batch into the same ``n`` parts (:mod:`.parts`) and adds
+their statistics in part order, so a fit is the same on every executor up to round-off.
 """
 
 from __future__ import annotations
