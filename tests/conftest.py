@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from stickbreak import obs
 from stickbreak.data import BagOfWords, DenseData, LaggedData
 from stickbreak.obs import expfam
+from stickbreak.core.local_parts import on_batch
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -169,7 +170,7 @@ def check_delete_delta(model, data, params, reassign) -> None:
     parts = [model.summarize(b, model.local_step(params, b), params.uids) for b in batches.data]
     whole = sum(parts[1:], parts[0])
     target = int(params.uids[np.argmin(whole.counts)])
-    proposals = [mixture_moves.batch_proposal(model, b, params, target, whole, part, refine_steps=1)
+    proposals = [mixture_moves.batch_proposal(model, on_batch(b), params, target, whole, part, refine_steps=1)
                  for b, part in zip(batches.data, parts)]
     fast = sum(proposals[1:], proposals[0])
     without = mixture_moves.without_component(params, target)

@@ -25,6 +25,7 @@ from stickbreak.kernels.mixture import _reference as kernel_twins
 from stickbreak.models.hmm.birth import expanded_params
 from stickbreak.models.topics.model import TopicLocal
 from stickbreak.obs import expfam
+from stickbreak.core.local_parts import on_batch
 
 from cases import cases_with
 from conftest import assert_same_stats, chain_stats, check_birth_delta, check_delete_delta, check_merge_delta
@@ -118,7 +119,7 @@ def test_hmm_delete_delta(case):
     model, data, params = _hmm(case)
     stats = model.summarize(data, model.local_step(params, data), params.uids)
     target = int(params.uids[np.argmin(stats.counts)])
-    proposal, _ = model.delete_proposal(data, params, (target,), stats, stats, None, 1)
+    proposal, _ = model.delete_proposal(on_batch(data), params, (target,), stats, stats, None, 1)
     brute = chain_stats(model, model.without_states(params, (target,)), data)
     _assert_same_chain_stats(proposal, brute)
     _assert_same_delta(model, stats, proposal, brute, params)
@@ -158,7 +159,7 @@ def test_topic_delete_delta(case):
     stats = model.summarize(data, local, params.uids)
     targets, keep = tuple(params.uids[[0, 3]]), [1, 2, 4]
     pairs = params.uids[np.array([[1, 2]])]
-    proposal, warm = model.delete_proposal(data, params, targets, stats, stats, local, 1, pairs)
+    proposal, warm = model.delete_proposal(on_batch(data), params, targets, stats, stats, local, 1, pairs)
     current = model.without_topic(params, targets)
     brute_local = model.local_step(current, data, warm=local.doc_topic[:, keep], merge_pairs=pairs)
     brute = model.summarize(data, brute_local, current.uids, merge_pairs=pairs)

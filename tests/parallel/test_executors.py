@@ -16,7 +16,7 @@ import pytest
 from stickbreak import DILN, LDA, DPMixture, HDPHMM, HDPTopicModel
 from stickbreak.data import DenseData, ShardStore
 from stickbreak.datasets import load
-from stickbreak.moves.delete import refined_proposal
+from stickbreak.core.local_parts import on_batch
 from stickbreak.parallel import LocalExecutor, Request, check_executor, make_executor
 from stickbreak.parallel.processes import ProcessBackend
 from stickbreak.parallel.parts import part_bounds
@@ -242,24 +242,31 @@ def test_sequential_algorithms_refuse_workers_with_the_reason(make):
         make().set_params(executor="processes").fit(_ap())
 
 
-@pytest.mark.parametrize("name", ["dp_mixture_memoized_moves", "hdp_hmm_memoized_moves"])
+@pytest.mark.parametrize("name", ["dp_mixture_memoized_moves", "hdp_memoized_moves", "hdp_hmm_memoized_moves"])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_a_delete_proposal_run_on_the_executor_is_the_model_own(name, threads):
-    """RefinedDeletes: the refinement's local steps on the executor's parts give the serial proposal."""
+def test_a_delete_proposal_run_on_the_executor_is_the_serial_one(name, threads):
+    """A delete's local steps through the executor's parts give the proposal computed on the batch."""
     fitted = _reference(name)
-    data = _digits_data() if name.startswith("dp") else _mocap()
+    data = _digits_data() if name.startswith("dp") else _ap() if name.startswith("hdp_m") else _mocap()
     model, params = fitted.model_, fitted.params_
     executor = LocalExecutor(threads)
-    whole = executor.local_summaries(model, params, [data], [Request(0)])[0][0]
-    targets = tuple(int(u) for u in params.uids[-2:])
     pairs = np.array([params.uids[:2]], dtype=np.int64)
-    expected, _ = model.delete_proposal(data, params, targets, whole, whole, None, 2, pairs)
-    got, warm = refined_proposal(model, executor, [data], 0, params, targets, whole, whole, 2, pairs)
+    whole, _, local = executor.local_step(model, params, [data], Request(0), np.zeros((0, 2), dtype=np.int64))
+    targets = tuple(int(u) for u in params.uids[-2:])
+
+    def run_local(model_, params_, rows, warm, merge_pairs):
+        return executor.local_summaries(model_, params_, [data], [Request(0, rows, warm)], merge_pairs=merge_pairs)[0]
+
+    expected, expected_warm = model.delete_proposal(on_batch(data), params, targets, whole, whole, local, 2, pairs)
+    got, warm = model.delete_proposal(run_local, params, targets, whole, whole, local, 2, pairs)
     executor.close()
-    assert warm is None and np.array_equal(got.uids, expected.uids)
-    assert np.array_equal(got.merge_pairs, expected.merge_pairs)
+    assert np.array_equal(got.uids, expected.uids) and np.array_equal(got.merge_pairs, expected.merge_pairs)
     for field, value in expected.fields.items():
         np.testing.assert_allclose(got.fields[field], value, rtol=1e-9, atol=1e-9)
+    if expected_warm is None:
+        assert warm is None
+    else:
+        np.testing.assert_allclose(warm, expected_warm, rtol=1e-9, atol=1e-9)
 
 
 def test_worker_processes_need_no_main_guard_in_a_script(tmp_path):

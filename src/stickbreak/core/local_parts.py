@@ -1,4 +1,6 @@
-"""A batch's local parameters from those of its parts (an executor splits a batch among workers).
+"""One local step and summary (:func:`local_summary`), the serial ``run_local`` that move
+proposals are given (:func:`on_batch`), and a batch's local parameters from those of its parts
+(an executor splits a batch among workers: :func:`join_parts`).
 
 Local parameters hold per-item arrays (responsibilities, document-topic counts), which stack in
 item order, and per-batch sums (entropies, expected counts), which add; the rest (priors, merge
@@ -32,3 +34,28 @@ def join_parts(parts: Sequence[Any], per_item: tuple[str, ...], summed: tuple[st
     changes.update({name: sum(f[name] for f in fields[1:]) + fields[0][name] if fields[0][name] is not None else None
                     for name in summed})
     return replace(parts[0], **changes)
+
+
+def local_summary(model, params, batch, warm=None, merge_pairs=None, keep_loglik: bool = False,
+                  keep_local: bool = False) -> tuple:
+    """One local step and summary, what every executor runs for a batch or a part of one:
+    ``(stats, warm start)``, and the local parameters with ``keep_local``. ``merge_pairs`` and
+    ``keep_loglik`` are memoized VI's (:class:`~stickbreak.core.protocols.Memoizable`)."""
+    if merge_pairs is None:
+        local = model.local_step(params, batch, warm=warm)
+        stats = model.summarize(batch, local, params.uids)
+    else:
+        local = model.local_step(params, batch, warm=warm, keep_loglik=keep_loglik, merge_pairs=merge_pairs)
+        stats = model.summarize(batch, local, params.uids, merge_pairs=merge_pairs)
+    return (stats, model.warm_start(local), local) if keep_local else (stats, model.warm_start(local))
+
+
+def on_batch(batch):
+    """The ``run_local`` of :meth:`~stickbreak.core.protocols.Movable.delete_proposal` that runs here,
+    on ``batch`` itself: ``run_local(model, params, rows, warm, merge_pairs)`` is the
+    ``(stats, warm start)`` of the batch's items ``rows`` (None: all), started from ``warm``."""
+
+    def run_local(model, params, rows, warm, merge_pairs):
+        return local_summary(model, params, batch if rows is None else batch.subset(rows), warm, merge_pairs)
+
+    return run_local

@@ -29,7 +29,7 @@ annotations, which a dataclass field or class attribute of the model provides.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -153,13 +153,17 @@ class Movable(Memoizable, Protocol):
         (§4.1: an upper bound on the gain for mixtures, a screen for topics and HMMs)."""
 
     @abstractmethod
-    def delete_proposal(self, batch: Any, params: Any, targets: Any, whole: SuffStats, stats_b: SuffStats,
+    def delete_proposal(self, run_local: Callable, params: Any, targets: Any, whole: SuffStats, stats_b: SuffStats,
                         local: Any, refine_steps: int, merge_pairs: Any = None) -> tuple[SuffStats, Any]:
         """This batch's statistics with the components ``targets`` (uids) removed and their mass
         re-assigned to the others, refined ``refine_steps`` times against the rest of the data
         (§4.3, Eq. 4.25-4.27), and the batch's next warm start (or ``None``). ``whole`` are the
         whole-data statistics and ``stats_b`` this batch's part; with ``merge_pairs`` the proposal
-        carries their merged terms, so merges may follow an accepted delete."""
+        carries their merged terms, so merges may follow an accepted delete.
+
+        The batch's local steps go through ``run_local(model, params, rows, warm, merge_pairs) ->
+        (stats, warm start)`` for its items ``rows`` (None: all): the learner runs them where the
+        batch lives (:func:`stickbreak.core.local_parts.on_batch` runs them here)."""
 
     @property
     @abstractmethod
@@ -180,21 +184,6 @@ class Movable(Memoizable, Protocol):
     @abstractmethod
     def birth_pool_items(self, batch: Any, local: Any, params: Any, column: int, members: np.ndarray) -> Any:
         """The data a birth pools from the items ``members`` of the batch for the target at ``column``."""
-
-
-class RefinedDeletes(Movable, Protocol):
-    """Deletes whose batch proposal is the batch's own local step and summary under the global
-    parameters without the targets, refined against the rest of the data (Hughes 2016, Eq.
-    4.25-4.27): :meth:`Movable.delete_proposal` is their serial form, and memoized VI runs each
-    refinement's local steps on the executor, where the batch lives."""
-
-    #: Whether the final proposal gathers the planned merge pairs' terms, so that merges may follow
-    #: an accepted delete in the same lap.
-    delete_merge_terms: bool
-
-    @abstractmethod
-    def without_components(self, params: Any, targets: Any) -> Any:
-        """The global parameters with the components ``targets`` (uids) removed."""
 
 
 class TrackedBirths(Movable, Protocol):

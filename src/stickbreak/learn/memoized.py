@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.protocols import Memoizable, Movable, RefinedDeletes, WholeDataBirths, declares, require, total_elbo
+from ..core.protocols import Memoizable, Movable, WholeDataBirths, declares, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
@@ -201,19 +201,25 @@ class _Lap:
         batch = self.batches[b]
         # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
         # has been accepted the components differ from the delete's plan and the delete waits
-        if wants_delete and declares(self.model, RefinedDeletes):  # its local steps run where the batch lives
-            self.delete_proposals[b], self.delete_warm[b] = delete.refined_proposal(
-                self.model, self.executor, self.batches, b, self.params, self.plan.delete_targets, self.stats, fresh,
-                self.cfg.delete_refine_steps, self.plan.merge_pairs)
-        elif wants_delete:
+        if wants_delete:  # the proposal's local steps run where the batch lives
             self.delete_proposals[b], self.delete_warm[b] = self.model.delete_proposal(
-                batch, self.params, self.plan.delete_targets, self.stats, fresh, local, self.cfg.delete_refine_steps,
-                self.plan.merge_pairs)
+                self._run_local(b), self.params, self.plan.delete_targets, self.stats, fresh, local,
+                self.cfg.delete_refine_steps, self.plan.merge_pairs)
         accepted_before = self.births
         self._extend_births(b, batch, local, params_before)
         # after an accepted birth this batch's responsibilities are stale: start no proposal from them
         if want_births and self.births == accepted_before:
             self._start_births(b, batch, local, params_before)
+
+    def _run_local(self, b: int):
+        """Batch ``b``'s ``run_local`` for a move's proposal (see
+        :meth:`~stickbreak.core.protocols.Movable.delete_proposal`): its local steps on the executor."""
+
+        def run_local(model, params, rows, warm, merge_pairs):
+            return self.executor.local_summaries(model, params, self.batches, [Request(b, rows, warm)],
+                                                 merge_pairs=merge_pairs)[0]
+
+        return run_local
 
     def _swap_in(self, b: int, fresh: SuffStats) -> None:
         """Subtract the batch's cached statistics (fast-forwarded), add the fresh ones, global step."""

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.suffstats import SuffStats
 from ..data.shards import ShardStore
+from ..core.local_parts import local_summary
 from .parts import Part, added, joined_rows, split
 
 
@@ -68,20 +69,6 @@ class Executor(Protocol):
 
     def close(self) -> None:
         """Stop the workers this executor started and free what it placed on the others."""
-
-
-def local_summary(model, params, batch, warm=None, merge_pairs=None, keep_loglik: bool = False,
-                  keep_local: bool = False) -> tuple:
-    """One local step and summary, what every executor runs for a batch or a part of one:
-    ``(stats, warm start)``, and the local parameters with ``keep_local``. ``merge_pairs`` and
-    ``keep_loglik`` are memoized VI's (:class:`~stickbreak.core.protocols.Memoizable`)."""
-    if merge_pairs is None:
-        local = model.local_step(params, batch, warm=warm)
-        stats = model.summarize(batch, local, params.uids)
-    else:
-        local = model.local_step(params, batch, warm=warm, keep_loglik=keep_loglik, merge_pairs=merge_pairs)
-        stats = model.summarize(batch, local, params.uids, merge_pairs=merge_pairs)
-    return (stats, model.warm_start(local), local) if keep_local else (stats, model.warm_start(local))
 
 
 class LocalExecutor:

@@ -40,16 +40,18 @@ def rows_of(value, start: int, stop: int):
 
 
 def split(n_items: int, n_parts: int, rows: np.ndarray | None, warm) -> list[Part]:
-    """The non-empty parts of a request for ``rows`` (None: every item) of a batch of ``n_items``."""
+    """The non-empty parts of a request for ``rows`` (None: every item; else increasing) of a batch
+    of ``n_items``; ``warm`` has a row per requested item."""
     parts = []
     for index, (start, stop) in enumerate(part_bounds(n_items, n_parts)):
         if rows is None:
             if stop > start:
                 parts.append(Part(index, start, stop, None, rows_of(warm, start, stop)))
             continue
-        mine = rows[(rows >= start) & (rows < stop)] - start
-        if len(mine):
-            parts.append(Part(index, start, stop, mine, None))
+        mask = (rows >= start) & (rows < stop)
+        if mask.any():
+            first, last = np.flatnonzero(mask)[[0, -1]]
+            parts.append(Part(index, start, stop, rows[mask] - start, rows_of(warm, first, last + 1)))
     return parts
 
 

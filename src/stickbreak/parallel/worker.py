@@ -19,7 +19,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..data.shards import ShardStore
-from .executors import local_summary
+from ..core.local_parts import local_summary
 
 #: The answer of a worker that does not hold the part a task names.
 MISSING = b"stickbreak-missing-part"

@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import obs
 from ...core.local_parts import join_parts
-from ...core.protocols import RefinedDeletes, WholeDataBirths
+from ...core.protocols import WholeDataBirths
 from ...core.suffstats import SuffStats, fold
 from ...data import DenseData
 from ...kernels.hmm.forward_backward import forward_backward, viterbi
@@ -55,7 +55,7 @@ def _pair_columns(uids: np.ndarray, pairs) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class HMMModel(WholeDataBirths, RefinedDeletes):
+class HMMModel(WholeDataBirths):
     """Observation family x transition model (``priors.transition_finite`` or ``priors.transition_hdp``) with priors;
     every move, births expanded on all batches at once (Hughes 2016, §6.5)."""
 
@@ -175,13 +175,7 @@ class HMMModel(WholeDataBirths, RefinedDeletes):
         trans = self.transitions.select(self.transitions_prior, params.trans, params.uids, uids)
         return HMMParams(uids, expfam.select_components(params.obs, keep), trans)
 
-    #: A delete's final proposal gathers the merge pairs' terms: merges may follow it in the lap.
-    delete_merge_terms = True
-
-    def without_components(self, params: HMMParams, targets) -> HMMParams:
-        return self.without_states(params, targets)
-
-    def delete_proposal(self, batch, params: HMMParams, targets, whole: SuffStats, stats_b: SuffStats, local,
+    def delete_proposal(self, run_local, params: HMMParams, targets, whole: SuffStats, stats_b: SuffStats, local,
                         refine_steps: int, merge_pairs=None):
         """This batch's statistics without the states ``targets``: forward-backward over the other
         states, refined ``refine_steps`` times against the rest of the data (Hughes 2016, §6.5)."""
@@ -189,11 +183,10 @@ class HMMModel(WholeDataBirths, RefinedDeletes):
         others = current.uids
         rest = whole.select(others) - stats_b.without_merge_terms().select(others)
         for _ in range(max(1, refine_steps) - 1):
-            proposal = self.summarize(batch, self.local_step(current, batch), others)
+            proposal = run_local(self, current, None, None, None)[0]
             current = self.global_step((rest + proposal).clipped(), current)
         # the planned merge pairs' entropies (the costly part) only for the final proposal
-        final = self.local_step(current, batch, merge_pairs=merge_pairs)
-        return self.summarize(batch, final, others, merge_pairs=merge_pairs), None
+        return run_local(self, current, None, None, merge_pairs)[0], None
 
     @property
     def birth_item_model(self) -> "HMMModel":

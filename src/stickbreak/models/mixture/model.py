@@ -23,7 +23,7 @@ from scipy.special import logsumexp
 from ... import obs
 from ...core import sparse_resp
 from ...core.local_parts import join_parts
-from ...core.protocols import ItemResponsibilities, RefinedDeletes, TrackedBirths
+from ...core.protocols import ItemResponsibilities, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...core.validate import check_n_active
 from ...kernels import (
@@ -41,7 +41,7 @@ from .params import MixtureLocal, MixtureParams
 
 
 @dataclass(frozen=True, eq=False)
-class MixtureModel(TrackedBirths, RefinedDeletes, ItemResponsibilities):
+class MixtureModel(TrackedBirths, ItemResponsibilities):
     """Observation family x weight model (``priors.mixture_dp`` or ``priors.mixture_finite``) with priors;
     ``n_active`` (None: dense) caps the non-zero responsibilities per item (Hughes 2016, Sec. 7.1).
     Its move hooks are those of :mod:`.moves`."""
@@ -171,17 +171,11 @@ class MixtureModel(TrackedBirths, RefinedDeletes, ItemResponsibilities):
         """The m-score ``Delta L_data + Delta L_weights`` (§4.1): an upper bound on the gain."""
         return moves.pair_scores(self, params, stats, first, second)
 
-    #: A delete's proposal carries no merge terms: merges wait for the next lap.
-    delete_merge_terms = False
-
-    def without_components(self, params: MixtureParams, targets) -> MixtureParams:
-        return moves.without_component(params, targets)
-
-    def delete_proposal(self, batch, params: MixtureParams, targets, whole: SuffStats, stats_b: SuffStats, local,
+    def delete_proposal(self, run_local, params: MixtureParams, targets, whole: SuffStats, stats_b: SuffStats, local,
                         refine_steps: int, merge_pairs=None) -> tuple[SuffStats, None]:
         """Items re-assigned over the other components and refined (§4.3, :func:`.moves.batch_proposal`);
         no merge terms (merges wait for the next lap) and no warm start."""
-        return moves.batch_proposal(self, batch, params, targets, whole, stats_b, refine_steps), None
+        return moves.batch_proposal(self, run_local, params, targets, whole, stats_b, refine_steps), None
 
     @property
     def birth_item_model(self) -> "MixtureModel":

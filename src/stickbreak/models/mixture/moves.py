@@ -52,9 +52,11 @@ def without_component(params: MixtureParams, targets) -> MixtureParams:
     return MixtureParams(params.uids[keep], expfam.select_components(params.obs, keep), weights)
 
 
-def batch_proposal(model, batch, params: MixtureParams, targets, whole, stats_b, refine_steps: int):
-    """Statistics of ``batch`` over the components other than ``targets``, after the restricted
-    refinement; ``whole`` are the current whole-data statistics and ``stats_b`` this batch's part.
+def batch_proposal(model, run_local, params: MixtureParams, targets, whole, stats_b, refine_steps: int):
+    """Statistics of the batch over the components other than ``targets``, after the restricted
+    refinement; ``whole`` are the current whole-data statistics and ``stats_b`` this batch's part,
+    and the batch's local steps go through ``run_local`` (see
+    :meth:`~stickbreak.core.protocols.Movable.delete_proposal`).
 
     Every item is re-assigned over the remaining components, ``r'_n = softmax_{k not in T}(W_nk)``
     (top-L with ``n_active``, Sec. 7.1, so the proposal lies in the family the local step
@@ -66,8 +68,7 @@ def batch_proposal(model, batch, params: MixtureParams, targets, whole, stats_b,
     rest = whole.select(others) - stats_b.without_merge_terms().select(others)
     proposal = None
     for step in range(max(1, refine_steps)):
-        local = model.resp_from_log_weights(model.log_weights(current, batch))
-        proposal = model.summarize(batch, local, others)
+        proposal = run_local(model, current, None, None, None)[0]  # the local step over the others
         if step < refine_steps - 1:
             current = model.global_step((rest + proposal).clipped())
     return proposal

@@ -319,7 +319,7 @@ class TopicModel(TrackedBirths):
         others = params.uids[keep]
         return self.make_params(others, params.obs["lam"][keep], self.weights.align(params.weights, params.uids, others))
 
-    def delete_proposal(self, batch, params: TopicParams, targets, whole: SuffStats, stats_b: SuffStats,
+    def delete_proposal(self, run_local, params: TopicParams, targets, whole: SuffStats, stats_b: SuffStats,
                         local: TopicLocal, refine_steps: int, merge_pairs=None) -> tuple[SuffStats, np.ndarray | None]:
         """This batch's statistics with topics ``targets`` deleted (Hughes 2016, §5.5.2), exact for a valid ``q``.
 
@@ -341,11 +341,9 @@ class TopicModel(TrackedBirths):
         rounds = max(1, refine_steps)
 
         def run(index, max_iter, pairs):
-            sub = batch.subset(index)
             model = replace(self, local=replace(self.local, start="warm", max_iter=max_iter))
-            sub_local = model.local_step(current, sub, warm=warm[index], merge_pairs=pairs)
-            warm[index] = sub_local.doc_topic
-            return self.summarize(sub, sub_local, current.uids, merge_pairs=pairs)
+            stats, warm[index] = run_local(model, current, index, warm[index], pairs)
+            return stats
 
         others = np.flatnonzero(~targeted)
         fixed = run(others, 1, merge_pairs) if len(others) else None
