@@ -5,6 +5,7 @@ mixtures, topics and HMMs; a worker killed in the middle of a task costs a retry
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from stickbreak.parallel import LocalExecutor, Request, check_executor, make_exe
 from stickbreak.parallel.processes import ProcessBackend
 from stickbreak.parallel.parts import part_bounds
 from stickbreak.parallel.sharded import ShardedExecutor
+from stickbreak.parallel.worker import dumps
 
 distributed = pytest.importorskip("distributed")
 
@@ -280,3 +282,15 @@ def test_worker_processes_need_no_main_guard_in_a_script(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("K ")
+
+
+def test_answers_send_wide_mostly_zero_arrays_as_their_columns_exactly():
+    """A part's topic-word counts are zero for the words it does not hold: they travel as the others."""
+    rng = np.random.default_rng(0)
+    counts = np.zeros((4, 5000))
+    counts[:, rng.choice(5000, 300, replace=False)] = rng.random((4, 300))
+    dense = rng.random((4, 5000))
+    back = pickle.loads(dumps({"counts": counts, "dense": dense, "again": [counts]}))
+    assert np.array_equal(back["counts"], counts) and back["counts"].dtype == counts.dtype
+    assert np.array_equal(back["dense"], dense) and np.array_equal(back["again"][0], counts)
+    assert len(dumps(counts)) < len(pickle.dumps(counts)) / 10
