@@ -170,7 +170,8 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
             result = learner.lap(model, batches, state, executor)
             state = result.state
             counts = state.stats.counts
-            moved, lap_bytes = (executor.bytes_moved(), executor.bytes_moved() - moved) if executor is not None else (0, 0)
+            total = executor.bytes_moved() if executor is not None else 0
+            lap_bytes, moved = total - moved, total
             record = LapRecord(lap, total_elbo(result.elbo_terms), result.elbo_terms, len(counts),
                                int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start,
                                result.exact, result.moves, lap_bytes)

@@ -151,8 +151,9 @@ def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, **fit_
     if the run had never stopped. ``executor`` says where the rest runs (default: as the
     checkpointed fit said; a Dask client is not saved, so pass it again); the result is the same.
     ``max_laps`` above the fit's extends a run that stopped at its ``max_laps`` (a converged run stays
-    as it is): the laps added are those the longer run would have made. The checkpoint is refused (CheckpointError, a ValueError) if it is
-    corrupt or ``X`` is not the data it was written for; it is only replaced by later laps."""
+    as it is): the laps added are those the longer run would have made. The checkpoint is refused
+    (CheckpointError, a ValueError) if it is corrupt or ``X`` is not the data it was written for; it
+    is only replaced by later laps."""
     resuming = read(directory)
     name = resuming.document["estimator"]
     if name not in persist.ESTIMATORS:

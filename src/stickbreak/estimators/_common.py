@@ -81,10 +81,9 @@ def prepare_data(X, family, learn_cfg, rng: np.random.Generator) -> DataPlan:
         source = StoredMinibatches(X, learn_cfg.sampling) if learn_cfg.algorithm in MINIBATCH_ALGORITHMS else X
         return DataPlan(X.sample(INIT_SAMPLE, rng), batches, source, X.n_features, X)
     data = family.check_data(X, "X")
-    # batch VB sums over all data, so there batches only split the work across n_jobs workers;
-    # memoized VI keeps one cached summary per batch; SVI draws fresh minibatches every lap
-    n_split = max(learn_cfg.n_batches, learn_cfg.n_jobs) if learn_cfg.algorithm == "vb" else learn_cfg.n_batches
-    batches = driver.split_batches(data, n_split, int(rng.integers(2**31)))
+    # memoized VI keeps one cached summary per batch; SVI draws fresh minibatches every lap; the
+    # executor splits each batch among its workers itself
+    batches = driver.split_batches(data, learn_cfg.n_batches, int(rng.integers(2**31)))
     source = (InMemoryMinibatches(data, learn_cfg.n_batches, learn_cfg.sampling)
               if learn_cfg.algorithm in MINIBATCH_ALGORITHMS else batches.data)
     return DataPlan(data, batches, source, data.n_features, data)

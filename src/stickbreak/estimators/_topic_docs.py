@@ -118,7 +118,7 @@ COMMON_DOC = """
         Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
         default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
         or an existing Dask cluster. The workers hold the data, each batch split among them; the
-        fit is the same on every executor up to round-off. Births and deletes still run on the driver.
+        fit is the same on every executor up to round-off. Moves are decided on the driver.
     random_state, verbose, callbacks
         Seed; 1 shows a progress bar; ``callback(lap_record, params)`` after every lap (``params.topic_word``
         holds the current topics), returning True stops the fit.

@@ -301,7 +301,7 @@ class DPMixture(_MixtureEstimator):
         Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
         default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
         or an existing Dask cluster. The workers hold the data, each batch split among them; the
-        fit is the same on every executor up to round-off. Births and deletes still run on the driver.
+        fit is the same on every executor up to round-off. Moves are decided on the driver.
     n_active : int or None
         At most this many clusters per item get non-zero responsibility (Hughes 2016, ch. 7): the
         local step keeps each item's top ``n_active`` clusters, exactly optimal under that constraint;

@@ -27,7 +27,7 @@ import numpy as np
 from ..core.suffstats import SuffStats
 from ..data.shards import ShardStore
 from ..core.local_parts import local_summary
-from .parts import Part, added, joined_rows, split
+from .parts import Part, added, batch_size, joined, split
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,9 +107,8 @@ class LocalExecutor:
             if self.n_workers == 1:  # the whole batch, as it is
                 jobs.append((i, request.batch, Part(0, 0, 0, request.rows, request.warm)))
                 continue
-            size = (batches.meta["sizes"][request.batch] if isinstance(batches, ShardStore)
-                    else batches[request.batch].n_items)
-            jobs.extend((i, request.batch, part) for part in split(int(size), self.n_workers, request.rows, request.warm))
+            parts = split(batch_size(batches, request.batch), self.n_workers, request.rows, request.warm)
+            jobs.extend((i, request.batch, part) for part in parts)
 
         def one(job):
             _, b, part = job
@@ -124,8 +123,7 @@ class LocalExecutor:
         return answers
 
     def local_summaries(self, model, params, batches, requests, merge_pairs=None):
-        return [(added(parts), joined_rows([p[1] for p in parts]))
-                for parts in self._answers(model, params, batches, requests, merge_pairs)]
+        return [joined(parts) for parts in self._answers(model, params, batches, requests, merge_pairs)]
 
     def total_summary(self, model, params, batches, requests):
         parts = self.local_summaries(model, params, batches, requests)
@@ -133,9 +131,7 @@ class LocalExecutor:
 
     def local_step(self, model, params, batches, request, merge_pairs, keep_loglik=False):
         parts = self._answers(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)[0]
-        if len(parts) == 1:
-            return parts[0]
-        return added(parts), joined_rows([p[1] for p in parts]), model.join_locals([p[2] for p in parts])
+        return parts[0] if len(parts) == 1 else joined(parts, model)
 
     def bytes_moved(self) -> int:
         return 0

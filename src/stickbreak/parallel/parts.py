@@ -12,6 +12,8 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from ..data.shards import ShardStore
+
 
 class Part(NamedTuple):
     """Part ``index`` of a request: items ``[start, stop)`` of the batch, of which ``rows`` (relative
@@ -58,6 +60,20 @@ def split(n_items: int, n_parts: int, rows: np.ndarray | None, warm) -> list[Par
 def added(answers: Sequence):
     """The answers' statistics (their first entries) added in order."""
     return sum((a[0] for a in answers[1:]), answers[0][0])
+
+
+def batch_size(batches, b: int) -> int:
+    """How many items batch ``b`` holds (a shard store says so without reading the batch)."""
+    if isinstance(batches, ShardStore):
+        return int(batches.meta["sizes"][b])
+    return int(batches[b].n_items)
+
+
+def joined(answers: Sequence, model=None) -> tuple:
+    """One request's answer from its parts': ``(stats, warm)``, and with ``model`` (a
+    :class:`~stickbreak.core.protocols.Movable`) the joined local parameters too."""
+    stats, warm = added(answers), joined_rows([a[1] for a in answers])
+    return (stats, warm) if model is None else (stats, warm, model.join_locals([a[2] for a in answers]))
 
 
 def joined_rows(parts: Sequence):

@@ -24,7 +24,7 @@ import numpy as np
 from ..data.shards import ShardStore
 from .executors import Request
 from .parts import added as _added
-from .parts import joined_rows, part_bounds, split
+from .parts import batch_size, joined, joined_rows, part_bounds, split
 from .worker import MISSING, PartSource, PartTask
 
 #: Attempts per part before a fit gives up on it.
@@ -68,9 +68,7 @@ class Placement:
     placed: set = field(default_factory=set)  # (worker, batch)
 
     def size(self, b: int) -> int:
-        if isinstance(self.batches, ShardStore):
-            return int(self.batches.meta["sizes"][b])
-        return int(self.batches[b].n_items)
+        return batch_size(self.batches, b)
 
     def source(self, b: int, start: int, stop: int) -> PartSource:
         if isinstance(self.batches, ShardStore):
@@ -102,8 +100,8 @@ class ShardedExecutor:
         return placement
 
     def local_summaries(self, model, params, batches, requests: Sequence[Request], merge_pairs=None):
-        return [(_added(parts), joined_rows([p[1] for p in parts]))
-                for parts in _by_request(self._run(model, params, batches, requests, merge_pairs), len(requests))]
+        return [joined(parts) for parts in _by_request(self._run(model, params, batches, requests, merge_pairs),
+                                                       len(requests))]
 
     def total_summary(self, model, params, batches, requests: Sequence[Request]):
         jobs = self._run(model, params, batches, requests, None, total=True)
@@ -112,9 +110,8 @@ class ShardedExecutor:
         return _added(totals), warm
 
     def local_step(self, model, params, batches, request: Request, merge_pairs, keep_loglik: bool = False):
-        parts = _by_request(self._run(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True),
-                            1)[0]
-        return _added(parts), joined_rows([p[1] for p in parts]), model.join_locals([p[2] for p in parts])
+        jobs = self._run(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)
+        return joined(_by_request(jobs, 1)[0], model)
 
     def _run(self, model, params, batches, requests, merge_pairs, keep_loglik=False, keep_local=False,
              total=False) -> list[_Job]:
