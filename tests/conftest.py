@@ -121,7 +121,8 @@ def assert_cache_consistent(state) -> None:
 
 def fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, n_active=None, **moves_options):
     """Memoized VI from k-means++ with every ELBO decrease (after each batch and move) an error;
-    returns (model, batches, result)."""
+    returns (model, batches, result), the result's state as saved (with the batches' caches)."""
+    import dataclasses
     import warnings
 
     from stickbreak.models import make_mixture_model
@@ -138,7 +139,8 @@ def fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, n_ac
     with warnings.catch_warnings():
         warnings.simplefilter("error", ELBODecreaseWarning)
         result = fit(model, batches.data, params, learner, LearnConfig(algorithm="memoized", max_laps=max_laps, tol=0))
-    return model, batches, result
+    # the saved state: with the batches' caches fetched from the executor that holds them
+    return model, batches, dataclasses.replace(result, state=learner.saved_state(result.state, batches.data))
 
 
 def elbo_of(model, stats) -> float:

@@ -143,9 +143,10 @@ def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig
     its start); the driver itself only reads ``model.monotone``, whether to warn on an ELBO decrease.
     ``callbacks`` are called as ``callback(record, params)`` after every lap; one that returns
     ``True`` stops the run. A ``KeyboardInterrupt`` ends the run after the last complete lap.
-    ``on_lap(state, trace, stop_reason)`` is called after every lap, before the callbacks, with
-    ``stop_reason`` None unless the run ends there by convergence or ``max_laps``; ``resume``
-    continues a run from the lap after its trace.
+    ``on_lap(state, trace, stop_reason)`` is called after every lap, before the callbacks, with the
+    learner's :meth:`~stickbreak.learn.base.Resumable.saved_state` and ``stop_reason`` None unless
+    the run ends there by convergence or ``max_laps``; ``resume`` continues a run from the lap
+    after its trace.
 
     BLAS runs single-threaded meanwhile: the matrices are small and threaded BLAS is 1-3x slower
     on them; parallelism comes from the executor mapping batches over workers instead.
@@ -182,7 +183,8 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
             progress.set_postfix(elbo=f"{record.elbo:.6g}", K=record.n_effective, refresh=False)
             converged = lap >= config.min_laps and result.settled and _relative_change(trace) <= config.tol
             if on_lap is not None:
-                on_lap(state, trace, "converged" if converged else "max_laps" if lap == config.max_laps else None)
+                on_lap(learner.saved_state(state, batches, executor), trace,
+                       "converged" if converged else "max_laps" if lap == config.max_laps else None)
             stop_requested = [bool(cb(record, state.params)) for cb in callbacks]
             if converged:
                 stop_reason = "converged"

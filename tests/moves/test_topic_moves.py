@@ -132,7 +132,7 @@ def test_moves_over_several_batches_keep_the_cache_consistent_and_the_elbo_monot
     if max_targets > 1:  # groups of deletes, and merges accepted right after a delete in the same lap
         assert max(r.moves["delete"]["accepted"] for r in result.trace) > 1
         assert any(r.moves["delete"]["accepted"] and r.moves["merge"]["accepted"] for r in result.trace)
-    state = result.state
+    state = learner.saved_state(result.state, batches)  # with the batches' caches
     cached = sum(fast_forward(m, state.log[s:], b).without_merge_terms()
                  for b, (m, s) in enumerate(zip(state.memo, state.seen)))
     assert np.array_equal(cached.uids, state.stats.uids)

@@ -34,3 +34,11 @@ class Learner(Protocol):
 
     def lap(self, model, batches, state, executor) -> LapResult:
         """One pass over the data."""
+
+
+class Resumable(Learner, Protocol):
+    """A learner whose runs can be checkpointed (the registry's ``resumable``)."""
+
+    def saved_state(self, state, batches, executor) -> Any:
+        """``state`` complete for a checkpoint, with what lives outside the driver fetched (memoized
+        VI's batch caches); a run continues from it exactly."""

@@ -27,6 +27,10 @@ class BatchVB:
         require(model, Model, "batch VB")
         return BatchState(params)
 
+    def saved_state(self, state, batches, executor=None):
+        """The state is whole on the driver: a checkpoint holds it as it is."""
+        return state
+
     def lap(self, model: Model, batches, state: BatchState, executor=None) -> LapResult:
         stats, warm = summarize_batches(model, state.params, batches, executor, state.warm)
         params = model.global_step(stats, state.params)

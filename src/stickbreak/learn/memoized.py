@@ -1,9 +1,10 @@
 """Memoized variational inference with birth, merge and delete moves (Hughes 2016, Alg. 3.3 and §4, §6.4).
 
 The data are split once into fixed batches. Each batch's statistics from its last visit are
-cached; a visit computes fresh ones, replays on the cached ones every move accepted since (the
-move log), subtracts them from the whole-data statistics and adds the fresh ones, then runs the
-global step. After the first lap the whole-data statistics cover every item, so the ELBO is exact
+cached where the batch lives (the executor's workers, :mod:`stickbreak.parallel.caches`); a visit
+computes fresh ones there, replays on the cached ones every move accepted since (the move log),
+and sends back their difference, which the driver adds to the whole-data statistics (the only
+statistics it holds) before the global step. After the first lap the whole-data statistics cover every item, so the ELBO is exact
 and never decreases, batch after batch and across accepted moves (it is evaluated only when a move
 is judged against it or the lap ends: for topics the O(K V) normalizers cost as much as a local
 step). With one batch and no moves this
@@ -28,9 +29,8 @@ from ..core.protocols import Memoizable, Movable, WholeDataBirths, declares, req
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
-from ..moves.records import (BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe, fast_forward,
-                             fast_forward_warm)
-from ..parallel import LocalExecutor, Request
+from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe
+from ..parallel import LocalExecutor, MemoVisit, Request
 from .base import ELBODecreaseWarning, LapResult
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
@@ -47,7 +47,7 @@ EMPTY_MASS = 1e-8
 class MemoState:
     params: Any
     stats: SuffStats | None               # whole data: the sum of the cached batch statistics
-    memo: tuple                           # cached statistics per batch (None before the first visit)
+    memo: tuple                           # per batch, a cache carried by a saved state (to install at its next visit), or None
     seen: tuple                           # length of the move log when each batch was cached
     log: tuple = ()                       # accepted moves, in order
     lap: int = 0
@@ -59,9 +59,10 @@ class MemoState:
     births: tuple = ()                    # birth proposals still being tracked through the batches
     delete_lap: int = -1                  # the last lap that tried a delete
     quiet_laps: int = 0                   # consecutive laps without an accepted move
-    warm: tuple = ()                      # per batch: (uids, the model's warm start) for the next visit, or None
+    warm: tuple = ()                      # per batch: with memo, the carried cache's (uids, warm start), or None
     delete_group: int = 1                 # how many components the next delete targets together
     delete_wait: int = 1                  # laps from one delete lap to the next (doubles while they fail)
+    placed: tuple = ()                    # per batch: its cache is kept where it lives (the executor's)
 
 
 def _empty_counts(config) -> dict:
@@ -86,6 +87,7 @@ class MemoizedVI:
         self.moves = moves
         self.rng = rng
         self.first_lap = first_lap
+        self._local = LocalExecutor()  # where the caches live when a lap is given no executor
 
     def defers_first_lap(self, params) -> bool:
         return self.first_lap == "full" or (self.first_lap == "auto" and params.n_components > 1)
@@ -100,7 +102,7 @@ class MemoizedVI:
         return MemoState(params, None, (None,) * n, (0,) * n, next_uid=int(np.max(params.uids)) + 1)
 
     def lap(self, model: Memoizable, batches, state: MemoState, executor=None) -> LapResult:
-        run = _Lap(self, model, batches, state, executor or LocalExecutor())
+        run = _Lap(self, model, batches, state, executor or self._local)
         for b in self.rng.permutation(len(batches)):
             run.visit(int(b))
         run.finish()
@@ -108,6 +110,17 @@ class MemoizedVI:
         # with moves, settled only once failed targets have all had their retry (RETRY_LAPS quiet laps)
         settled = not self.moves.moves or state.quiet_laps >= RETRY_LAPS
         return LapResult(state, run.terms, exact=True, moves=run.counts, settled=settled)
+
+    def saved_state(self, state: MemoState, batches, executor=None) -> MemoState:
+        """``state`` with the batches' caches fetched from where they live (a checkpoint holds them;
+        a run resumed from it installs each at the batch's next visit)."""
+        which = [b for b, placed in enumerate(state.placed) if placed]
+        if not which:
+            return state
+        memo, warm = list(state.memo), list(state.warm or (None,) * len(batches))
+        for b, (stats, start) in zip(which, (executor or self._local).memo_caches(batches, which)):
+            memo[b], warm[b] = stats, start
+        return replace(state, memo=tuple(memo), warm=tuple(warm), placed=())
 
 
 class _Lap:
@@ -120,6 +133,7 @@ class _Lap:
         self.params, self.stats, self.elbo = state.params, state.stats, state.elbo
         self.memo, self.seen, self.log = list(state.memo), list(state.seen), list(state.log)
         self.warm = list(state.warm) if state.warm else [None] * len(batches)
+        self.placed = list(state.placed) if state.placed else [False] * len(batches)
         self.next_uid, self.history = state.next_uid, state.history.copy()
         self.accepted = list(state.accepted)
         self.active = list(state.births)
@@ -180,24 +194,22 @@ class _Lap:
 
     # ---------------------------------------------------------------- one batch
     def visit(self, b: int) -> None:
-        """The batch's fresh statistics swapped in, its local step run by the executor (where the
-        batch lives); births and deletes then work here from the batch's local parameters."""
+        """The batch's visit where it lives (its local step, the change of its cached statistics:
+        :meth:`~stickbreak.parallel.executors.Executor.memo_step`) swapped in; births and deletes
+        then work here from the batch's local parameters."""
         params_before = self.params
         self.visited.add(b)
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
-        warm = fast_forward_warm(self.warm[b], self.log[self.seen[b]:], b)
-        warm = warm[1] if warm is not None and np.array_equal(warm[0], params_before.uids) else None
         wants_delete = bool(self.plan.delete_targets) and not self.births
-        if not (want_births or self.active or wants_delete):
-            fresh, counts = self.executor.local_summaries(self.model, params_before, self.batches,
-                                                          [Request(b, None, warm)], merge_pairs=self.plan.merge_pairs)[0]
-            self.warm[b] = None if counts is None else (params_before.uids, counts)
-            self._swap_in(b, fresh)
+        install = None if self.memo[b] is None else (self.memo[b], self.warm[b])
+        visit = MemoVisit(b, self.number, tuple(self.log[self.seen[b]:]), self.placed[b], install, wants_delete)
+        keep_local = want_births or bool(self.active) or wants_delete
+        delta, fresh, local = self.executor.memo_step(self.model, params_before, self.batches, visit,
+                                                      self.plan.merge_pairs, keep_local,
+                                                      want_births or bool(self.active))
+        self._swap_in(b, delta)
+        if not keep_local:
             return
-        fresh, counts, local = self.executor.local_step(self.model, params_before, self.batches, Request(b, None, warm),
-                                                        self.plan.merge_pairs, want_births or bool(self.active))
-        self.warm[b] = None if counts is None else (params_before.uids, counts)
-        self._swap_in(b, fresh)
         batch = self.batches[b]
         # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
         # has been accepted the components differ from the delete's plan and the delete waits
@@ -221,19 +233,15 @@ class _Lap:
 
         return run_local
 
-    def _swap_in(self, b: int, fresh: SuffStats) -> None:
-        """Subtract the batch's cached statistics (fast-forwarded), add the fresh ones, global step."""
-        new = fresh.without_merge_terms()
-        if self.memo[b] is None:
-            self.stats = new if self.stats is None else self.stats + new
-        else:
-            old = fast_forward(self.memo[b], self.log[self.seen[b]:], b).without_merge_terms()
-            self.stats = self.stats - old + new
-        self.stats = self.stats.clipped()
-        self.pair_entropy = self.pair_entropy + fresh.merge_entropy
-        for name, value in fresh.merge_fields.items():
+    def _swap_in(self, b: int, delta: SuffStats) -> None:
+        """Add the change of the batch's cached statistics (fresh minus cached, moves replayed) to
+        the whole-data statistics, gather the pairs' merged terms, global step."""
+        new = delta.without_merge_terms()
+        self.stats = (new if self.stats is None else self.stats + new).clipped()
+        self.pair_entropy = self.pair_entropy + delta.merge_entropy
+        for name, value in delta.merge_fields.items():
             self.pair_fields[name] = self.pair_fields.get(name, 0.0) + value
-        self.memo[b], self.seen[b] = fresh, len(self.log)
+        self.memo[b], self.warm[b], self.placed[b], self.seen[b] = None, None, True, len(self.log)
         if self.deferred:
             return
         # the global step only; the ELBO (O(K) normalizers, e.g. K x V for topics) waits until a move
@@ -443,4 +451,4 @@ class _Lap:
         return MemoState(self.params, self.stats, tuple(self.memo), seen, tuple(self.log[done:]), self.number,
                          self.next_uid, self.history, self.births, self.elbo, tuple(self.accepted), tuple(self.active),
                          self.delete_lap, self.quiet_laps + 1 if quiet else 0, tuple(self.warm), self.delete_group,
-                         self.delete_wait)
+                         self.delete_wait, tuple(self.placed))

@@ -129,6 +129,10 @@ class StochasticVI:
         target = model.global_step(stats, params)
         return model.blend(params, target, self.schedule(step)), stats, terms
 
+    def saved_state(self, state, batches, executor=None):
+        """The state is whole on the driver: a checkpoint holds it as it is."""
+        return state
+
     def lap(self, model: Model, minibatches, state: StochasticState, executor=None) -> LapResult:
         """``n_batches`` steps. The lap's ELBO is that of the final global parameters with the
         minibatches' local parameters: the mean amplified statistics are the whole-data statistics

@@ -1,7 +1,10 @@
 """The move log: accepted moves as records, replayed on cached batch statistics (bnpy's MoveLog).
 
 A batch's cached statistics were computed over the components that existed when it was last
-visited. Before they are subtracted from the whole-data statistics, every move accepted since is
+visited. They live where the batch lives, in parts (:mod:`stickbreak.parallel.caches`): a record's
+``for_part`` is what the part's worker replays, the batch's replacement statistics (a delete's
+proposal, a birth's expansion) in its first part and zeros in the others, so that the parts still
+add up to the batch. Before they are subtracted from the whole-data statistics, every move accepted since is
 replayed on them, so that both refer to the same components (identified by stable uids).
 """
 
@@ -13,6 +16,13 @@ from typing import Sequence
 import numpy as np
 
 from ..core.suffstats import SuffStats
+from ..parallel.parts import rows_of
+
+
+def _first_only(stats: SuffStats, first: bool) -> SuffStats:
+    """A batch's replacement statistics as one part's share: all of it in the first part, zeros in
+    the others (the parts' caches add up to the batch's, Hughes 2016 Eq. 3.38)."""
+    return stats if first else stats.scaled(0.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +50,11 @@ class BirthRecord:
     def replay_warm(self, warm, batch: int):
         return None  # the re-split of per-item counts is not kept: the next visit starts from scratch
 
+    def for_part(self, batch: int, first: bool, start: int, stop: int) -> "BirthRecord":
+        """The record as replayed on one part (items ``[start, stop)``) of ``batch``, where it lives."""
+        expansions = {batch: _first_only(self.expansions[batch], first)} if batch in self.expansions else {}
+        return BirthRecord(self.lap, self.target, self.new_uids, expansions, self.full_width)
+
 
 @dataclass(frozen=True, eq=False)
 class MergeRecord:
@@ -61,6 +76,9 @@ class MergeRecord:
         counts[:, kept] += counts[:, removed]
         return np.delete(uids, removed), np.delete(counts, removed, axis=1)
 
+    def for_part(self, batch: int, first: bool, start: int, stop: int) -> "MergeRecord":
+        return self
+
 
 @dataclass(frozen=True, eq=False)
 class DeleteRecord:
@@ -68,8 +86,8 @@ class DeleteRecord:
 
     lap: int
     targets: tuple[int, ...]
-    proposals: tuple  # per batch, SuffStats over the remaining components
-    warm: tuple = ()  # per batch, the proposal's per-item counts (topic models), or empty
+    proposals: tuple | dict  # per batch, SuffStats over the remaining components
+    warm: tuple | dict = ()  # per batch, the proposal's per-item counts (topic models), or empty
 
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
         return self.proposals[batch]
@@ -78,6 +96,10 @@ class DeleteRecord:
         if not self.warm or self.warm[batch] is None:
             return None
         return self.proposals[batch].uids, self.warm[batch]
+
+    def for_part(self, batch: int, first: bool, start: int, stop: int) -> "DeleteRecord":
+        warm = {batch: rows_of(self.warm[batch], start, stop)} if self.warm else ()
+        return DeleteRecord(self.lap, self.targets, {batch: _first_only(self.proposals[batch], first)}, warm)
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +118,9 @@ class ReorderRecord:
         columns = [position[u] for u in self.order]
         return np.asarray(self.order, dtype=np.int64), counts[:, columns]
 
+    def for_part(self, batch: int, first: bool, start: int, stop: int) -> "ReorderRecord":
+        return self
+
 
 @dataclass(frozen=True, eq=False)
 class PruneRecord:
@@ -111,6 +136,9 @@ class PruneRecord:
         uids, counts = warm
         keep = ~np.isin(uids, self.removed)
         return np.asarray(uids)[keep], counts[:, keep]
+
+    def for_part(self, batch: int, first: bool, start: int, stop: int) -> "PruneRecord":
+        return self
 
 
 def fast_forward(stats: SuffStats, records: Sequence, batch: int) -> SuffStats:

@@ -27,7 +27,8 @@ import numpy as np
 from ..core.suffstats import SuffStats
 from ..data.shards import ShardStore
 from ..core.local_parts import local_summary
-from .parts import Part, added, batch_size, joined, split
+from .caches import MemoVisit, fetch_part, joined_caches, part_visit, visit_part
+from .parts import Part, added, batch_size, filled_parts, joined, joined_visits, split
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +62,16 @@ class Executor(Protocol):
         model, with the batch's local parameters too (what births and deletes start from):
         ``(stats, warm start, local)``."""
 
+    def memo_step(self, model, params, batches: Sequence, visit: MemoVisit, merge_pairs, keep_local: bool = False,
+                  keep_loglik: bool = False) -> tuple:
+        """Memoized VI's visit of a batch where its parts and their caches live (:mod:`.caches`):
+        ``(delta, fresh, local)``, the change of the batch's cached statistics (with the fresh merge
+        terms), the fresh statistics if ``visit.keep_fresh`` (else None) and, with ``keep_local``,
+        the local parameters (else None)."""
+
+    def memo_caches(self, batches: Sequence, which: Sequence[int]) -> list:
+        """The caches ``(stats, (uids, warm) or None)`` of batches ``which``, as they are now."""
+
     def bytes_moved(self) -> int:
         """Bytes sent to and received from workers so far (0 for the driver's own process)."""
 
@@ -82,6 +93,7 @@ class LocalExecutor:
         self._pool = (ThreadPoolExecutor(max_workers=self.n_workers, thread_name_prefix="stickbreak")
                       if self.n_workers > 1 else None)
         self._parts: dict = {}  # (id(batches), batch) -> (batches, {part index: data})
+        self._caches: dict = {}  # memoized VI's: (id(batches), batch, part) -> (stats, warm)
 
     def map(self, fn: Callable, items: Iterable) -> list:
         if self._pool is None:
@@ -133,6 +145,22 @@ class LocalExecutor:
         parts = self._answers(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)[0]
         return parts[0] if len(parts) == 1 else joined(parts, model)
 
+    def memo_step(self, model, params, batches, visit, merge_pairs, keep_local=False, keep_loglik=False):
+        def one(job):
+            index, start, stop = job
+            part = Part(index, start, stop, None, None)
+            batch = self._part_data(batches, visit.batch, part)
+            return visit_part(self._caches, (id(batches), visit.batch, index), model, params, batch,
+                              part_visit(visit, index, start, stop), merge_pairs, keep_loglik, keep_local)
+
+        jobs = filled_parts(batch_size(batches, visit.batch), self.n_workers)
+        return joined_visits(self.map(one, jobs), model if keep_local else None)
+
+    def memo_caches(self, batches, which):
+        return [joined_caches([fetch_part(self._caches, (id(batches), b, index))
+                               for index, _, _ in filled_parts(batch_size(batches, b), self.n_workers)])
+                for b in which]
+
     def bytes_moved(self) -> int:
         return 0
 
@@ -141,6 +169,7 @@ class LocalExecutor:
 
     def release(self) -> None:
         self._parts.clear()
+        self._caches.clear()
 
     def close(self) -> None:
         self.release()

@@ -32,6 +32,11 @@ def part_bounds(n_items: int, n_parts: int) -> list[tuple[int, int]]:
     return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
 
+def filled_parts(n_items: int, n_parts: int) -> list[tuple[int, int, int]]:
+    """``(index, start, stop)`` of the non-empty parts of a batch of ``n_items``."""
+    return [(index, start, stop) for index, (start, stop) in enumerate(part_bounds(n_items, n_parts)) if stop > start]
+
+
 def rows_of(value, start: int, stop: int):
     """Rows ``[start, stop)`` of a per-item warm start (an array, a tuple of arrays, or None)."""
     if value is None:
@@ -83,3 +88,12 @@ def joined_rows(parts: Sequence):
     if isinstance(parts[0], tuple):
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
     return np.concatenate(parts)
+
+
+def joined_visits(answers: Sequence, model=None) -> tuple:
+    """One memoized visit's answer from its parts' (:func:`~stickbreak.parallel.caches.visit_part`):
+    ``(delta, fresh or None, local or None)``, the statistics added in part order, the local
+    parameters joined by ``model`` (None: not kept)."""
+    delta = added(answers)
+    fresh = None if answers[0][1] is None else sum((a[1] for a in answers[1:]), answers[0][1])
+    return delta, fresh, None if model is None else model.join_locals([a[2] for a in answers])

@@ -7,14 +7,20 @@ worker one task, the model and global parameters with its parts' item rows and w
 gets each part's statistics back; a batch's statistics are its parts' added in part order and
 its warm start their rows in order, so every executor computes the same fit up to round-off.
 
+Memoized VI's batch caches stay on the workers too (:mod:`.caches`), written through to the
+executor's ``spill`` directory after every visit.
+
 Faults: a worker that died costs a retry of its task (the backend starts another); a worker
-that lacks a part (restarted, or a Dask task moved elsewhere) is sent the part again. A task that
+that lacks a part (restarted, or a Dask task moved elsewhere) is sent the part again and reads
+its caches back from the spill directory. A task that
 fails for its own reasons (bad data, a bug) raises its error on the driver at once.
 """
 
 from __future__ import annotations
 
 import pickle
+import shutil
+import tempfile
 import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, Sequence
@@ -22,9 +28,10 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from ..data.shards import ShardStore
+from .caches import MemoVisit, PartVisit, joined_caches, part_visit
 from .executors import Request
 from .parts import added as _added
-from .parts import batch_size, joined, joined_rows, part_bounds, split
+from .parts import batch_size, filled_parts, joined, joined_rows, joined_visits, part_bounds, split
 from .worker import MISSING, PartSource, PartTask
 
 #: Attempts per part before a fit gives up on it.
@@ -87,11 +94,14 @@ class _Job:
 class ShardedExecutor:
     """Batches split over the workers of ``backend`` (:mod:`.processes` or :mod:`.dask_backend`)."""
 
-    def __init__(self, backend: Backend):
+    def __init__(self, backend: Backend, spill: str | None = None):
         self.backend = backend
         self.n_workers = backend.n_workers
         self._placements: dict[int, Placement] = {}
         self._bytes = 0
+        # where workers write memoized VI's caches through (:mod:`.caches`); one on this machine by default
+        self._own_spill = spill is None
+        self.spill = tempfile.mkdtemp(prefix="stickbreak-caches-") if spill is None else str(spill)
 
     def _placement(self, batches) -> Placement:
         placement = self._placements.get(id(batches))
@@ -113,16 +123,36 @@ class ShardedExecutor:
         jobs = self._run(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)
         return joined(_by_request(jobs, 1)[0], model)
 
+    def memo_step(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_local=False, keep_loglik=False):
+        placement = self._placement(batches)
+        jobs = [_Job(0, index, PartTask(placement.key, visit.batch, index, None, None, keep_loglik=keep_loglik,
+                                        keep_local=keep_local, memo=part_visit(visit, index, start, stop, self.spill)))
+                for index, start, stop in filled_parts(placement.size(visit.batch), self.n_workers)]
+        self._run_jobs(model, params, placement, jobs, merge_pairs)
+        return joined_visits([job.answer for job in jobs], model if keep_local else None)
+
+    def memo_caches(self, batches, which):
+        placement = self._placement(batches)
+        fetch = PartVisit((), True, None, False, spill=self.spill)
+        jobs = [_Job(i, index, PartTask(placement.key, b, index, None, None, memo=fetch, fetch=True))
+                for i, b in enumerate(which) for index, _, _ in filled_parts(placement.size(b), self.n_workers)]
+        self._run_jobs(None, None, placement, jobs, None)
+        return [joined_caches(parts) for parts in _by_request(jobs, len(which))]
+
     def _run(self, model, params, batches, requests, merge_pairs, keep_loglik=False, keep_local=False,
              total=False) -> list[_Job]:
-        """The jobs (a part of a request each) with their answers: one task per worker and call, with
-        every part it holds; ``total``: each worker adds up its parts' statistics (the first of its
-        answered parts carries the sum, the others None)."""
+        """The jobs (a part of a request each) with their answers (see :meth:`_run_jobs`)."""
         placement = self._placement(batches)
-        common = pickle.dumps((model, params, merge_pairs), protocol=pickle.HIGHEST_PROTOCOL)
         jobs = [job for i, request in enumerate(requests) for job in self._jobs(placement, i, request)]
         for job in jobs:
             job.task = replace(job.task, keep_loglik=keep_loglik, keep_local=keep_local)
+        return self._run_jobs(model, params, placement, jobs, merge_pairs, total)
+
+    def _run_jobs(self, model, params, placement: Placement, jobs: list[_Job], merge_pairs, total=False) -> list[_Job]:
+        """The jobs with their answers: one task per worker and call, with every part it holds;
+        ``total``: each worker adds up its parts' statistics (the first of its answered parts
+        carries the sum, the others None)."""
+        common = pickle.dumps((model, params, merge_pairs), protocol=pickle.HIGHEST_PROTOCOL)
         pending = jobs
         for attempt in range(1, MAX_ATTEMPTS + 1):
             by_worker = {}
@@ -160,7 +190,7 @@ class ShardedExecutor:
         parts = []
         for job in group:
             task = job.task
-            if (job.worker, task.batch) not in placement.placed:
+            if not task.fetch and (job.worker, task.batch) not in placement.placed:
                 start, stop = part_bounds(placement.size(task.batch), self.n_workers)[task.part]
                 task = replace(task, source=placement.source(task.batch, start, stop))
                 placement.placed.add((job.worker, task.batch))
@@ -188,3 +218,5 @@ class ShardedExecutor:
     def close(self) -> None:
         self.release()
         self.backend.close()
+        if self._own_spill:
+            shutil.rmtree(self.spill, ignore_errors=True)

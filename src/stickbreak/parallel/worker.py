@@ -21,12 +21,17 @@ from threadpoolctl import threadpool_limits
 
 from ..data.shards import ShardStore
 from ..core.local_parts import local_summary
+from .caches import PartVisit, drop_spill, fetch_part, visit_part
 
 #: The answer of a worker that does not hold the part a task names.
 MISSING = b"stickbreak-missing-part"
 
 #: Parts placed on this process, by (placement key, batch, part).
 _STORE: dict = {}
+#: Memoized VI's caches of those parts (:mod:`.caches`), by the same keys.
+_CACHES: dict = {}
+#: The spill directory of each placement key whose caches are written through.
+_SPILLS: dict = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +66,8 @@ class PartTask:
     source: PartSource | None = None
     keep_loglik: bool = False
     keep_local: bool = False
+    memo: PartVisit | None = None  # memoized VI's visit of the part (its cache is kept here)
+    fetch: bool = False  # answer the part's memoized cache instead (a checkpoint)
 
 
 def run_parts(payload: bytes) -> bytes:
@@ -77,12 +84,21 @@ def run_parts(payload: bytes) -> bytes:
     with threadpool_limits(limits=1, user_api="blas"):
         for part in parts:
             slot = (part.key, part.batch, part.part)
+            if part.memo is not None and part.memo.spill is not None:
+                _SPILLS[part.key] = part.memo.spill
+            if part.fetch:
+                answers.append(fetch_part(_CACHES, slot, part.memo.spill))
+                continue
             if slot not in _STORE and part.source is not None:
                 _STORE[slot] = part.source.load()
             if slot not in _STORE:
                 answers.append(MISSING)
                 continue
             batch = _STORE[slot] if part.rows is None else _STORE[slot].subset(part.rows)
+            if part.memo is not None:
+                answers.append(visit_part(_CACHES, slot, model, params, batch, part.memo, merge_pairs, part.keep_loglik,
+                                          part.keep_local))
+                continue
             answers.append(local_summary(model, params, batch, part.warm, merge_pairs, part.keep_loglik,
                                          part.keep_local))
     if total:
@@ -133,4 +149,7 @@ def drop(key: str) -> int:
     slots = [slot for slot in _STORE if slot[0] == key]
     for slot in slots:
         del _STORE[slot]
+    for slot in [slot for slot in _CACHES if slot[0] == key]:
+        del _CACHES[slot]
+    drop_spill(_SPILLS.pop(key, None), key)
     return len(slots)

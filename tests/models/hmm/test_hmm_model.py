@@ -1,5 +1,6 @@
 """The HMM allocation models (Hughes 2016, Ch. 6): bounds, exact ELBO, monotone learners, exact moves."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -174,8 +175,9 @@ def _memoized_toy(kappa, n_states, moves, seed):
     batches = [data.subset(np.arange(b, 8, 4)) for b in range(4)]
     with warnings.catch_warnings():
         warnings.simplefilter("error", ELBODecreaseWarning)
-        result = driver.fit(model, batches, params, MemoizedVI(MovesConfig(moves=moves), np.random.default_rng(seed)),
-                            LearnConfig(max_laps=25, n_batches=4))
+        learner = MemoizedVI(MovesConfig(moves=moves), np.random.default_rng(seed))
+        result = driver.fit(model, batches, params, learner, LearnConfig(max_laps=25, n_batches=4))
+    result = dataclasses.replace(result, state=learner.saved_state(result.state, batches))  # with the batches' caches
     elbos = np.array([r.elbo for r in result.trace[1:]])
     assert np.all(np.diff(elbos) >= -1e-9 * np.abs(elbos[1:]))
     frames = np.concatenate([np.arange(data.offsets[s], data.offsets[s + 1]) for b in range(4) for s in range(b, 8, 4)])

@@ -229,7 +229,7 @@ def test_memoized_vi_with_moves_is_monotone_and_cache_consistent_under_l_sparse_
     assert np.all(np.diff(elbo) >= -1e-9 * np.abs(elbo[1:]))
     accepted = {kind: sum(r.moves[kind]["accepted"] for r in result.trace) for kind in ("merge", "delete")}
     assert accepted["merge"] + accepted["delete"] > 0
-    state = result.state
+    state = learner.saved_state(result.state, batches)  # with the batches' caches
     cached = sum(fast_forward(m, state.log[s:], b).without_merge_terms()
                  for b, (m, s) in enumerate(zip(state.memo, state.seen)))
     for name, value in state.stats.fields.items():

@@ -1,0 +1,181 @@
+"""Memoized VI's batch caches, kept where the batches live (Hughes 2016, Alg. 3.3; thesis §8.1).
+
+Each part of a batch (:mod:`.parts`) keeps, on the worker (or thread pool) that holds it, the
+statistics of its last visit and the warm start of its next one. A visit replays on them the
+moves accepted since (the move log, each record cut to the part: ``for_part``), runs the local
+step from the warm start, caches the fresh statistics and sends back only their difference from
+the cached ones: the driver adds the parts' differences to its whole-data statistics and holds
+one set of them, whatever the number of batches.
+
+Worker processes write each part's cache through to ``spill`` (a directory of ``.npz`` files, no
+pickle) after every visit, so a worker that died and was replaced reads it back: a fault costs a
+retry, never the run's exactness. A saved state (a checkpoint) fetches the caches to the driver
+(:func:`fetch_part`) and a resumed run installs them at each batch's next visit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.local_parts import local_summary
+from ..core.suffstats import SuffStats
+from .parts import rows_of
+
+
+class CacheLost(RuntimeError):
+    """A part's cache is gone (its worker died and no spill file holds it)."""
+
+
+@dataclass(frozen=True, eq=False)
+class MemoVisit:
+    """Memoized VI's visit of batch ``batch``: ``records`` are the moves accepted since its last
+    visit; ``cached``: its parts hold caches where they live; ``install``: a cache ``(stats, warm)``
+    of the whole batch carried by a resumed state, to place (instead) before the records replay;
+    ``keep_fresh``: send back the fresh statistics too (a delete's proposal starts from them);
+    ``version``: increases from visit to visit of a batch (the lap), so that a retried visit finds
+    the cache its first try replaced."""
+
+    batch: int
+    version: int
+    records: tuple = ()
+    cached: bool = False
+    install: Any = None
+    keep_fresh: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class PartVisit:
+    """A :class:`MemoVisit` as one part receives it: the records cut to the part, its share of an
+    installed cache, and where its worker writes the cache through (None: nowhere)."""
+
+    records: tuple
+    cached: bool
+    install: Any
+    keep_fresh: bool
+    version: int = 0
+    spill: str | None = None
+
+
+def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str | None = None) -> PartVisit:
+    """Part ``index`` (items ``[start, stop)``) of ``visit``."""
+    first = index == 0
+    records = tuple(record.for_part(visit.batch, first, start, stop) for record in visit.records)
+    install = None
+    if visit.install is not None:
+        stats, warm = visit.install
+        install = (stats if first else stats.scaled(0.0),
+                   None if warm is None else (warm[0], rows_of(warm[1], start, stop)))
+    return PartVisit(records, visit.cached or install is not None, install, visit.keep_fresh, visit.version, spill)
+
+
+def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit, merge_pairs,
+               keep_loglik: bool = False, keep_local: bool = False) -> tuple:
+    """One part's visit (``slot``: its key in ``store``): ``(delta, fresh or None[, local])`` with
+    ``delta`` the fresh statistics minus the cached ones replayed, carrying the fresh merge terms.
+
+    The cache is that of the part's last visit before this one (``visit.version``): the store's if
+    older, else (a retried visit, or a replaced worker) the spill file's."""
+    cached = visit.install
+    if cached is None and visit.cached:
+        kept = store.get(slot)
+        cached = kept[1] if kept is not None and kept[0] < visit.version else read_spill(visit.spill, slot,
+                                                                                         before=visit.version)
+    old, warm = None, None
+    if cached is not None:
+        old, warm = cached
+        b = slot[1]
+        for record in visit.records:
+            old = record.replay(old, b)
+            warm = None if warm is None else record.replay_warm(warm, b)
+        warm = warm[1] if warm is not None and np.array_equal(warm[0], params.uids) else None
+    answer = local_summary(model, params, batch, warm, merge_pairs, keep_loglik, keep_local)
+    fresh = answer[0]
+    store[slot] = (visit.version, (fresh, None if answer[1] is None else (np.asarray(params.uids), answer[1])))
+    if visit.spill is not None:
+        write_spill(visit.spill, slot, visit.version, store[slot][1])
+    new = fresh.without_merge_terms()
+    delta = new if old is None else new - old.without_merge_terms()
+    delta = delta.with_merge_terms(fresh.merge_pairs, fresh.merge_entropy, fresh.merge_fields)
+    return (delta, fresh if visit.keep_fresh else None) + ((answer[2],) if keep_local else ())
+
+
+def fetch_part(store: dict, slot: tuple, spill: str | None = None):
+    """A part's cache ``(stats, (uids, warm) or None)`` as it is now (not replayed)."""
+    kept = store.get(slot)
+    return kept[1] if kept is not None else read_spill(spill, slot)
+
+
+def joined_caches(parts: list):
+    """A batch's cache from its parts' (statistics added in part order, warm starts stacked)."""
+    stats = sum((p[0] for p in parts[1:]), parts[0][0])
+    warms = [p[1] for p in parts]
+    if any(w is None for w in warms) or any(not np.array_equal(w[0], warms[0][0]) for w in warms):
+        return stats, None
+    rows = [w[1] for w in warms]
+    if isinstance(rows[0], tuple):
+        return stats, (warms[0][0], tuple(np.concatenate([r[i] for r in rows]) for i in range(len(rows[0]))))
+    return stats, (warms[0][0], np.concatenate(rows))
+
+
+def _spill_files(spill: str, slot: tuple) -> dict[int, Path]:
+    """A part's spill files by version."""
+    key, batch, part = slot
+    folder = Path(spill) / str(key)
+    pattern = re.compile(rf"b{batch}-p{part}-v(\d+)\.npz")
+    if not folder.is_dir():
+        return {}
+    return {int(m.group(1)): path for path in folder.iterdir() if (m := pattern.fullmatch(path.name))}
+
+
+def write_spill(spill: str, slot: tuple, version: int, cached) -> None:
+    """Write a part's cache of visit ``version`` atomically (a temporary file renamed into place)
+    and remove the versions before the one it replaced (a retried visit still finds that one)."""
+    key, batch, part = slot
+    path = Path(spill) / str(key) / f"b{batch}-p{part}-v{version}.npz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stats, warm = cached
+    arrays = stats.to_arrays("stats.")
+    if warm is not None:
+        arrays["warm.uids"] = np.asarray(warm[0])
+        rows = warm[1] if isinstance(warm[1], tuple) else (warm[1],)
+        arrays.update({f"warm.rows{i}": np.asarray(r) for i, r in enumerate(rows)})
+        arrays["warm.tuple"] = np.array(isinstance(warm[1], tuple))
+    temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+    np.savez(temporary, **arrays)
+    os.replace(temporary, path)
+    older = sorted(v for v in _spill_files(spill, slot) if v < version)
+    for v in older[:-1]:
+        _spill_files(spill, slot)[v].unlink(missing_ok=True)
+
+
+def read_spill(spill: str | None, slot: tuple, before: int | None = None):
+    """A part's newest cache written by :func:`write_spill` (of a version below ``before``, if
+    given); :class:`CacheLost` if there is none."""
+    files = {} if spill is None else _spill_files(spill, slot)
+    versions = [v for v in files if before is None or v < before]
+    if not versions:
+        raise CacheLost(f"the cached statistics of part {slot[2]} of batch {slot[1]} were lost with the worker "
+                        "that held them" + ("" if spill is None else f" and are not in {spill}") +
+                        "; the workers must be able to read the directory their caches are written to (the "
+                        "executor's spill directory), or resume the fit from its last checkpoint")
+    with np.load(files[max(versions)], allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    stats = SuffStats.from_arrays(arrays, "stats.")
+    if "warm.uids" not in arrays:
+        return stats, None
+    rows = tuple(arrays[f"warm.rows{i}"] for i in range(sum(k.startswith("warm.rows") for k in arrays)))
+    return stats, (arrays["warm.uids"], rows if bool(arrays["warm.tuple"]) else rows[0])
+
+
+def drop_spill(spill: str | None, key: str) -> None:
+    """Remove placement ``key``'s spill files (a fit's end)."""
+    if spill is None:
+        return
+    shutil.rmtree(Path(spill) / str(key), ignore_errors=True)

@@ -1,0 +1,76 @@
+"""Memoized VI's batch caches live where the batches live (issue 25): the driver keeps only the
+whole-data statistics; the workers' caches, replayed through the move log, add up to them; a
+retried visit (its worker replaced after writing its cache through) gives the same answer; a lost
+cache without a spill file is a clear error."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from stickbreak.config import LearnConfig, MovesConfig
+from stickbreak.driver import ELBODecreaseWarning, fit, split_batches
+from stickbreak.learn import MemoizedVI
+from stickbreak.models import make_mixture_model
+from stickbreak.config import MixtureConfig
+from stickbreak.models.mixture.init import initial_params
+from stickbreak import obs
+from stickbreak.parallel import LocalExecutor, make_executor
+from stickbreak.parallel.caches import CacheLost, PartVisit, visit_part
+
+from conftest import assert_cache_consistent, assert_same_stats, real_data_for
+
+
+def _mixture(n_items=600, n_batches=3):
+    data = obs.get("diag_gauss").check_data(real_data_for("diag_gauss", n_items))
+    model = make_mixture_model(MixtureConfig(obs_model="diag_gauss", n_components=2), data)
+    params = initial_params(model, data, 2, "kmeans++", np.random.default_rng(0))
+    return model, params, split_batches(data, n_batches, 0).data
+
+
+@pytest.mark.parametrize("where", ["threads", "processes"])
+def test_the_driver_holds_no_batch_cache_and_the_workers_caches_add_up(where):
+    """After laps of births, merges and deletes, the driver's state holds no batch statistics; the
+    caches fetched from the two workers (or threads), fast-forwarded through the move log, sum to
+    the whole-data statistics."""
+    model, params, batches = _mixture()
+    executor = LocalExecutor(2) if where == "threads" else make_executor("processes", 2)
+    learner = MemoizedVI(MovesConfig(moves=("birth", "merge", "delete"), birth_max_new=10), np.random.default_rng(0))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ELBODecreaseWarning)
+            result = fit(model, batches, params, learner, LearnConfig(algorithm="memoized", max_laps=8, tol=0),
+                         executor=executor)
+        state = result.state
+        assert all(m is None for m in state.memo) and all(w is None for w in state.warm) and all(state.placed)
+        accepted = {kind: sum(r.moves[kind]["accepted"] for r in result.trace) for kind in ("birth", "merge", "delete")}
+        assert accepted["birth"] > 0 and accepted["merge"] + accepted["delete"] > 0, accepted
+        saved = learner.saved_state(state, batches, executor)
+        assert all(m is not None for m in saved.memo) and not saved.placed
+        assert_cache_consistent(saved)
+    finally:
+        executor.close()
+
+
+def test_a_retried_visit_finds_the_cache_its_first_try_replaced(tmp_path):
+    """A worker replaced after writing visit 2's cache through (its answer lost) is asked for visit
+    2 again: it reads visit 1's cache from the spill directory and answers the same difference."""
+    model, params, batches = _mixture(300, 1)
+    batch, spill, slot = batches[0], str(tmp_path), ("key", 0, 0)
+    later = model.global_step(model.summarize(batch, model.local_step(params, batch), params.uids).scaled(0.5), params)
+    store: dict = {}
+    visit_part(store, slot, model, params, batch, PartVisit((), False, None, False, 1, spill), None)
+    answered = visit_part(store, slot, model, later, batch, PartVisit((), True, None, False, 2, spill), None)
+    retried = visit_part({}, slot, model, later, batch, PartVisit((), True, None, False, 2, spill), None)
+    assert np.abs(answered[0].counts).sum() > 1.0  # the parameters changed: a real difference
+    assert_same_stats(retried[0], answered[0])
+    assert sorted(p.name for p in (tmp_path / "key").iterdir()) == ["b0-p0-v1.npz", "b0-p0-v2.npz"]
+
+
+def test_a_lost_cache_without_a_spill_file_is_a_clear_error(tmp_path):
+    model, params, batches = _mixture(300, 1)
+    with pytest.raises(CacheLost, match="part 0 of batch 0 were lost with the worker.*resume the fit"):
+        visit_part({}, ("key", 0, 0), model, params, batches[0], PartVisit((), True, None, False, 3, str(tmp_path)),
+                   None)
