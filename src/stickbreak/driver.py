@@ -19,10 +19,10 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from .config import LearnConfig
-from .core.protocols import Fittable, total_elbo
+from .core.protocols import Fittable, declares, total_elbo
 from .core.sparse_resp import row_argmax
 from .data import batch_indices
-from .learn.base import ELBODecreaseWarning
+from .learn.base import ELBODecreaseWarning, SavesWithinLaps
 
 #: A component counts as effective (``K_eff``) when it explains at least this many items (Hughes 2016, §3.6).
 EFFECTIVE_COUNT = 1.0
@@ -136,7 +136,7 @@ def _warn_if_decreased(trace: Sequence[LapRecord]) -> None:
 
 def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig, callbacks: Sequence[Callable] = (),
         verbose: int = 0, executor=None, desc: str = "fit", resume: Resumed | None = None,
-        on_lap: Callable | None = None) -> FitResult:
+        on_lap: Callable | None = None, every: float | None = None) -> FitResult:
     """Run laps until the relative ELBO change is below ``config.tol`` or ``config.max_laps`` is reached.
 
     ``model`` is whatever ``learner`` needs (a :mod:`~stickbreak.core.protocols` protocol it checks at
@@ -146,16 +146,34 @@ def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig
     ``on_lap(state, trace, stop_reason)`` is called after every lap, before the callbacks, with the
     learner's :meth:`~stickbreak.learn.base.Resumable.saved_state` and ``stop_reason`` None unless
     the run ends there by convergence or ``max_laps``; ``resume`` continues a run from the lap
-    after its trace.
+    after its trace (or from the lap in progress its state holds). ``every``: seconds between
+    calls of ``on_lap`` within a lap too, with a lap in progress and the completed laps' trace,
+    for learners that declare :class:`~stickbreak.learn.base.SavesWithinLaps` (memoized VI).
 
     BLAS runs single-threaded meanwhile: the matrices are small and threaded BLAS is 1-3x slower
     on them; parallelism comes from the executor mapping batches over workers instead.
     """
     with threadpool_limits(limits=1, user_api="blas"):
-        return _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc, resume, on_lap)
+        return _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc, resume, on_lap, every)
 
 
-def _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc, resume, on_lap) -> FitResult:
+class _Interval:
+    """Checkpoints within a lap (:class:`~stickbreak.learn.base.WithinLap`): due ``every`` seconds
+    after the last checkpoint, within the lap or at its end."""
+
+    def __init__(self, every: float, write: Callable):
+        self.every, self.write, self.last = float(every), write, perf_counter()
+
+    def due(self) -> bool:
+        return perf_counter() - self.last >= self.every
+
+    def save(self, state) -> None:
+        self.write(state)
+        self.last = perf_counter()
+
+
+def _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc, resume, on_lap,
+         every=None) -> FitResult:
     if resume is None:
         resume = Resumed(learner.start(model, batches, params), ())
     elif resume.stop_reason is not None and not (resume.stop_reason == "max_laps" and len(resume.trace) < config.max_laps):
@@ -166,9 +184,13 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
     moved = executor.bytes_moved() if executor is not None else 0
     progress = tqdm(total=config.max_laps, initial=len(trace), disable=verbose < 1, unit="lap", desc=desc,
                     dynamic_ncols=True)
+    within = None
+    if on_lap is not None and every is not None and declares(learner, SavesWithinLaps):
+        within = _Interval(every, lambda lap_state: on_lap(lap_state, tuple(trace), None))
     try:
         for lap in range(len(trace) + 1, config.max_laps + 1):
-            result = learner.lap(model, batches, state, executor)
+            result = (learner.lap(model, batches, state, executor, within) if within is not None
+                      else learner.lap(model, batches, state, executor))
             state = result.state
             counts = state.stats.counts
             total = executor.bytes_moved() if executor is not None else 0
@@ -185,6 +207,8 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
             if on_lap is not None:
                 on_lap(learner.saved_state(state, batches, executor), trace,
                        "converged" if converged else "max_laps" if lap == config.max_laps else None)
+                if within is not None:
+                    within.last = perf_counter()
             stop_requested = [bool(cb(record, state.params)) for cb in callbacks]
             if converged:
                 stop_reason = "converged"

@@ -2,7 +2,8 @@
 
 Run as a script, ``python resume_cases.py CASE ALGORITHM LAP DIR [EXECUTOR]`` fits with
 ``checkpoint=DIR`` (and ``executor=EXECUTOR``, 2 workers) and kills its own process (SIGKILL: no
-cleanup, no flushing) right after lap ``LAP``.
+cleanup, no flushing) right after lap ``LAP``. ``LAP`` of the form ``wN`` checkpoints within laps
+too, after every batch, and kills the process right after the ``N``-th checkpoint written.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import sys
 
 import numpy as np
 
-from stickbreak import DPMixture, FiniteHMM, FiniteMixture, HDPHMM, HDPTopicModel, LDA
+from stickbreak import CheckpointDir, DPMixture, FiniteHMM, FiniteMixture, HDPHMM, HDPTopicModel, LDA
+from stickbreak.persist import checkpoint
 from stickbreak.datasets.synthetic import make_bars_corpus, make_sticky_hmm_toy
 
 MAX_LAPS = 8
@@ -50,11 +52,28 @@ def _killer(after: int):
     return callback
 
 
+def _kill_after_writes(n: int) -> None:
+    write, written = checkpoint.write, []
+
+    def killing(*args, **kwargs):
+        write(*args, **kwargs)
+        written.append(1)
+        if len(written) == n:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    checkpoint.write = killing
+
+
 if __name__ == "__main__":
     case, algorithm, lap, directory, *executor = sys.argv[1:]
     est, X, inputs = make(case, algorithm)
-    est.set_params(callbacks=[_killer(int(lap))])
+    if lap.startswith("w"):
+        _kill_after_writes(int(lap[1:]))
+        target = CheckpointDir(directory, every=1e-9)  # within every lap, after every batch
+    else:
+        est.set_params(callbacks=[_killer(int(lap))])
+        target = directory
     if executor:
         est.set_params(executor=executor[0], n_jobs=2)
-    est.fit(X, checkpoint=directory, **inputs)
+    est.fit(X, checkpoint=target, **inputs)
     sys.exit(3)  # the run was meant to be killed before its end

@@ -1,5 +1,5 @@
-"""Checkpoint and resume: a fit killed (SIGKILL) after any lap and resumed ends exactly where the
-uninterrupted fit ends; bad checkpoints are refused and left untouched; unsupported settings are
+"""Checkpoint and resume: a fit killed (SIGKILL) after any lap, or within a lap after a checkpoint
+of the lap in progress, and resumed ends exactly where the uninterrupted fit ends; bad checkpoints are refused and left untouched; unsupported settings are
 refused before any work; the command line's ``fit --checkpoint`` and ``resume``."""
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 import stickbreak
-from stickbreak import DILN, LDA, DPMixture, FiniteMixture, HDPTopicModel
+from stickbreak import DILN, LDA, CheckpointDir, DPMixture, FiniteMixture, HDPTopicModel
 from stickbreak.cli.main import main
 from stickbreak.estimators import mixture, topics
 from stickbreak.estimators._checkpoint import CheckpointSession, read
+from stickbreak.learn.memo_state import MemoLapInProgress
 from stickbreak.persist import CheckpointError, checkpoint
 
 import resume_cases
@@ -39,9 +40,10 @@ def uninterrupted(case: str, algorithm: str):
     return est.fit(X, **inputs)
 
 
-def killed_after(case: str, algorithm: str, lap: int, directory: Path, executor: str | None = None) -> None:
-    """Run the case in another process that kills itself (SIGKILL) once lap ``lap`` is complete
-    (its worker processes, if any, must end with it: they hold the output pipes open)."""
+def killed_after(case: str, algorithm: str, lap, directory: Path, executor: str | None = None) -> None:
+    """Run the case in another process that kills itself (SIGKILL) once lap ``lap`` is complete,
+    or (``lap="wN"``) right after its N-th checkpoint, with checkpoints after every batch (its
+    worker processes, if any, must end with it: they hold the output pipes open)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
     extra = [executor] if executor else []
     done = subprocess.run([sys.executable, str(HERE / "resume_cases.py"), case, algorithm, str(lap), str(directory),
@@ -65,6 +67,36 @@ def assert_resumed_equal(case: str, algorithm: str, lap: int, directory: Path, b
         np.testing.assert_allclose(resumed.params_.obs[name], value, rtol=1e-9, atol=0)
     assert [r["elbo"] for r in resumed.trace_] == pytest.approx([r["elbo"] for r in reference.trace_], rel=1e-9)
     assert len(resumed.trace_) == len(reference.trace_) > lap
+
+
+def assert_same_result(resumed, reference) -> None:
+    assert resumed.lower_bound_ == pytest.approx(reference.lower_bound_, rel=1e-9, abs=0)
+    assert np.array_equal(resumed.params_.uids, reference.params_.uids)
+    assert [r["elbo"] for r in resumed.trace_] == pytest.approx([r["elbo"] for r in reference.trace_], rel=1e-9)
+    assert [r["n_components"] for r in resumed.trace_] == [r["n_components"] for r in reference.trace_]
+
+
+# with 3 batches and a checkpoint after every batch, a lap writes 3: after its first and second
+# batches (in progress) and at its end; the N-th write is in lap (N - 1) // 3 + 1
+@pytest.mark.parametrize("case, write, executor", [("mixture", 7, None), ("topics", 8, None), ("hmm", 13, None),
+                                                    ("topics", 11, "processes")])
+def test_a_fit_killed_within_a_lap_resumes_from_the_lap_in_progress(tmp_path, case, write, executor):
+    """SIGKILL right after a checkpoint written in the middle of a lap (births, merges and deletes
+    on; on worker processes the batches' caches are fetched into it); the resumed run finishes
+    that lap and ends with the uninterrupted run's ELBO, K and trace."""
+    killed_after(case, "memoized", f"w{write}", tmp_path, executor)
+    saved = read(tmp_path)
+    state = saved.content["state"]
+    assert isinstance(state, MemoLapInProgress) and 0 < state.position < 3
+    assert saved.document["lap"] == (write - 1) // 3 and len(saved.content["trace"]) == saved.document["lap"]
+    assert all(m is not None for m in state.values["memo"]) and not any(state.values["placed"])
+    _, X, inputs = resume_cases.make(case, "memoized")
+    assert_same_result(stickbreak.resume(tmp_path, X, **inputs), uninterrupted(case, "memoized"))
+
+
+def test_checkpoints_within_laps_take_seconds_between_them():
+    with pytest.raises(ValueError, match="seconds between checkpoints"):
+        CheckpointDir("somewhere", every=0)
 
 
 # a birth is in flight after lap 3 (mixture, topics) and lap 5 (HMM) of the memoized cases

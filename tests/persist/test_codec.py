@@ -12,13 +12,13 @@ import scipy.sparse as sp
 from stickbreak.core.suffstats import SuffStats
 from stickbreak.data import BagOfWords, DenseData, LaggedData, Sequences
 from stickbreak.learn.batch import BatchState
-from stickbreak.learn.memoized import MemoState
+from stickbreak.learn.memo_state import MemoLapInProgress, MemoState
 from stickbreak.learn.stochastic import StochasticState
 from stickbreak.models.hmm.params import HMMParams
 from stickbreak.models.mixture.params import MixtureParams
 from stickbreak.models.topics.model import TopicParams
 from stickbreak.moves.birth import TrackedBirth
-from stickbreak.moves.planner import MoveHistory
+from stickbreak.moves.planner import LapPlan, MoveHistory
 from stickbreak.moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord
 from stickbreak.persist import STATE_TYPES, CheckpointError, decode, encode, register_state_type
 
@@ -89,7 +89,11 @@ SAMPLES = {
     "MemoState": lambda: MemoState(SAMPLES["MixtureParams"](), _stats(), (_stats(), None), (0, 1),
                                    (SAMPLES["MergeRecord"](), SAMPLES["BirthRecord"]()), 3, 11, _history(), 1, -12.5,
                                    ({"kind": "merge", "lap": 2},), (SAMPLES["TrackedBirth"](),), 2, 0,
-                                   ((np.array([3, 5]), np.ones((4, 2))), None), 2, 1),
+                                   ((np.array([3, 5]), np.ones((4, 2))), None), 2, 1, (False, True)),
+    "LapPlan": lambda: LapPlan(np.array([[3, 5]]), (7,), True, frozenset({2})),
+    "MemoLapInProgress": lambda: MemoLapInProgress(np.array([2, 0, 1]), 1, {
+        "plan": SAMPLES["LapPlan"](), "visited": (2,), "counts": {"merge": {"tried": 1, "accepted": 0}},
+        "delete_proposals": (_stats(), None, None), "pair_entropy": np.array([0.5]), "stale": True}),
 }
 
 

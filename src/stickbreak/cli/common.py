@@ -12,7 +12,7 @@ import numpy as np
 from .. import datasets
 from ..data import DataError, Sequences
 from ..data.sequence_io import read_sequences
-from ..estimators._checkpoint import CheckpointDir
+from ..estimators._checkpoint import EVERY, CheckpointDir
 from ..parallel import check_executor
 
 
@@ -110,6 +110,9 @@ def add_checkpoint_option(parser) -> None:
     """``--checkpoint DIR`` of a fit command (``stickbreak resume DIR`` sets ``resume``)."""
     parser.add_argument("--checkpoint", type=Path, metavar="DIR",
                         help="save the state after every lap in DIR; `stickbreak resume DIR` continues a killed run")
+    parser.add_argument("--checkpoint-every", type=float, default=EVERY, metavar="SECONDS",
+                        help=f"memoized runs also save within a lap once SECONDS have passed since the last save "
+                             f"(default {EVERY:.0f})")
     parser.set_defaults(resume=None)
 
 
@@ -120,7 +123,7 @@ def checkpoint_target(args):
         return args.resume
     if args.checkpoint is None:
         return None
-    return CheckpointDir(args.checkpoint, {"cli": {"argv": list(args.argv), "cwd": os.getcwd()}})
+    return CheckpointDir(args.checkpoint, {"cli": {"argv": list(args.argv), "cwd": os.getcwd()}}, args.checkpoint_every)
 
 
 def _column(spec):

@@ -1,10 +1,10 @@
 """scikit-learn compatible estimators."""
 
-from ._checkpoint import resume
+from ._checkpoint import CheckpointDir, resume
 from .diln import DILN
 from .hmm import HDPHMM, FiniteHMM
 from .mixture import DPMixture, FiniteMixture
 from .topics import LDA, HDPTopicModel
 
 __all__ = ["DILN", "DPMixture", "FiniteMixture", "HDPTopicModel", "LDA"]
-__all__ += ["HDPHMM", "FiniteHMM", "resume"]
+__all__ += ["HDPHMM", "FiniteHMM", "CheckpointDir", "resume"]

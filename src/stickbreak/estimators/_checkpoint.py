@@ -23,16 +23,27 @@ from ..persist import CheckpointError, checkpoint
 
 #: Parameters that may differ between a run and its resumption (they do not change the result).
 FREE_PARAMS = ("callbacks", "verbose", "random_state", "executor", "max_laps")
+#: Seconds between checkpoints within a long lap, by default.
+EVERY = 600.0
 SUPPORTED = ("checkpoint= is supported by algorithm='vb', 'stochastic' and 'memoized' of DPMixture, FiniteMixture, "
              "LDA, HDPTopicModel (variational_family='direct'), HDPHMM and FiniteHMM")
 
 
 @dataclass(frozen=True)
 class CheckpointDir:
-    """Where to write checkpoints, with ``extra`` JSON-able notes kept in them (the CLI's arguments)."""
+    """Where to write checkpoints: ``fit(X, checkpoint=CheckpointDir(DIR, every=60))``. A checkpoint
+    is written after every lap and, by learners that can (memoized VI), within a lap too once
+    ``every`` seconds have passed since the last one (None: only after laps); ``extra`` holds
+    JSON-able notes kept in them (the CLI's arguments)."""
 
     path: Path
     extra: dict = field(default_factory=dict)
+    every: float | None = EVERY
+
+    def __post_init__(self):
+        if self.every is not None and not float(self.every) > 0:
+            raise ValueError(f"every={self.every!r}: give the seconds between checkpoints within a lap (> 0), "
+                             "or None to write them only after laps")
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,9 +83,11 @@ class CheckpointSession:
         self.resuming = target if isinstance(target, Resuming) else None
         self.directory = Path(target.path)
         self.extra = dict(target.extra) if isinstance(target, CheckpointDir) else {}
+        self.every = target.every if isinstance(target, CheckpointDir) else EVERY
         self.data = None
         if self.resuming is not None:
             self.extra = self.resuming.document["extra"]
+            self.every = self.resuming.document.get("every", EVERY)
             self._check_estimator()
 
     def _check_estimator(self) -> None:
@@ -110,13 +123,14 @@ class CheckpointSession:
         return driver.Resumed(content["state"], trace, self.resuming.document["stop_reason"])
 
     def save(self, state, trace, stop_reason) -> None:
-        """Write the checkpoint of the lap just completed (the driver's ``on_lap``)."""
+        """Write the checkpoint of the lap just completed, or of a lap in progress after ``trace``
+        (the driver's ``on_lap``)."""
         content = {"state": state, "trace": [record.as_dict() for record in trace], "rng": self.rng.bit_generator.state,
                    "setup_rng": self.setup_rng}
         tree, arrays = persist.encode(content)
         document = checkpoint.new_document(estimator=self.estimator, params=self.params,
                                            data=self.data, lap=len(trace), stop_reason=stop_reason, extra=self.extra,
-                                           content=tree)
+                                           every=self.every, content=tree)
         checkpoint.write(self.directory, document, arrays)
 
 

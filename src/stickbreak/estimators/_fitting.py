@@ -117,7 +117,8 @@ def run_plan(plan: FitPlan, learn_cfg, moves_cfg, rng, *, owner: str, callbacks=
     resumed = None if checkpoint is None else checkpoint.resumed()
     result = driver.fit(plan.trained, plan.source, plan.start, learner, learn_cfg, callbacks=callbacks, verbose=verbose,
                         executor=executor, desc=owner, resume=resumed,
-                        on_lap=None if checkpoint is None else checkpoint.save)
+                        on_lap=None if checkpoint is None else checkpoint.save,
+                        every=None if checkpoint is None else checkpoint.every)
     model, params = plan.as_fitted(result.params) if plan.as_fitted is not None else (plan.trained, result.params)
     if plan.final_pass is not None:
         stats = final_pass(model, params, plan.final_pass, executor)

@@ -42,3 +42,22 @@ class Resumable(Learner, Protocol):
     def saved_state(self, state, batches, executor) -> Any:
         """``state`` complete for a checkpoint, with what lives outside the driver fetched (memoized
         VI's batch caches); a run continues from it exactly."""
+
+
+class WithinLap(Protocol):
+    """The driver's checkpoints within a long lap, as a learner sees them."""
+
+    def due(self) -> bool:
+        """Whether a checkpoint is due now (its interval has passed since the last one)."""
+
+    def save(self, state) -> None:
+        """Write ``state``, a lap in progress complete for a checkpoint."""
+
+
+class SavesWithinLaps(Resumable, Protocol):
+    """A learner that checkpoints within its laps: ``lap(..., within=)`` hands ``within.save`` a
+    state of the lap in progress whenever ``within.due()``; ``lap`` given such a state finishes
+    that lap, as if it had not stopped."""
+
+    def lap(self, model, batches, state, executor=None, within: WithinLap | None = None) -> LapResult:
+        """One pass over the data, or the rest of the pass ``state`` stopped in."""

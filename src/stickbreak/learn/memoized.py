@@ -20,18 +20,18 @@ Merges follow an accepted delete only when the delete's proposals carry the pair
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
 from ..core.protocols import Memoizable, Movable, WholeDataBirths, declares, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
-from ..moves.planner import RETRY_LAPS, LapPlan, MoveHistory, birth_shortlist, birth_targets, replace_busy
+from ..moves.planner import RETRY_LAPS, LapPlan, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe
 from ..parallel import LocalExecutor, MemoVisit, Request
-from .base import ELBODecreaseWarning, LapResult
+from .base import ELBODecreaseWarning, LapResult, SavesWithinLaps
+from .memo_state import MemoLapInProgress, MemoState, fetched_caches, saved_values, working_values
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
 MONOTONE_TOLERANCE = 1e-9
@@ -43,33 +43,11 @@ MAX_DELETE_WAIT = 4
 EMPTY_MASS = 1e-8
 
 
-@dataclass(frozen=True, eq=False)
-class MemoState:
-    params: Any
-    stats: SuffStats | None               # whole data: the sum of the cached batch statistics
-    memo: tuple                           # per batch, a cache carried by a saved state (to install at its next visit), or None
-    seen: tuple                           # length of the move log when each batch was cached
-    log: tuple = ()                       # accepted moves, in order
-    lap: int = 0
-    next_uid: int = 0
-    history: MoveHistory = field(default_factory=MoveHistory)
-    births_last_lap: int = 0
-    elbo: float | None = None
-    accepted: tuple = ()                  # every accepted move, described (kept for the user; log is trimmed)
-    births: tuple = ()                    # birth proposals still being tracked through the batches
-    delete_lap: int = -1                  # the last lap that tried a delete
-    quiet_laps: int = 0                   # consecutive laps without an accepted move
-    warm: tuple = ()                      # per batch: with memo, the carried cache's (uids, warm start), or None
-    delete_group: int = 1                 # how many components the next delete targets together
-    delete_wait: int = 1                  # laps from one delete lap to the next (doubles while they fail)
-    placed: tuple = ()                    # per batch: its cache is kept where it lives (the executor's)
-
-
 def _empty_counts(config) -> dict:
     return {kind: {"tried": 0, "accepted": 0} for kind in config.moves}
 
 
-class MemoizedVI:
+class MemoizedVI(SavesWithinLaps):
     """Memoized VI; ``moves`` is a :class:`~stickbreak.config.MovesConfig` (no moves by default).
 
     ``first_lap``: ``"streaming"`` runs the global step after every batch from the start;
@@ -101,10 +79,18 @@ class MemoizedVI:
         n = len(batches)
         return MemoState(params, None, (None,) * n, (0,) * n, next_uid=int(np.max(params.uids)) + 1)
 
-    def lap(self, model: Memoizable, batches, state: MemoState, executor=None) -> LapResult:
-        run = _Lap(self, model, batches, state, executor or self._local)
-        for b in self.rng.permutation(len(batches)):
-            run.visit(int(b))
+    def lap(self, model: Memoizable, batches, state, executor=None, within=None) -> LapResult:
+        """One lap (Alg. 3.3 with the moves of §6.4), or the rest of a :class:`MemoLapInProgress`;
+        ``within`` (:class:`~.base.WithinLap`) is offered the lap in progress after every batch."""
+        executor = executor or self._local
+        if isinstance(state, MemoLapInProgress):
+            run, order, position = _Lap(self, model, batches, None, executor, state.values), state.order, state.position
+        else:
+            run, order, position = _Lap(self, model, batches, state, executor), self.rng.permutation(len(batches)), 0
+        for i in range(position, len(order)):
+            run.visit(int(order[i]))
+            if within is not None and i + 1 < len(order) and within.due():
+                within.save(MemoLapInProgress(order, i + 1, run.values(batches, executor)))
         run.finish()
         state = run.new_state()
         # with moves, settled only once failed targets have all had their retry (RETRY_LAPS quiet laps)
@@ -114,21 +100,23 @@ class MemoizedVI:
     def saved_state(self, state: MemoState, batches, executor=None) -> MemoState:
         """``state`` with the batches' caches fetched from where they live (a checkpoint holds them;
         a run resumed from it installs each at the batch's next visit)."""
-        which = [b for b, placed in enumerate(state.placed) if placed]
-        if not which:
+        if not any(state.placed):
             return state
-        memo, warm = list(state.memo), list(state.warm or (None,) * len(batches))
-        for b, (stats, start) in zip(which, (executor or self._local).memo_caches(batches, which)):
-            memo[b], warm[b] = stats, start
-        return replace(state, memo=tuple(memo), warm=tuple(warm), placed=())
+        memo, warm = fetched_caches(state.memo, state.warm, state.placed, batches, executor or self._local)
+        return replace(state, memo=memo, warm=warm, placed=())
 
 
 class _Lap:
-    """The working copy of one lap; the learner's state is only replaced once the lap is complete."""
+    """The working copy of one lap; the learner's state is only replaced once the lap is complete.
+    ``values``: the working values of a lap in progress to go on from (then ``state`` is None)."""
 
-    def __init__(self, learner: MemoizedVI, model: Memoizable, batches, state: MemoState, executor):
+    def __init__(self, learner: MemoizedVI, model: Memoizable, batches, state: MemoState | None, executor,
+                 values: dict | None = None):
         self.cfg, self.rng, self.model, self.batches = learner.moves, learner.rng, model, batches
         self.executor = executor
+        if values is not None:
+            vars(self).update(working_values(values))
+            return
         self.number = state.lap + 1
         self.params, self.stats, self.elbo = state.params, state.stats, state.elbo
         self.memo, self.seen, self.log = list(state.memo), list(state.seen), list(state.log)
@@ -152,6 +140,10 @@ class _Lap:
         self.delete_proposals: list = [None] * len(batches)
         self.delete_warm: list = [None] * len(batches)
         self.visited: set = set()  # batches visited so far this lap
+
+    def values(self, batches, executor) -> dict:
+        """The working values of this lap in progress, with the batches' caches fetched."""
+        return saved_values(vars(self), batches, executor)
 
     # ---------------------------------------------------------------- planning
     def _plan(self, state: MemoState) -> LapPlan:

@@ -18,13 +18,13 @@ import scipy.sparse as sp
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, DenseData, LaggedData, Sequences
 from ..learn.batch import BatchState
-from ..learn.memoized import MemoState
+from ..learn.memo_state import MemoLapInProgress, MemoState
 from ..learn.stochastic import StochasticState
 from ..models.hmm.params import HMMParams
 from ..models.mixture.params import MixtureParams
 from ..models.topics.model import TopicParams
 from ..moves.birth import TrackedBirth
-from ..moves.planner import MoveHistory
+from ..moves.planner import LapPlan, MoveHistory
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord
 
 
@@ -33,10 +33,10 @@ class CheckpointError(ValueError):
 
 
 #: The dataclasses a learner state may hold, by name: the states of batch VB, stochastic VI and
-#: memoized VI, the statistics, the move log and history, birth proposals (with the data items
+#: memoized VI (and its lap in progress), the statistics, the move log and history, birth proposals (with the data items
 #: they pool) and the global parameters of mixtures, direct-family topic models and HMMs.
 STATE_TYPES: dict[str, type] = {cls.__name__: cls for cls in (
-    BatchState, StochasticState, MemoState, SuffStats, MoveHistory, TrackedBirth,
+    BatchState, StochasticState, MemoState, MemoLapInProgress, LapPlan, SuffStats, MoveHistory, TrackedBirth,
     BirthRecord, MergeRecord, DeleteRecord, ReorderRecord, PruneRecord,
     MixtureParams, TopicParams, HMMParams, DenseData, BagOfWords, Sequences, LaggedData)}
 

@@ -1,0 +1,81 @@
+"""Memoized VI's state between laps (:class:`MemoState`) and within one (:class:`MemoLapInProgress`,
+what a checkpoint written in the middle of a long lap holds), and how the batches' caches, kept
+where the batches live, are fetched into them (:func:`fetched_caches`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core.suffstats import SuffStats
+from ..moves.planner import MoveHistory
+
+
+@dataclass(frozen=True, eq=False)
+class MemoState:
+    params: Any
+    stats: SuffStats | None               # whole data: the sum of the cached batch statistics
+    memo: tuple                           # per batch, a cache carried by a saved state (to install at its next visit), or None
+    seen: tuple                           # length of the move log when each batch was cached
+    log: tuple = ()                       # accepted moves, in order
+    lap: int = 0
+    next_uid: int = 0
+    history: MoveHistory = field(default_factory=MoveHistory)
+    births_last_lap: int = 0
+    elbo: float | None = None
+    accepted: tuple = ()                  # every accepted move, described (kept for the user; log is trimmed)
+    births: tuple = ()                    # birth proposals still being tracked through the batches
+    delete_lap: int = -1                  # the last lap that tried a delete
+    quiet_laps: int = 0                   # consecutive laps without an accepted move
+    warm: tuple = ()                      # per batch: with memo, the carried cache's (uids, warm start), or None
+    delete_group: int = 1                 # how many components the next delete targets together
+    delete_wait: int = 1                  # laps from one delete lap to the next (doubles while they fail)
+    placed: tuple = ()                    # per batch: its cache is kept where it lives (the executor's)
+
+
+#: The working values of a lap in progress that a checkpoint within the lap keeps (:class:`MemoLapInProgress`).
+LAP_VALUES = ("number", "params", "stats", "elbo", "memo", "seen", "log", "warm", "placed", "next_uid", "history",
+              "accepted", "active", "delete_lap", "delete_group", "delete_wait", "quiet_laps", "counts", "births",
+              "deferred", "stale", "terms", "plan", "pair_entropy", "pair_fields", "delete_proposals", "delete_warm",
+              "visited")
+_LISTS = ("memo", "seen", "log", "warm", "placed", "accepted", "active", "delete_proposals", "delete_warm")
+
+
+@dataclass(frozen=True, eq=False)
+class MemoLapInProgress:
+    """A memoized lap checkpointed after the first ``position`` batches of its ``order``: the lap's
+    working values (:data:`LAP_VALUES`, the batches' caches fetched into ``memo`` and ``warm``)."""
+
+    order: np.ndarray
+    position: int
+    values: dict
+
+
+def fetched_caches(memo, warm, placed, batches, executor) -> tuple[tuple, tuple]:
+    """``memo`` and ``warm`` with the caches of the ``placed`` batches fetched from ``executor``."""
+    memo, warm = list(memo), list(warm or (None,) * len(batches))
+    which = [b for b, p in enumerate(placed) if p]
+    for b, (stats, start) in zip(which, executor.memo_caches(batches, which) if which else ()):
+        memo[b], warm[b] = stats, start
+    return tuple(memo), tuple(warm)
+
+
+def saved_values(working: dict, batches, executor) -> dict:
+    """The :data:`LAP_VALUES` of a lap's ``working`` values, copied, with the caches fetched."""
+    values = {name: working[name] for name in LAP_VALUES}
+    values.update({name: tuple(values[name]) for name in _LISTS}, visited=tuple(sorted(values["visited"])),
+                  history=values["history"].copy(), counts={k: dict(v) for k, v in values["counts"].items()},
+                  pair_fields=dict(values["pair_fields"]))
+    values["memo"], values["warm"] = fetched_caches(values["memo"], values["warm"], values["placed"], batches, executor)
+    values["placed"] = (False,) * len(batches)
+    return values
+
+
+def working_values(values: dict) -> dict:
+    """A lap's working values from saved ones (:func:`saved_values`), ready to change."""
+    working = {name: list(values[name]) if name in _LISTS else values[name] for name in LAP_VALUES}
+    working.update(visited=set(values["visited"]), history=values["history"].copy(),
+                   counts={k: dict(v) for k, v in values["counts"].items()}, pair_fields=dict(values["pair_fields"]))
+    return working
