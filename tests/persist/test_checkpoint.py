@@ -22,6 +22,7 @@ from stickbreak.cli.main import main
 from stickbreak.estimators import mixture, topics
 from stickbreak.estimators._checkpoint import CheckpointSession, read
 from stickbreak.learn.memo_state import MemoLapInProgress
+from stickbreak.learn.stochastic import StochasticLapInProgress
 from stickbreak.persist import CheckpointError, checkpoint
 
 import resume_cases
@@ -76,22 +77,25 @@ def assert_same_result(resumed, reference) -> None:
     assert [r["n_components"] for r in resumed.trace_] == [r["n_components"] for r in reference.trace_]
 
 
-# with 3 batches and a checkpoint after every batch, a lap writes 3: after its first and second
-# batches (in progress) and at its end; the N-th write is in lap (N - 1) // 3 + 1
-@pytest.mark.parametrize("case, write, executor", [("mixture", 7, None), ("topics", 8, None), ("hmm", 13, None),
-                                                    ("topics", 11, "processes")])
-def test_a_fit_killed_within_a_lap_resumes_from_the_lap_in_progress(tmp_path, case, write, executor):
-    """SIGKILL right after a checkpoint written in the middle of a lap (births, merges and deletes
-    on; on worker processes the batches' caches are fetched into it); the resumed run finishes
-    that lap and ends with the uninterrupted run's ELBO, K and trace."""
-    killed_after(case, "memoized", f"w{write}", tmp_path, executor)
+# with 3 batches and a checkpoint after every batch (SVI: every step), a lap writes 3: after its
+# first and second batches (in progress) and at its end; the N-th write is in lap (N - 1) // 3 + 1
+@pytest.mark.parametrize("case, algorithm, write, executor", [
+    ("mixture", "memoized", 7, None), ("topics", "memoized", 8, None), ("hmm", "memoized", 13, None),
+    ("topics", "memoized", 11, "processes"), ("topics", "stochastic", 8, None), ("mixture", "stochastic", 4, None)])
+def test_a_fit_killed_within_a_lap_resumes_from_the_lap_in_progress(tmp_path, case, algorithm, write, executor):
+    """SIGKILL right after a checkpoint written in the middle of a lap (memoized: births, merges and
+    deletes on; on worker processes the batches' caches are fetched into it); the resumed run
+    finishes that lap and ends with the uninterrupted run's ELBO, K and trace."""
+    killed_after(case, algorithm, f"w{write}", tmp_path, executor)
     saved = read(tmp_path)
     state = saved.content["state"]
-    assert isinstance(state, MemoLapInProgress) and 0 < state.position < 3
+    assert isinstance(state, MemoLapInProgress if algorithm == "memoized" else StochasticLapInProgress)
+    assert 0 < state.position < 3
     assert saved.document["lap"] == (write - 1) // 3 and len(saved.content["trace"]) == saved.document["lap"]
-    assert all(m is not None for m in state.values["memo"]) and not any(state.values["placed"])
-    _, X, inputs = resume_cases.make(case, "memoized")
-    assert_same_result(stickbreak.resume(tmp_path, X, **inputs), uninterrupted(case, "memoized"))
+    if algorithm == "memoized":
+        assert all(m is not None for m in state.values["memo"]) and not any(state.values["placed"])
+    _, X, inputs = resume_cases.make(case, algorithm)
+    assert_same_result(stickbreak.resume(tmp_path, X, **inputs), uninterrupted(case, algorithm))
 
 
 def test_checkpoints_within_laps_take_seconds_between_them():

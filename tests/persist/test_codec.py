@@ -13,7 +13,7 @@ from stickbreak.core.suffstats import SuffStats
 from stickbreak.data import BagOfWords, DenseData, LaggedData, Sequences
 from stickbreak.learn.batch import BatchState
 from stickbreak.learn.memo_state import MemoLapInProgress, MemoState
-from stickbreak.learn.stochastic import StochasticState
+from stickbreak.learn.stochastic import StochasticLapInProgress, StochasticState
 from stickbreak.models.hmm.params import HMMParams
 from stickbreak.models.mixture.params import MixtureParams
 from stickbreak.models.topics.model import TopicParams
@@ -90,6 +90,8 @@ SAMPLES = {
                                    (SAMPLES["MergeRecord"](), SAMPLES["BirthRecord"]()), 3, 11, _history(), 1, -12.5,
                                    ({"kind": "merge", "lap": 2},), (SAMPLES["TrackedBirth"](),), 2, 0,
                                    ((np.array([3, 5]), np.ones((4, 2))), None), 2, 1, (False, True)),
+    "StochasticLapInProgress": lambda: StochasticLapInProgress(np.random.default_rng(5).bit_generator.state, 2,
+                                                               SAMPLES["MixtureParams"](), _stats(), 2, 40),
     "LapPlan": lambda: LapPlan(np.array([[3, 5]]), (7,), True, frozenset({2})),
     "MemoLapInProgress": lambda: MemoLapInProgress(np.array([2, 0, 1]), 1, {
         "plan": SAMPLES["LapPlan"](), "visited": (2,), "counts": {"merge": {"tried": 1, "accepted": 0}},

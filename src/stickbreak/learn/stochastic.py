@@ -18,7 +18,7 @@ from ..core.suffstats import SuffStats
 from ..data import batch_indices
 from ..data.shards import ShardStore
 from ..parallel import LocalExecutor, Request, summarize_batches
-from .base import LapResult
+from .base import LapResult, SavesWithinLaps
 
 SAMPLING = ("without_replacement", "with_replacement")
 
@@ -103,7 +103,21 @@ class StochasticState:
     step: int = 0
 
 
-class StochasticVI:
+@dataclass(frozen=True, eq=False)
+class StochasticLapInProgress:
+    """An SVI lap checkpointed after its first ``position`` steps: the generator's state at the
+    lap's start (to draw the same minibatches again), the parameters, step count and the sum and
+    number of the lap's amplified statistics so far."""
+
+    lap_rng: dict
+    position: int
+    params: Any
+    stats_sum: SuffStats | None
+    count: int
+    step: int
+
+
+class StochasticVI(SavesWithinLaps):
     """SVI with a step-size ``schedule`` (``step -> rho``), e.g. :class:`~.schedules.RobbinsMonro`."""
 
     name = "stochastic"
@@ -133,15 +147,26 @@ class StochasticVI:
         """The state is whole on the driver: a checkpoint holds it as it is."""
         return state
 
-    def lap(self, model: Model, minibatches, state: StochasticState, executor=None) -> LapResult:
-        """``n_batches`` steps. The lap's ELBO is that of the final global parameters with the
-        minibatches' local parameters: the mean amplified statistics are the whole-data statistics
-        when a lap visits every item once in equal minibatches (an estimate otherwise), and the
-        topic and mixture ELBOs are exact for any statistics. One evaluation per lap, not per step."""
-        params, step = state.params, state.step
+    def lap(self, model: Model, minibatches, state, executor=None, within=None) -> LapResult:
+        """``n_batches`` steps (or the rest of a :class:`StochasticLapInProgress`; ``within`` is
+        offered the lap in progress after every step). The lap's ELBO is that of the final global
+        parameters with the minibatches' local parameters: the mean amplified statistics are the
+        whole-data statistics when a lap visits every item once in equal minibatches (an estimate
+        otherwise), and the topic and mixture ELBOs are exact for any statistics. One evaluation
+        per lap, not per step."""
+        if isinstance(state, StochasticLapInProgress):  # the same minibatches, from the same draws
+            self.rng.bit_generator.state = state.lap_rng
+            lap_rng, position = state.lap_rng, state.position
+            params, step, stats_sum, count = state.params, state.step, state.stats_sum, state.count
+        else:
+            lap_rng, position = self.rng.bit_generator.state, 0
+            params, step, stats_sum, count = state.params, state.step, None, 0
         executor = executor or LocalExecutor()
-        stats_sum, count = None, 0
-        for batches, request, size in minibatches.lap_requests(self.rng):
+        for i, (batches, request, size) in enumerate(minibatches.lap_requests(self.rng)):
+            if i < position:  # done before the lap was checkpointed
+                continue
+            if within is not None and i > position and within.due():
+                within.save(StochasticLapInProgress(lap_rng, i, params, stats_sum, count, step))
             step += 1
             fresh = executor.local_summaries(model, params, batches, [request])[0][0]
             params, stats, _ = self._update(model, params, fresh, minibatches.n_items / size, step, estimate=False)

@@ -19,7 +19,7 @@ from ..core.suffstats import SuffStats
 from ..data import BagOfWords, DenseData, LaggedData, Sequences
 from ..learn.batch import BatchState
 from ..learn.memo_state import MemoLapInProgress, MemoState
-from ..learn.stochastic import StochasticState
+from ..learn.stochastic import StochasticLapInProgress, StochasticState
 from ..models.hmm.params import HMMParams
 from ..models.mixture.params import MixtureParams
 from ..models.topics.model import TopicParams
@@ -36,7 +36,7 @@ class CheckpointError(ValueError):
 #: memoized VI (and its lap in progress), the statistics, the move log and history, birth proposals (with the data items
 #: they pool) and the global parameters of mixtures, direct-family topic models and HMMs.
 STATE_TYPES: dict[str, type] = {cls.__name__: cls for cls in (
-    BatchState, StochasticState, MemoState, MemoLapInProgress, LapPlan, SuffStats, MoveHistory, TrackedBirth,
+    BatchState, StochasticState, StochasticLapInProgress, MemoState, MemoLapInProgress, LapPlan, SuffStats, MoveHistory, TrackedBirth,
     BirthRecord, MergeRecord, DeleteRecord, ReorderRecord, PruneRecord,
     MixtureParams, TopicParams, HMMParams, DenseData, BagOfWords, Sequences, LaggedData)}
 
