@@ -87,6 +87,48 @@ def test_merge_statistics_and_elbo_equal_a_recomputation_from_merged_local_param
                                                                       rel=1e-9)
 
 
+@pytest.mark.parametrize("learn", [False, True], ids=["fixed", "learned-concentrations"])
+def test_a_merge_scored_from_its_two_rows_has_the_full_rescoring_terms(bars, learn):
+    """merge_terms (O(V + K)) equals every term of the full rescoring (O(K V)), for first merges and
+    for one bound against an earlier accepted merge."""
+    data, _ = bars
+    model = hdp_model(data.n_features, learn)
+    pairs = np.array([[0, 3], [1, 2], [4, 5], [2, 6]])
+    params = start_params(model, data, 8)
+    local = model.local_step(params, data, merge_pairs=pairs)
+    stats = model.summarize(data, local, params.uids, merge_pairs=pairs)
+    params, terms = model.score(stats.without_merge_terms(), params)
+    for kept, removed, bound in [(0, 3, ()), (1, 2, ()), (4, 5, ()), (2, 6, (1,))]:
+        candidate = stats.merge(kept, removed, bound_against=list(bound))
+        fast = model.merge_terms(stats, candidate, params, terms, kept, removed)
+        full = model.score(candidate, params)[1]
+        assert fast.keys() == full.keys()
+        for name in full:
+            assert fast[name] == pytest.approx(full[name], rel=1e-11, abs=1e-8), name
+
+
+def test_a_part_on_its_own_words_gives_the_whole_vocabulary_answer(bars):
+    """A worker's part kept on the words it uses, with only their columns of lam (and each topic's
+    sum over all words), gives the statistics and local parameters of the part on all words."""
+    from stickbreak.core.local_parts import local_summary
+
+    data, _ = bars
+    model = hdp_model(data.n_features)
+    params = start_params(model, data, 6)
+    part = data.subset(np.arange(0, 3))
+    words = model.features_of(part)
+    assert 0 < len(words) < data.n_features
+    pairs = np.array([[0, 3]])
+    whole = local_summary(model, params, part, None, pairs, keep_local=True)
+    sliced = local_summary(model, model.params_on_features(params, words), model.on_features(part, words), None, pairs,
+                           keep_local=True, features=words, n_features=data.n_features)
+    for name in whole[0].fields:
+        np.testing.assert_allclose(sliced[0].fields[name], whole[0].fields[name], rtol=1e-12, atol=1e-12, err_msg=name)
+    np.testing.assert_allclose(sliced[0].merge_entropy, whole[0].merge_entropy, rtol=1e-12)
+    np.testing.assert_allclose(sliced[2].word_topic, whole[2].word_topic, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sliced[2].doc_topic, whole[2].doc_topic, rtol=1e-12)
+
+
 @pytest.mark.compile_heavy
 def test_group_delete_proposal_is_the_summary_of_a_local_step_without_the_targets(bars):
     """With one iteration and no refinement the proposal is exactly a warm local step over the

@@ -114,7 +114,7 @@ def test_cached_properties_are_not_stored_and_come_back():
     params = SAMPLES["TopicParams"]()
     expected = params.exp_loglik  # fills the cache
     tree, _ = encode(params)
-    assert set(tree["fields"]) == {"uids", "obs", "weights"}
+    assert set(tree["fields"]) == {"uids", "obs", "weights", "row_sums"}
     assert np.array_equal(round_trip(params).exp_loglik, expected)
 
 

@@ -130,6 +130,27 @@ class Memoizable(Model, Protocol):
 
 
 # ---------------------------------------------------------------------------------------------- moves
+class FeatureSliced(Protocol):
+    """Local steps that read only the features a batch uses (a topic model: the words of its
+    documents). A worker keeps its part on those features alone and is sent only their global
+    parameters (:mod:`stickbreak.parallel`): for a topic model, the columns of ``lam`` its
+    documents use instead of all ``V``."""
+
+    def features_of(self, batch: Any) -> np.ndarray:
+        """The sorted features (columns) ``batch`` uses."""
+
+    def on_features(self, batch: Any, features: np.ndarray) -> Any:
+        """``batch`` with column ``j`` holding feature ``features[j]``."""
+
+    def params_on_features(self, params: Any, features: np.ndarray) -> Any:
+        """What the local step of a batch on ``features`` needs of ``params`` (exactly the values
+        the whole parameters would give it)."""
+
+    def local_to_all_features(self, local: Any, features: np.ndarray, n_features: int) -> Any:
+        """The local parameters of a batch on ``features`` over all ``n_features``, as the whole
+        batch's would be (so that its statistics are the whole batch's)."""
+
+
 class Movable(Memoizable, Protocol):
     """Birth, merge and delete moves, each accepted on the exact whole-data ELBO (Hughes 2016, Ch. 4).
 
@@ -184,6 +205,15 @@ class Movable(Memoizable, Protocol):
     @abstractmethod
     def birth_pool_items(self, batch: Any, local: Any, params: Any, column: int, members: np.ndarray) -> Any:
         """The data a birth pools from the items ``members`` of the batch for the target at ``column``."""
+
+
+class MergesByRows(Movable, Protocol):
+    """Merges scored from the two components' rows when the data term is a sum over components."""
+
+    def merge_terms(self, stats: SuffStats, candidate: SuffStats, params: Any, terms: dict, kept: int,
+                    removed: int) -> dict[str, float]:
+        """The ELBO terms of ``score(candidate, params)``, ``candidate`` being ``stats`` (whose terms
+        under ``params`` are ``terms``) with ``removed`` merged into ``kept``, computed cheaply."""
 
 
 class TrackedBirths(Movable, Protocol):

@@ -88,3 +88,14 @@ class BagOfWords:
 
     def subset(self, index) -> "BagOfWords":
         return BagOfWords(self.counts[index], self.vocabulary)
+
+    def words_used(self) -> np.ndarray:
+        """The sorted columns (words) that occur in these documents."""
+        return np.unique(self.counts.indices)
+
+    def on_words(self, words: np.ndarray) -> "BagOfWords":
+        """The documents with column ``j`` holding word ``words[j]`` (``words`` sorted, every word
+        of the documents among them): a part kept on the words it uses."""
+        counts = self.counts
+        indices = np.searchsorted(words, counts.indices).astype(counts.indices.dtype)
+        return BagOfWords(sp.csr_matrix((counts.data, indices, counts.indptr), shape=(counts.shape[0], len(words))))

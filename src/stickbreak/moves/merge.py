@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.protocols import Movable, total_elbo
+from ..core.protocols import MergesByRows, Movable, declares, total_elbo
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,9 @@ def try_merges(model: Movable, stats, params, terms: dict, pairs: np.ndarray, pa
             continue
         tried += 1
         candidate = stats.merge(kept, removed, bound_against=[k for k, _ in accepted])
+        if declares(model, MergesByRows):  # judged from the two rows; the full step only once accepted
+            if total_elbo(model.merge_terms(stats, candidate, params, terms, kept, removed)) <= elbo:
+                continue
         cand_params, cand_terms = model.score(candidate, params)
         cand_elbo = total_elbo(cand_terms)
         if cand_elbo > elbo:

@@ -65,9 +65,10 @@ def log_normalizer(nat: Natural) -> np.ndarray:
     return gammaln(lam.sum(axis=1)) - gammaln(lam).sum(axis=1)
 
 
-def expected_t(nat: Natural) -> Natural:
+def expected_t(nat: Natural, row_sums: np.ndarray | None = None) -> Natural:
+    """``E log phi_kv``; ``row_sums``: each row's sum over all columns when ``lam`` holds only some."""
     lam = nat["lam"]
-    return {"lam": digamma(lam) - digamma(lam.sum(axis=1))[:, None]}
+    return {"lam": digamma(lam) - digamma(lam.sum(axis=1) if row_sums is None else row_sums)[:, None]}
 
 
 def expected_loglik(nat: Natural, data: BagOfWords) -> np.ndarray:

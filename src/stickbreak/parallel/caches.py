@@ -76,9 +76,10 @@ def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str |
 
 
 def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit, merge_pairs,
-               keep_loglik: bool = False, keep_local: bool = False) -> tuple:
+               keep_loglik: bool = False, keep_local: bool = False, features=None, n_features: int = 0) -> tuple:
     """One part's visit (``slot``: its key in ``store``): ``(delta, fresh or None[, local])`` with
-    ``delta`` the fresh statistics minus the cached ones replayed, carrying the fresh merge terms.
+    ``delta`` the fresh statistics minus the cached ones replayed, carrying the fresh merge terms
+    (``features``, ``n_features``: as :func:`~stickbreak.core.local_parts.local_summary`'s).
 
     The cache is that of the part's last visit before this one (``visit.version``): the store's if
     older, else (a retried visit, or a replaced worker) the spill file's."""
@@ -95,7 +96,7 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
             old = record.replay(old, b)
             warm = None if warm is None else record.replay_warm(warm, b)
         warm = warm[1] if warm is not None and np.array_equal(warm[0], params.uids) else None
-    answer = local_summary(model, params, batch, warm, merge_pairs, keep_loglik, keep_local)
+    answer = local_summary(model, params, batch, warm, merge_pairs, keep_loglik, keep_local, features, n_features)
     fresh = answer[0]
     store[slot] = (visit.version, (fresh, None if answer[1] is None else (np.asarray(params.uids), answer[1])))
     if visit.spill is not None:

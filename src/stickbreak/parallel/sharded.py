@@ -32,7 +32,7 @@ from .caches import MemoVisit, PartVisit, joined_caches, part_visit
 from .executors import Request
 from .parts import added as _added
 from .parts import batch_size, filled_parts, joined, joined_rows, joined_visits, part_bounds, split
-from .worker import MISSING, PartSource, PartTask
+from .worker import MISSING, PartSource, PartTask, dumps
 
 #: Attempts per part before a fit gives up on it.
 MAX_ATTEMPTS = 4
@@ -73,6 +73,7 @@ class Placement:
     batches: Sequence
     key: str = field(default_factory=lambda: uuid.uuid4().hex)
     placed: set = field(default_factory=set)  # (worker, batch)
+    features: dict = field(default_factory=dict)  # (batch, part) -> the features the worker keeps it on
 
     def size(self, b: int) -> int:
         return batch_size(self.batches, b)
@@ -81,6 +82,25 @@ class Placement:
         if isinstance(self.batches, ShardStore):
             return PartSource(directory=str(self.batches.directory), batch=b, start=start, stop=stop)
         return PartSource(data=self.batches[b].subset(np.arange(start, stop)))
+
+
+@dataclass(eq=False)
+class _Call:
+    """One call's model, parameters and merge pairs, pickled once for the workers that get them
+    whole, and for each worker that gets only its part's features."""
+
+    model: Any
+    params: Any
+    merge_pairs: Any
+    _whole: bytes | None = None
+
+    def whole(self) -> bytes:
+        if self._whole is None:
+            self._whole = dumps((self.model, self.params, self.merge_pairs))
+        return self._whole
+
+    def sliced(self, features: np.ndarray) -> bytes:
+        return dumps((self.model, self.model.params_on_features(self.params, features), self.merge_pairs))
 
 
 @dataclass(eq=False)
@@ -152,17 +172,17 @@ class ShardedExecutor:
         """The jobs with their answers: one task per worker and call, with every part it holds;
         ``total``: each worker adds up its parts' statistics (the first of its answered parts
         carries the sum, the others None)."""
-        common = pickle.dumps((model, params, merge_pairs), protocol=pickle.HIGHEST_PROTOCOL)
+        call = _Call(model, params, merge_pairs)
         pending = jobs
         for attempt in range(1, MAX_ATTEMPTS + 1):
             by_worker = {}
             for job in pending:
                 by_worker.setdefault(job.worker, []).append(job)
-            handles = {w: self._submit(placement, group, common, total) for w, group in by_worker.items()}
+            handles = {w: self._submit(placement, group, call, total) for w, group in by_worker.items()}
             pending, error = [], None
             for w, group in by_worker.items():
                 try:
-                    answers = self._answers(handles[w])
+                    answers = self._answers(handles[w], placement)
                 except WorkerLost as lost:  # the worker died: its store and every part on it are gone
                     answers, error = [MISSING] * len(group), lost
                 for job, answer in zip(group, answers):
@@ -185,8 +205,14 @@ class ShardedExecutor:
         return [_Job(index, part.index, PartTask(placement.key, request.batch, part.index, part.rows, part.warm))
                 for part in split(placement.size(request.batch), self.n_workers, request.rows, request.warm)]
 
-    def _submit(self, placement: Placement, group: list[_Job], common: bytes, total: bool):
-        """One worker's task: the call's parameters and its parts (with their data if not placed yet)."""
+    def _submit(self, placement: Placement, group: list[_Job], call: tuple, total: bool):
+        """One worker's task: the call's parameters and its parts (with their data if not placed yet).
+        A worker given one part of a :class:`~stickbreak.core.protocols.FeatureSliced` model gets
+        only that part's features of the parameters."""
+        features = placement.features.get((group[0].task.batch, group[0].task.part))
+        sliced = (len(group) == 1 and features is not None and (group[0].worker, group[0].task.batch) in placement.placed
+                  and not group[0].task.fetch)
+        common = call.sliced(features) if sliced else call.whole()
         parts = []
         for job in group:
             task = job.task
@@ -194,15 +220,17 @@ class ShardedExecutor:
                 start, stop = part_bounds(placement.size(task.batch), self.n_workers)[task.part]
                 task = replace(task, source=placement.source(task.batch, start, stop))
                 placement.placed.add((job.worker, task.batch))
-            parts.append(task)
-        payload = pickle.dumps((common, parts, total), protocol=pickle.HIGHEST_PROTOCOL)
+            parts.append(replace(task, sliced=sliced))
+        payload = dumps((common, parts, total))  # a move record's zero statistics (other parts') take no room
         self._bytes += len(payload)
         return self.backend.submit(group[0].worker, payload)
 
-    def _answers(self, handle) -> list:
+    def _answers(self, handle, placement: Placement) -> list:
         answer = handle.result()
         self._bytes += len(answer)
-        return pickle.loads(answer)
+        answers, features = pickle.loads(answer)
+        placement.features.update({key: f for key, f in features.items() if f is not None})
+        return answers
 
     def __deepcopy__(self, memo):  # sklearn's clone copies constructor parameters: share the workers instead
         return self

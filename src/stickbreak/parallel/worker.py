@@ -21,6 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from ..data.shards import ShardStore
 from ..core.local_parts import local_summary
+from ..core.protocols import FeatureSliced, declares
 from .caches import PartVisit, drop_spill, fetch_part, visit_part
 
 #: The answer of a worker that does not hold the part a task names.
@@ -53,6 +54,24 @@ class PartSource:
 
 
 @dataclass(frozen=True, eq=False)
+class Placed:
+    """A part as a worker keeps it: on the ``features`` it uses (of ``n_features``) when its model
+    is :class:`~stickbreak.core.protocols.FeatureSliced`, else whole (``features`` None)."""
+
+    data: Any
+    features: np.ndarray | None = None
+    n_features: int = 0
+
+
+def placed(model, data) -> Placed:
+    """``data`` as a worker keeps it for ``model``."""
+    if not declares(model, FeatureSliced):
+        return Placed(data)
+    features = model.features_of(data)
+    return Placed(model.on_features(data, features), features, data.n_features)
+
+
+@dataclass(frozen=True, eq=False)
 class PartTask:
     """The local step of part ``part`` of batch ``batch`` (placement ``key``), on its items ``rows``
     (None: all), started from ``warm``; ``source`` places the part if the worker lacks it;
@@ -68,19 +87,21 @@ class PartTask:
     keep_local: bool = False
     memo: PartVisit | None = None  # memoized VI's visit of the part (its cache is kept here)
     fetch: bool = False  # answer the part's memoized cache instead (a checkpoint)
+    sliced: bool = False  # the call's parameters are already on the part's features
 
 
 def run_parts(payload: bytes) -> bytes:
     """Answer one call's task for this worker: ``payload`` is the pickled ``(common, parts, total)``,
     with ``common`` the pickled ``(model, params, merge_pairs)`` of the call and ``parts`` its
-    :class:`PartTask` list; the answer is the pickled list of each part's ``(stats, warm[, local])``,
-    or :data:`MISSING` for a part this worker does not hold. With ``total`` the first answered part
+    :class:`PartTask` list; the answer is the pickled ``(answers, features)``: the list of each
+    part's ``(stats, warm[, local])``, or :data:`MISSING` for a part this worker does not hold, and
+    the features of each part placed by this task, by ``(batch, part)`` (see :class:`Placed`). With ``total`` the first answered part
     carries the sum of the answered parts' statistics (in order) and the others None: one set of
     statistics per worker comes back. BLAS and numba run on one thread: the workers are the parallelism."""
     common, parts, total = pickle.loads(payload)
     model, params, merge_pairs = pickle.loads(common)
     numba.set_num_threads(1)
-    answers = []
+    answers, features = [], {}
     with threadpool_limits(limits=1, user_api="blas"):
         for part in parts:
             slot = (part.key, part.batch, part.part)
@@ -90,23 +111,26 @@ def run_parts(payload: bytes) -> bytes:
                 answers.append(fetch_part(_CACHES, slot, part.memo.spill))
                 continue
             if slot not in _STORE and part.source is not None:
-                _STORE[slot] = part.source.load()
+                _STORE[slot] = placed(model, part.source.load())
+                features[(part.batch, part.part)] = _STORE[slot].features
             if slot not in _STORE:
                 answers.append(MISSING)
                 continue
-            batch = _STORE[slot] if part.rows is None else _STORE[slot].subset(part.rows)
+            kept = _STORE[slot]
+            batch = kept.data if part.rows is None else kept.data.subset(part.rows)
+            own = params if kept.features is None or part.sliced else model.params_on_features(params, kept.features)
             if part.memo is not None:
-                answers.append(visit_part(_CACHES, slot, model, params, batch, part.memo, merge_pairs, part.keep_loglik,
-                                          part.keep_local))
+                answers.append(visit_part(_CACHES, slot, model, own, batch, part.memo, merge_pairs, part.keep_loglik,
+                                          part.keep_local, kept.features, kept.n_features))
                 continue
-            answers.append(local_summary(model, params, batch, part.warm, merge_pairs, part.keep_loglik,
-                                         part.keep_local))
+            answers.append(local_summary(model, own, batch, part.warm, merge_pairs, part.keep_loglik,
+                                         part.keep_local, kept.features, kept.n_features))
     if total:
         answers = _totalled(answers)
-    return dumps(answers)
+    return dumps((answers, features))
 
 
-#: Arrays with at least this many columns are sent as their non-zero columns when that halves them.
+#: Arrays with at least this many columns (rows) are sent as their non-zero columns (rows) when that halves them.
 WIDE = 1024
 
 
@@ -116,15 +140,28 @@ def _columns_back(shape: tuple, dtype: str, columns: np.ndarray, values: np.ndar
     return out
 
 
+def _rows_back(shape: tuple, dtype: str, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    out = np.zeros(shape, dtype=dtype)
+    out[rows] = values
+    return out
+
+
 class _ColumnPickler(pickle.Pickler):
     """Pickles a wide 2-D array that is mostly zero columns (a part's topic-word counts: the words
-    it does not hold) as its non-zero columns; unpickling restores the exact array."""
+    it does not hold) as its non-zero columns, and a tall one that is mostly zero rows (its
+    word-topic counts) as its non-zero rows; unpickling restores the exact array."""
 
     def reducer_override(self, obj):
-        if isinstance(obj, np.ndarray) and obj.ndim == 2 and obj.shape[1] >= WIDE and obj.dtype.kind == "f":
+        if not (isinstance(obj, np.ndarray) and obj.ndim == 2 and obj.dtype.kind == "f"):
+            return NotImplemented
+        if obj.shape[1] >= WIDE:
             columns = np.flatnonzero(np.any(obj != 0, axis=0))
             if 2 * len(columns) <= obj.shape[1]:
                 return _columns_back, (obj.shape, obj.dtype.str, columns, np.ascontiguousarray(obj[:, columns]))
+        if obj.shape[0] >= WIDE:
+            rows = np.flatnonzero(np.any(obj != 0, axis=1))
+            if 2 * len(rows) <= obj.shape[0]:
+                return _rows_back, (obj.shape, obj.dtype.str, rows, np.ascontiguousarray(obj[rows]))
         return NotImplemented
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from ...core.local_parts import join_parts
-from ...core.protocols import TrackedBirths
+from ...core.protocols import MergesByRows, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...data import BagOfWords
 from ...kernels.topics.dense import BEST, SCRATCH, WARM, topic_local_step
@@ -31,6 +31,8 @@ from ...kernels.topics.sparse import sparse_token_share, sparse_topic_local_step
 from ...obs import expfam, mult
 from ...obs.expfam import Natural, data_gain
 from ...priors import TOPIC_WEIGHTS
+from .merge_terms import merged_terms
+from .on_words import OnWords
 
 START_CODES = {"scratch": SCRATCH, "warm": WARM, "best": BEST}
 #: A delete re-solves the documents holding at least this many of the target's tokens (thesis: 0.01).
@@ -106,6 +108,9 @@ class TopicParams:
     uids: np.ndarray
     obs: Natural
     weights: dict
+    #: Per topic, ``sum_v lam_kv`` over the whole vocabulary when ``lam`` holds only some words'
+    #: columns (a worker's, :meth:`TopicModel.params_on_features`); None: ``lam`` is whole.
+    row_sums: np.ndarray | None = None
 
     def __getstate__(self) -> dict:
         """Pickled (for worker processes, :mod:`stickbreak.parallel`) without the derived caches: each
@@ -115,7 +120,7 @@ class TopicParams:
     @cached_property
     def expected_log_phi(self) -> Natural:
         """``{"lam": E log phi_kv}`` (K, V)."""
-        return mult.expected_t(self.obs)
+        return mult.expected_t(self.obs, self.row_sums)
 
     @cached_property
     def centered_loglik(self) -> np.ndarray:
@@ -180,7 +185,7 @@ def _pair_terms(local: TopicLocal, theta: np.ndarray, total: np.ndarray, uids: n
 
 
 @dataclass(frozen=True, eq=False)
-class TopicModel(TrackedBirths):
+class TopicModel(TrackedBirths, MergesByRows, OnWords):
     """Multinomial topics with a Dirichlet(``topic_word_prior``) prior times ``weights``
     (:mod:`~stickbreak.priors.topic_lda` or :mod:`~stickbreak.priors.topic_hdp`); every move, births
     tracked batch by batch (Hughes 2016, §5.5)."""
@@ -272,9 +277,12 @@ class TopicModel(TrackedBirths):
     def global_step(self, stats: SuffStats, previous: TopicParams | None = None) -> TopicParams:
         """Closed-form topics; the weights' own step, started from ``previous`` matched by uid."""
         lam = expfam.posterior(mult, self.obs_prior, stats.fields)["lam"]
+        return self.make_params(stats.uids, lam, self.weights_step(stats, previous))
+
+    def weights_step(self, stats: SuffStats, previous: TopicParams | None = None) -> dict:
+        """The topic weights' global step, started from ``previous``'s matched by uid."""
         start = None if previous is None else self.weights.align(previous.weights, previous.uids, stats.uids)
-        weights = self.weights.global_step(self.weights_prior, stats, start)
-        return self.make_params(stats.uids, lam, weights)
+        return self.weights.global_step(self.weights_prior, stats, start)
 
     def blend(self, old: TopicParams, target: TopicParams, step: float) -> TopicParams:
         """Natural-gradient step on ``lam`` (Hoffman et al. 2013, Eq. 25) and the weights' own blend."""
@@ -282,17 +290,22 @@ class TopicModel(TrackedBirths):
         return self.make_params(target.uids, lam, self.weights.blend(old.weights, target.weights, step))
 
     def elbo_terms(self, params: TopicParams, stats: SuffStats) -> dict[str, float]:
-        prior, prior_rest = self.weights.pseudo_counts(self.weights_prior, params.weights)
-        n_docs = stats.scalars["n_items"]
+        data = expfam.elbo_data(mult, self.obs_prior, params.obs, stats.fields, 0.0, expected=params.expected_log_phi)
+        return {"data": data, **self.allocation_terms(params.weights, stats)}
+
+    def allocation_terms(self, weights: dict, stats: SuffStats) -> dict[str, float]:
+        """The ELBO terms other than the data term: O(K), they involve no word."""
+        prior, prior_rest = self.weights.pseudo_counts(self.weights_prior, weights)
         doc = (float(np.sum(stats.fields["doc_gamma"])) + stats.scalars["doc_gamma_rest"]
                + float(prior @ stats.fields["log_pi"]) + prior_rest * stats.scalars["log_pi_rest"])
-        return {
-            "data": expfam.elbo_data(mult, self.obs_prior, params.obs, stats.fields, 0.0,
-                                     expected=params.expected_log_phi),
-            "entropy": float(np.sum(stats.elbo_terms["entropy"])),
-            "doc": doc,
-            "top": self.weights.top_elbo(self.weights_prior, params.weights, n_docs),
-        }
+        return {"entropy": float(np.sum(stats.elbo_terms["entropy"])), "doc": doc,
+                "top": self.weights.top_elbo(self.weights_prior, weights, stats.scalars["n_items"])}
+
+    def merge_terms(self, stats: SuffStats, candidate: SuffStats, params: TopicParams, terms: dict, kept: int,
+                    removed: int) -> dict[str, float]:
+        """:meth:`elbo_terms` of ``score(candidate, params)`` in O(V + K), not O(K V): the data term
+        is a sum over topics, so only the two topics' rows change in it (Hughes 2016, §5.5.1)."""
+        return merged_terms(self, stats, candidate, params, terms, kept, removed)
 
     def score(self, stats: SuffStats, previous: TopicParams | None = None) -> tuple[TopicParams, dict[str, float]]:
         params = self.global_step(stats, previous)
