@@ -130,8 +130,10 @@ def run_parts(payload: bytes) -> bytes:
     return dumps((answers, features))
 
 
-#: Arrays with at least this many columns (rows) are sent as their non-zero columns (rows) when that halves them.
+#: Arrays with at least this many columns (rows) are sent as their non-zero columns (rows) when at
+#: most this fraction of them is non-zero (the column indices cost 1/K of the values they save).
 WIDE = 1024
+SPARSE = 0.9
 
 
 def _columns_back(shape: tuple, dtype: str, columns: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -156,11 +158,11 @@ class _ColumnPickler(pickle.Pickler):
             return NotImplemented
         if obj.shape[1] >= WIDE:
             columns = np.flatnonzero(np.any(obj != 0, axis=0))
-            if 2 * len(columns) <= obj.shape[1]:
+            if len(columns) <= SPARSE * obj.shape[1]:
                 return _columns_back, (obj.shape, obj.dtype.str, columns, np.ascontiguousarray(obj[:, columns]))
         if obj.shape[0] >= WIDE:
             rows = np.flatnonzero(np.any(obj != 0, axis=1))
-            if 2 * len(rows) <= obj.shape[0]:
+            if len(rows) <= SPARSE * obj.shape[0]:
                 return _rows_back, (obj.shape, obj.dtype.str, rows, np.ascontiguousarray(obj[rows]))
         return NotImplemented
 
