@@ -136,16 +136,20 @@ class FeatureSliced(Protocol):
     parameters (:mod:`stickbreak.parallel`): for a topic model, the columns of ``lam`` its
     documents use instead of all ``V``."""
 
+    @abstractmethod
     def features_of(self, batch: Any) -> np.ndarray:
         """The sorted features (columns) ``batch`` uses."""
 
+    @abstractmethod
     def on_features(self, batch: Any, features: np.ndarray) -> Any:
         """``batch`` with column ``j`` holding feature ``features[j]``."""
 
+    @abstractmethod
     def params_on_features(self, params: Any, features: np.ndarray) -> Any:
         """What the local step of a batch on ``features`` needs of ``params`` (exactly the values
         the whole parameters would give it)."""
 
+    @abstractmethod
     def local_to_all_features(self, local: Any, features: np.ndarray, n_features: int) -> Any:
         """The local parameters of a batch on ``features`` over all ``n_features``, as the whole
         batch's would be (so that its statistics are the whole batch's)."""
@@ -210,6 +214,7 @@ class Movable(Memoizable, Protocol):
 class MergesByRows(Movable, Protocol):
     """Merges scored from the two components' rows when the data term is a sum over components."""
 
+    @abstractmethod
     def merge_terms(self, stats: SuffStats, candidate: SuffStats, params: Any, terms: dict, kept: int,
                     removed: int) -> dict[str, float]:
         """The ELBO terms of ``score(candidate, params)``, ``candidate`` being ``stats`` (whose terms
