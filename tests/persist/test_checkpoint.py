@@ -306,7 +306,8 @@ def test_unsupported_algorithms_are_refused_before_any_work(tmp_path, monkeypatc
 
 # ---------------------------------------------------------------------------------------------- command line
 def test_cli_fit_with_checkpoint_then_resume(tmp_path, monkeypatch, capsys):
-    """Killed after lap 3, resumed from another directory: relative paths are the fit's."""
+    """Killed within lap 4 (a checkpoint after every batch), resumed from another directory:
+    relative paths are the fit's."""
     argv = ["fit", "mixture", "old_faithful", "--algorithm", "memoized", "--n-batches", "3", "--max-laps", "8",
             "--tol", "1e-12", "--seed", "1", "--quiet"]
     monkeypatch.chdir(tmp_path)
@@ -315,12 +316,13 @@ def test_cli_fit_with_checkpoint_then_resume(tmp_path, monkeypatch, capsys):
 
     def save_then_die(self, state, trace, stop_reason):
         save(self, state, trace, stop_reason)
-        if len(trace) == 3:
+        if len(trace) == 3 and isinstance(state, MemoLapInProgress):  # within lap 4, after its first batch
             raise _Killed
 
     monkeypatch.setattr(CheckpointSession, "save", save_then_die)
     with pytest.raises(_Killed):
-        main(argv + ["--checkpoint", "ckpt", "--out", "resumed"])
+        main(argv + ["--checkpoint", "ckpt", "--checkpoint-every", "1e-9", "--out", "resumed"])
+    assert read(tmp_path / "ckpt").document["every"] == 1e-9
     monkeypatch.setattr(CheckpointSession, "save", save)
     capsys.readouterr()
     (tmp_path / "elsewhere").mkdir()
