@@ -6,6 +6,7 @@ cache without a spill file is a clear error."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -50,6 +51,11 @@ def test_the_driver_holds_no_batch_cache_and_the_workers_caches_add_up(where):
         saved = learner.saved_state(state, batches, executor)
         assert all(m is not None for m in saved.memo) and not saved.placed
         assert_cache_consistent(saved)
+        if where == "processes":  # the workers wrote their caches through; a fit's end frees them
+            spill = Path(executor.spill)
+            assert len(list(spill.rglob("*.npz"))) >= len(batches)
+            executor.release()
+            assert not spill.exists()
     finally:
         executor.close()
 

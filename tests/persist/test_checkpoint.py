@@ -45,7 +45,10 @@ def killed_after(case: str, algorithm: str, lap, directory: Path, executor: str 
     """Run the case in another process that kills itself (SIGKILL) once lap ``lap`` is complete,
     or (``lap="wN"``) right after its N-th checkpoint, with checkpoints after every batch (its
     worker processes, if any, must end with it: they hold the output pipes open)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    scratch = directory.parent / f"{directory.name}-tmp"  # the killed run's spill files stay in pytest's tmp_path
+    scratch.mkdir(exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+           "TMPDIR": str(scratch)}
     extra = [executor] if executor else []
     done = subprocess.run([sys.executable, str(HERE / "resume_cases.py"), case, algorithm, str(lap), str(directory),
                            *extra], capture_output=True, text=True, env=env, timeout=120)

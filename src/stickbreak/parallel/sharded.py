@@ -239,12 +239,14 @@ class ShardedExecutor:
         return self._bytes
 
     def release(self) -> None:
+        """Free the fit's parts and caches on the workers, and the spill files this executor owns
+        (its directory is made again by the next fit's first visit)."""
         for placement in self._placements.values():
             self.backend.drop(placement.key)
         self._placements.clear()
+        if self._own_spill:
+            shutil.rmtree(self.spill, ignore_errors=True)
 
     def close(self) -> None:
         self.release()
         self.backend.close()
-        if self._own_spill:
-            shutil.rmtree(self.spill, ignore_errors=True)
