@@ -32,7 +32,7 @@ SUPPORTED = ("checkpoint= is supported by algorithm='vb', 'stochastic' and 'memo
 @dataclass(frozen=True)
 class CheckpointDir:
     """Where to write checkpoints: ``fit(X, checkpoint=CheckpointDir(DIR, every=60))``. A checkpoint
-    is written after every lap and, by learners that can (memoized VI), within a lap too once
+    is written after every lap and, by learners that can (memoized and stochastic VI), within a lap too once
     ``every`` seconds have passed since the last one (None: only after laps); ``extra`` holds
     JSON-able notes kept in them (the CLI's arguments)."""
 
