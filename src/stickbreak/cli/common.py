@@ -111,7 +111,8 @@ def add_checkpoint_option(parser) -> None:
     parser.add_argument("--checkpoint", type=Path, metavar="DIR",
                         help="save the state after every lap in DIR; `stickbreak resume DIR` continues a killed run")
     parser.add_argument("--checkpoint-every", type=float, default=EVERY, metavar="SECONDS",
-                        help=f"memoized and stochastic runs also save within a lap once SECONDS have passed since the last save "
+                        help=f"memoized and stochastic runs also save within a lap once SECONDS have passed "
+                             f"since the last save "
                              f"(default {EVERY:.0f})")
     parser.set_defaults(resume=None)
 

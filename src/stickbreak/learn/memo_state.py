@@ -17,7 +17,7 @@ from ..moves.planner import MoveHistory
 class MemoState:
     params: Any
     stats: SuffStats | None               # whole data: the sum of the cached batch statistics
-    memo: tuple                           # per batch, a cache carried by a saved state (to install at its next visit), or None
+    memo: tuple                           # per batch, a saved state's cache (installed at its next visit), or None
     seen: tuple                           # length of the move log when each batch was cached
     log: tuple = ()                       # accepted moves, in order
     lap: int = 0

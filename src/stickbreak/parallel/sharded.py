@@ -209,9 +209,10 @@ class ShardedExecutor:
         """One worker's task: the call's parameters and its parts (with their data if not placed yet).
         A worker given one part of a :class:`~stickbreak.core.protocols.FeatureSliced` model gets
         only that part's features of the parameters."""
-        features = placement.features.get((group[0].task.batch, group[0].task.part))
-        sliced = (len(group) == 1 and features is not None and (group[0].worker, group[0].task.batch) in placement.placed
-                  and not group[0].task.fetch)
+        first = group[0]
+        features = placement.features.get((first.task.batch, first.task.part))
+        sliced = (len(group) == 1 and features is not None and (first.worker, first.task.batch) in placement.placed
+                  and not first.task.fetch)
         common = call.sliced(features) if sliced else call.whole()
         parts = []
         for job in group:

@@ -95,9 +95,10 @@ def run_parts(payload: bytes) -> bytes:
     with ``common`` the pickled ``(model, params, merge_pairs)`` of the call and ``parts`` its
     :class:`PartTask` list; the answer is the pickled ``(answers, features)``: the list of each
     part's ``(stats, warm[, local])``, or :data:`MISSING` for a part this worker does not hold, and
-    the features of each part placed by this task, by ``(batch, part)`` (see :class:`Placed`). With ``total`` the first answered part
-    carries the sum of the answered parts' statistics (in order) and the others None: one set of
-    statistics per worker comes back. BLAS and numba run on one thread: the workers are the parallelism."""
+    the features of each part placed by this task, by ``(batch, part)`` (see :class:`Placed`).
+    With ``total`` the first answered part carries the sum of the answered parts' statistics (in
+    order) and the others None: one set of statistics per worker comes back. BLAS and numba run
+    on one thread: the workers are the parallelism."""
     common, parts, total = pickle.loads(payload)
     model, params, merge_pairs = pickle.loads(common)
     numba.set_num_threads(1)
