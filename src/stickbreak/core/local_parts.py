@@ -50,10 +50,8 @@ def local_summary(model, params, batch, warm=None, merge_pairs=None, keep_loglik
         local = model.local_step(params, batch, warm=warm, keep_loglik=keep_loglik, merge_pairs=merge_pairs)
     if features is not None:
         local = model.local_to_all_features(local, features, n_features)
-    if merge_pairs is None:
-        stats = model.summarize(batch, local, params.uids)
-    else:
-        stats = model.summarize(batch, local, params.uids, merge_pairs=merge_pairs)
+    pairs = {} if merge_pairs is None else {"merge_pairs": merge_pairs}
+    stats = model.summarize(batch, local, params.uids, **pairs)
     return (stats, model.warm_start(local), local) if keep_local else (stats, model.warm_start(local))
 
 

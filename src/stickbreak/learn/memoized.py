@@ -4,8 +4,8 @@ The data are split once into fixed batches. Each batch's statistics from its las
 cached where the batch lives (the executor's workers, :mod:`stickbreak.parallel.caches`); a visit
 computes fresh ones there, replays on the cached ones every move accepted since (the move log),
 and sends back their difference, which the driver adds to the whole-data statistics (the only
-statistics it holds) before the global step. After the first lap the whole-data statistics cover every item, so the ELBO is exact
-and never decreases, batch after batch and across accepted moves (it is evaluated only when a move
+statistics it holds) before the global step. After the first lap the whole-data statistics
+cover every item, so the ELBO is exact and (with warm-started local steps) never decreases, batch after batch and across accepted moves (it is evaluated only when a move
 is judged against it or the lap ends: for topics the O(K V) normalizers cost as much as a local
 step). With one batch and no moves this
 is batch VB.

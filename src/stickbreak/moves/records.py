@@ -1,11 +1,12 @@
 """The move log: accepted moves as records, replayed on cached batch statistics (bnpy's MoveLog).
 
 A batch's cached statistics were computed over the components that existed when it was last
-visited. They live where the batch lives, in parts (:mod:`stickbreak.parallel.caches`): a record's
-``for_part`` is what the part's worker replays, the batch's replacement statistics (a delete's
-proposal, a birth's expansion) in its first part and zeros in the others, so that the parts still
-add up to the batch. Before they are subtracted from the whole-data statistics, every move accepted since is
-replayed on them, so that both refer to the same components (identified by stable uids).
+visited. Before they are subtracted from the whole-data statistics, every move accepted since is
+replayed on them, so that both refer to the same components (identified by stable uids). They
+live where the batch lives, in parts (:mod:`stickbreak.parallel.caches`): a record's ``for_part``
+is what the part's worker replays, the batch's replacement statistics (a delete's proposal, a
+birth's expansion) in its first part and zeros in the others, so that the parts still add up to
+the batch.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..parallel.parts import rows_of
 
 def _first_only(stats: SuffStats, first: bool) -> SuffStats:
     """A batch's replacement statistics as one part's share: all of it in the first part, zeros in
-    the others (the parts' caches add up to the batch's, Hughes 2016 Eq. 3.38)."""
+    the others (statistics are additive, so the parts' caches still add up to the batch's)."""
     return stats if first else stats.scaled(0.0)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.local_parts import local_summary
 from ..core.suffstats import SuffStats
-from .parts import rows_of
+from .parts import added, joined_rows, rows_of
 
 
 class CacheLost(RuntimeError):
@@ -115,14 +115,11 @@ def fetch_part(store: dict, slot: tuple, spill: str | None = None):
 
 def joined_caches(parts: list):
     """A batch's cache from its parts' (statistics added in part order, warm starts stacked)."""
-    stats = sum((p[0] for p in parts[1:]), parts[0][0])
+    stats = added(parts)
     warms = [p[1] for p in parts]
     if any(w is None for w in warms) or any(not np.array_equal(w[0], warms[0][0]) for w in warms):
         return stats, None
-    rows = [w[1] for w in warms]
-    if isinstance(rows[0], tuple):
-        return stats, (warms[0][0], tuple(np.concatenate([r[i] for r in rows]) for i in range(len(rows[0]))))
-    return stats, (warms[0][0], np.concatenate(rows))
+    return stats, (warms[0][0], joined_rows([w[1] for w in warms]))
 
 
 def _spill_files(spill: str, slot: tuple) -> dict[int, Path]:
@@ -151,9 +148,10 @@ def write_spill(spill: str, slot: tuple, version: int, cached) -> None:
     temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
     np.savez(temporary, **arrays)
     os.replace(temporary, path)
-    older = sorted(v for v in _spill_files(spill, slot) if v < version)
+    files = _spill_files(spill, slot)
+    older = sorted(v for v in files if v < version)
     for v in older[:-1]:
-        _spill_files(spill, slot)[v].unlink(missing_ok=True)
+        files[v].unlink(missing_ok=True)
 
 
 def read_spill(spill: str | None, slot: tuple, before: int | None = None):
