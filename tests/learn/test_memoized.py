@@ -26,7 +26,7 @@ def test_elbo_never_decreases_after_first_lap(name, moves):
 
 
 @pytest.mark.parametrize("name, n_items, n_batches, n_components, seed",
-                         [("gauss", 400, 5, 1, 0), ("diag_gauss", 900, 3, 2, 6), ("bern", 600, 4, 2, 1), ("mult", 395, 5, 2, 0)])
+                         [("gauss", 400, 5, 1, 3), ("diag_gauss", 900, 3, 2, 6), ("bern", 600, 4, 2, 0), ("mult", 395, 5, 2, 0)])
 def test_cached_batch_stats_stay_consistent_through_moves(name, n_items, n_batches, n_components, seed):
     """After laps of births, merges, deletes and reorders over several batches, every batch's cached
     statistics, fast-forwarded through the move log, sum to the whole-data statistics."""

@@ -6,6 +6,7 @@ cache without a spill file is a clear error."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,8 @@ from stickbreak.config import MixtureConfig
 from stickbreak.models.mixture.init import initial_params
 from stickbreak import obs
 from stickbreak.parallel import LocalExecutor, make_executor
-from stickbreak.parallel.caches import CacheLost, PartVisit, visit_part
+from stickbreak.moves.birth_work import BirthWork, Collect
+from stickbreak.parallel.caches import KEPT_LOST, CacheLost, PartVisit, part_work, visit_part
 
 from conftest import assert_cache_consistent, assert_same_stats, real_data_for
 
@@ -80,3 +82,25 @@ def test_a_lost_cache_without_a_spill_file_is_a_clear_error(tmp_path):
     with pytest.raises(CacheLost, match="part 0 of batch 0 were lost with the worker.*resume the fit"):
         visit_part({}, ("key", 0, 0), model, params, batches[0], PartVisit((), True, None, False, 3, str(tmp_path)),
                    None)
+
+
+def test_follow_up_work_on_a_replaced_worker_runs_the_visit_again(tmp_path):
+    """A birth's follow-up at a batch works on the local parameters its visit kept where the part
+    lives; a replaced worker has lost them: asked without the parameters it says so, asked with
+    them it runs the visit again from the spilled cache and gives the same answer."""
+    model, params, batches = _mixture(300, 1)
+    batch, spill, slot = batches[0], str(tmp_path), ("key", 0, 0)
+    work = BirthWork(True, 0.2, (Collect(0, 20, 0.2, 5),))
+    store, pairs = {}, np.zeros((0, 2), dtype=np.int64)  # memoized VI always passes its (maybe no) merge pairs
+    visit_part(store, slot, model, params, batch, PartVisit((), False, None, False, 1, spill), pairs, True)
+    later = model.global_step(model.summarize(batch, model.local_step(params, batch), params.uids).scaled(0.5), params)
+    visit = PartVisit((), True, None, False, 2, spill, work)
+    first = visit_part(store, slot, model, later, batch, visit, pairs, True)[3]
+    kept = part_work(store, slot, model, None, batch, replace(visit, again=True), pairs, True)
+    assert part_work({}, slot, model, None, batch, replace(visit, again=True), pairs, True) == KEPT_LOST
+    replaced: dict = {}
+    again = part_work(replaced, slot, model, later, batch, replace(visit, again=True), pairs, True)
+    for answer in (kept, again):
+        assert np.array_equal(answer[0], first[0])
+        assert np.array_equal(answer[2][0][0], first[2][0][0]) and np.array_equal(answer[2][0][1].X, first[2][0][1].X)
+    assert replaced[slot][0] == 2  # the visit's cache, rebuilt

@@ -15,14 +15,16 @@ import numpy as np
 import pytest
 
 from stickbreak import DILN, LDA, DPMixture, HDPHMM, HDPTopicModel
-from stickbreak.data import DenseData, ShardStore
+from stickbreak.data import BagOfWords, DenseData, ShardStore
 from stickbreak.datasets import load
-from stickbreak.core.local_parts import on_batch
+from stickbreak.core.local_parts import local_summary, on_batch
+from stickbreak.moves.birth_work import BirthWork, Collect, Expand
+from stickbreak.obs import expfam
 from stickbreak.parallel import LocalExecutor, Request, check_executor, make_executor
 from stickbreak.parallel.processes import ProcessBackend
 from stickbreak.parallel.parts import part_bounds
 from stickbreak.parallel.sharded import ShardedExecutor
-from stickbreak.parallel.worker import dumps
+from stickbreak.parallel.worker import dumps, placed
 
 distributed = pytest.importorskip("distributed")
 
@@ -229,6 +231,50 @@ def test_a_batch_local_parameters_are_its_parts_joined(name):
             np.testing.assert_allclose(other, value, rtol=1e-9, atol=1e-9, err_msg=name_)
 
 
+@pytest.mark.parametrize("name", ["dp_mixture_memoized_moves", "hdp_memoized_moves", "hdp_hmm_memoized_moves"])
+def test_a_batch_birth_work_is_its_parts_joined(name):
+    """A birth's per-batch pieces run on each part where it lives (a topic model's on the words it
+    holds): joined, they are the whole batch's: the same owned items and pooled items (sampled by
+    keys of the rows, whatever the split), the same expansion up to round-off."""
+    fitted = _reference(name)
+    data = _digits_data() if name.startswith("dp") else fitted._as_bow(_ap()) if name.startswith("hdp_m") else _mocap()
+    model, params = fitted.model_, fitted.params_
+    pairs = np.zeros((0, 2), dtype=np.int64)
+    asks = [Collect(0, 7, 0.2, 11), Collect(1, 10 ** 6, 0.2, 12)]
+    if not name.startswith("hdp_hmm"):  # an HMM's births are expanded on every batch at once, on the driver
+        centers = expfam.select_components(params.obs, [0, 1, 1])
+        asks.append(Expand(0, centers, np.log([1e-300, 0.3, 0.7]), np.array([0, 90, 91])))
+    work = BirthWork(True, 0.2, tuple(asks))
+    whole_local = local_summary(model, params, data, None, pairs, True, True)[2]
+    whole = work.joined([work.on_part(model, params, data, whole_local, 0)])
+    for cut in (False, True):
+        answers = []
+        for lo, hi in part_bounds(data.n_items, 3):
+            kept = placed(model, data.subset(np.arange(lo, hi)))
+            own = params if kept.features is None else model.params_on_features(params, kept.features)
+            local = local_summary(model, own, kept.data, None, pairs, True, False, kept.features, kept.n_features,
+                                  keep_own_local=True)[-1]
+            sent = work.on_features(model, kept.features) if cut and kept.features is not None else work
+            answers.append(sent.on_part(model, own, kept.data, local, lo, kept.features, kept.n_features))
+        joined = work.joined(answers)
+        assert np.array_equal(joined.owned, whole.owned)
+        assert (joined.scores is None) == (whole.scores is None)
+        if whole.scores is not None:
+            np.testing.assert_allclose(joined.scores, whole.scores, rtol=1e-12)
+        for ours, theirs in zip(joined.results[:2], whole.results[:2]):
+            assert ours.size == theirs.size > 0
+            assert _items_array(ours.items).tobytes() == _items_array(theirs.items).tobytes()
+        assert whole.results[0].size == 7  # sampled down to its room
+        for ours, theirs in zip(joined.results[2:], whole.results[2:]):
+            for field, value in theirs.fields.items():
+                np.testing.assert_allclose(ours.fields[field], value, rtol=1e-10, atol=1e-10, err_msg=field)
+
+
+def _items_array(items) -> np.ndarray:
+    """Pooled items as one dense array (word counts or rows)."""
+    return items.counts.toarray() if isinstance(items, BagOfWords) else np.asarray(items.X)
+
+
 def test_a_scheduler_address_connects_to_that_cluster(client):
     """What a user of a remote cluster passes: the scheduler's address (a string, so clone() and
     save() keep it)."""
@@ -259,8 +305,8 @@ def test_a_delete_proposal_run_on_the_executor_is_the_serial_one(name, threads):
     def run_local(model_, params_, rows, warm, merge_pairs):
         return executor.local_summaries(model_, params_, [data], [Request(0, rows, warm)], merge_pairs=merge_pairs)[0]
 
-    expected, expected_warm = model.delete_proposal(on_batch(data), params, targets, whole, whole, local, 2, pairs)
-    got, warm = model.delete_proposal(run_local, params, targets, whole, whole, local, 2, pairs)
+    expected, expected_warm = model.delete_proposal(on_batch(data), params, targets, whole, whole, model.delete_start(local), 2, pairs)
+    got, warm = model.delete_proposal(run_local, params, targets, whole, whole, model.delete_start(local), 2, pairs)
     executor.close()
     assert np.array_equal(got.uids, expected.uids) and np.array_equal(got.merge_pairs, expected.merge_pairs)
     for field, value in expected.fields.items():

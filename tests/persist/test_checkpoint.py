@@ -106,8 +106,8 @@ def test_checkpoints_within_laps_take_seconds_between_them():
         CheckpointDir("somewhere", every=0)
 
 
-# a birth is in flight after lap 3 (mixture, topics) and lap 5 (HMM) of the memoized cases
-FAST = [("mixture", "memoized", 3, True), ("topics", "memoized", 3, True), ("hmm", "memoized", 5, True),
+# a birth is in flight after lap 3 (mixture, topics) and lap 4 (HMM) of the memoized cases
+FAST = [("mixture", "memoized", 3, True), ("topics", "memoized", 3, True), ("hmm", "memoized", 4, True),
         ("mixture", "vb", 2, False), ("topics", "vb", 2, False), ("hmm", "vb", 2, False),
         ("mixture", "stochastic", 2, False), ("topics", "stochastic", 4, False), ("hmm", "stochastic", 2, False)]
 SLOW = ([(case, algorithm, lap, False) for case in ("mixture", "topics", "hmm")

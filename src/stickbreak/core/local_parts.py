@@ -37,22 +37,23 @@ def join_parts(parts: Sequence[Any], per_item: tuple[str, ...], summed: tuple[st
 
 
 def local_summary(model, params, batch, warm=None, merge_pairs=None, keep_loglik: bool = False,
-                  keep_local: bool = False, features=None, n_features: int = 0) -> tuple:
+                  keep_local: bool = False, features=None, n_features: int = 0, keep_own_local: bool = False) -> tuple:
     """One local step and summary, what every executor runs for a batch or a part of one:
     ``(stats, warm start)``, and the local parameters with ``keep_local``. ``merge_pairs`` and
     ``keep_loglik`` are memoized VI's (:class:`~stickbreak.core.protocols.Memoizable`).
     ``features``: ``batch`` and ``params`` hold only these of ``n_features`` features (a
     :class:`~stickbreak.core.protocols.FeatureSliced` model's part on a worker); the statistics
-    and local parameters come back over all of them."""
+    and local parameters come back over all of them. ``keep_own_local`` appends the local
+    parameters as the local step gave them, on ``batch``'s own features (what a move's per-batch
+    work runs on where the part lives)."""
     if merge_pairs is None:
-        local = model.local_step(params, batch, warm=warm)
+        own = model.local_step(params, batch, warm=warm)
     else:
-        local = model.local_step(params, batch, warm=warm, keep_loglik=keep_loglik, merge_pairs=merge_pairs)
-    if features is not None:
-        local = model.local_to_all_features(local, features, n_features)
+        own = model.local_step(params, batch, warm=warm, keep_loglik=keep_loglik, merge_pairs=merge_pairs)
+    local = own if features is None else model.local_to_all_features(own, features, n_features)
     pairs = {} if merge_pairs is None else {"merge_pairs": merge_pairs}
     stats = model.summarize(batch, local, params.uids, **pairs)
-    return (stats, model.warm_start(local), local) if keep_local else (stats, model.warm_start(local))
+    return (stats, model.warm_start(local)) + ((local,) if keep_local else ()) + ((own,) if keep_own_local else ())
 
 
 def on_batch(batch):

@@ -154,6 +154,19 @@ class FeatureSliced(Protocol):
         """The local parameters of a batch on ``features`` over all ``n_features``, as the whole
         batch's would be (so that its statistics are the whole batch's)."""
 
+    @abstractmethod
+    def centers_on_features(self, centers: Any, features: np.ndarray) -> Any:
+        """A birth's ``centers`` (:meth:`TrackedBirths.birth_expansion`) as a part on ``features``
+        needs them (exactly the values the whole ones would give it)."""
+
+    @abstractmethod
+    def expansion_to_all_features(self, stats: SuffStats, features: np.ndarray, n_features: int) -> SuffStats:
+        """A birth expansion of a part on ``features`` over all ``n_features``."""
+
+    @abstractmethod
+    def items_to_all_features(self, items: Any, features: np.ndarray, n_features: int) -> Any:
+        """Pooled birth items (:meth:`Movable.birth_pool_items`) of a part on ``features`` over all ``n_features``."""
+
 
 class Movable(Memoizable, Protocol):
     """Birth, merge and delete moves, each accepted on the exact whole-data ELBO (Hughes 2016, Ch. 4).
@@ -178,12 +191,18 @@ class Movable(Memoizable, Protocol):
         (§4.1: an upper bound on the gain for mixtures, a screen for topics and HMMs)."""
 
     @abstractmethod
+    def delete_start(self, local: Any) -> np.ndarray | None:
+        """What a delete proposal starts from of a batch's local parameters, a row per item (the
+        rows of a batch's parts stack), or None: only this travels from where the batch lives."""
+
+    @abstractmethod
     def delete_proposal(self, run_local: Callable, params: Any, targets: Any, whole: SuffStats, stats_b: SuffStats,
-                        local: Any, refine_steps: int, merge_pairs: Any = None) -> tuple[SuffStats, Any]:
+                        start: Any, refine_steps: int, merge_pairs: Any = None) -> tuple[SuffStats, Any]:
         """This batch's statistics with the components ``targets`` (uids) removed and their mass
         re-assigned to the others, refined ``refine_steps`` times against the rest of the data
         (§4.3, Eq. 4.25-4.27), and the batch's next warm start (or ``None``). ``whole`` are the
-        whole-data statistics and ``stats_b`` this batch's part; with ``merge_pairs`` the proposal
+        whole-data statistics, ``stats_b`` this batch's part and ``start`` its :meth:`delete_start`;
+        with ``merge_pairs`` the proposal
         carries their merged terms, so merges may follow an accepted delete.
 
         The batch's local steps go through ``run_local(model, params, rows, warm, merge_pairs) ->
@@ -207,8 +226,13 @@ class Movable(Memoizable, Protocol):
         log-likelihood of a component's items); ``None``: the largest components first."""
 
     @abstractmethod
+    def birth_row_items(self, batch: Any) -> np.ndarray:
+        """The item of the batch that each row of :meth:`birth_ownership` belongs to, in increasing
+        order (an HMM's frames belong to sequences; elsewhere row ``n`` is item ``n``)."""
+
+    @abstractmethod
     def birth_pool_items(self, batch: Any, local: Any, params: Any, column: int, members: np.ndarray) -> Any:
-        """The data a birth pools from the items ``members`` of the batch for the target at ``column``."""
+        """The data a birth pools from the rows ``members`` of the batch for the target at ``column``."""
 
 
 class MergesByRows(Movable, Protocol):

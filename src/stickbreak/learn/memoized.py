@@ -27,9 +27,11 @@ import numpy as np
 from ..core.protocols import Memoizable, Movable, WholeDataBirths, declares, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
+from ..moves.birth_work import BirthWork
+from ..moves.delete import DeleteStart
 from ..moves.planner import RETRY_LAPS, LapPlan, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe
-from ..parallel import LocalExecutor, MemoVisit, Request
+from ..parallel import Combined, LocalExecutor, MemoVisit, Request
 from .base import ELBODecreaseWarning, LapResult, SavesWithinLaps
 from .memo_state import MemoLapInProgress, MemoState, fetched_caches, saved_values, working_values
 
@@ -186,34 +188,66 @@ class _Lap:
 
     # ---------------------------------------------------------------- one batch
     def visit(self, b: int) -> None:
-        """The batch's visit where it lives (its local step, the change of its cached statistics:
-        :meth:`~stickbreak.parallel.executors.Executor.memo_step`) swapped in; births and deletes
-        then work here from the batch's local parameters."""
+        """The batch's visit where it lives (its local step, the change of its cached statistics and
+        the births' per-batch pieces: :meth:`~stickbreak.parallel.executors.Executor.memo_step`)
+        swapped in; a delete's proposal then starts here from the batch's local parameters."""
         params_before = self.params
         self.visited.add(b)
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
         wants_delete = bool(self.plan.delete_targets) and not self.births
         install = None if self.memo[b] is None else (self.memo[b], self.warm[b])
-        visit = MemoVisit(b, self.number, tuple(self.log[self.seen[b]:]), self.placed[b], install, wants_delete)
-        keep_local = want_births or bool(self.active) or wants_delete
-        delta, fresh, local = self.executor.memo_step(self.model, params_before, self.batches, visit,
-                                                      self.plan.merge_pairs, keep_local,
-                                                      want_births or bool(self.active))
+        births = None
+        if want_births or self.active:  # what every tracked birth asks of this batch, and its owned items
+            asks = tuple(birth.ask(p, params_before, self.cfg, self.rng) for p in self.active)
+            births = BirthWork(want_births, self.cfg.birth_resp_threshold, asks)
+        works = tuple(w for w in (births, DeleteStart() if wants_delete else None) if w is not None)
+        visit = MemoVisit(b, self.number, tuple(self.log[self.seen[b]:]), self.placed[b], install, wants_delete,
+                          Combined(works) if works else None)
+        delta, fresh, _, answers = self.executor.memo_step(self.model, params_before, self.batches, visit,
+                                                           self.plan.merge_pairs, False, births is not None)
         self._swap_in(b, delta)
-        if not keep_local:
-            return
-        batch = self.batches[b]
         # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
         # has been accepted the components differ from the delete's plan and the delete waits
         if wants_delete:  # the proposal's local steps run where the batch lives
             self.delete_proposals[b], self.delete_warm[b] = self.model.delete_proposal(
-                self._run_local(b), self.params, self.plan.delete_targets, self.stats, fresh, local,
+                self._run_local(b), self.params, self.plan.delete_targets, self.stats, fresh, answers[-1],
                 self.cfg.delete_refine_steps, self.plan.merge_pairs)
+        if births is not None:
+            self._births_at(b, replace(visit, work=births), answers[0], params_before, want_births)
+
+    def _births_at(self, b: int, visit: MemoVisit, answer, params_before, want_births: bool) -> None:
+        """Advance every birth proposal with batch ``b``'s answer (collected items or its expansion),
+        evaluating the complete ones, then start new ones from the items each component owns there.
+        Proposals just started or created ask the batch again, on the local parameters its parts
+        kept where they live (:meth:`~stickbreak.parallel.executors.Executor.memo_work`)."""
+        asked, self.active = list(zip(self.active, answer.results)), []
         accepted_before = self.births
-        self._extend_births(b, batch, local, params_before)
+        pending = self._advanced(b, asked, params_before)
         # after an accepted birth this batch's responsibilities are stale: start no proposal from them
         if want_births and self.births == accepted_before:
-            self._start_births(b, batch, local, params_before)
+            pending += self._started(answer, params_before, pending)
+        while pending:
+            work = BirthWork(asks=tuple(birth.ask(p, params_before, self.cfg, self.rng) for p in pending))
+            results = self.executor.memo_work(self.model, params_before, self.batches, replace(visit, work=work),
+                                              self.plan.merge_pairs, True).results
+            pending = self._advanced(b, list(zip(pending, results)), params_before)
+
+    def _advanced(self, b: int, asked: list, params_before) -> list:
+        """Each proposal advanced by its answer at batch ``b``: failures recorded, complete ones
+        evaluated, the others tracked (``self.active``); returns those that ask the batch again."""
+        again = []
+        for proposal, result in asked:
+            advanced, more = birth.advance(self.model, proposal, b, result, params_before, self.cfg, self.rng,
+                                           self._expand_all)
+            if advanced is None:
+                self._birth_failed(proposal.target)
+            elif more:
+                again.append(advanced)
+            elif advanced.complete:
+                self._evaluate_birth(advanced)
+            else:
+                self.active.append(advanced)
+        return again
 
     def _run_local(self, b: int):
         """Batch ``b``'s ``run_local`` for a move's proposal (see
@@ -270,48 +304,29 @@ class _Lap:
         return False
 
     # ---------------------------------------------------------------- births
-    def _extend_births(self, b: int, batch, local, params_before) -> None:
-        """Advance every birth proposal at this batch (collect, create, expand) and evaluate the
-        complete ones. A batch seen before is expanded again: its expansion must match the
-        statistics just cached for it."""
-        still_active = []
-        for proposal in self.active:
-            advanced = birth.extend(self.model, proposal, b, batch, local, params_before, self.cfg, self.rng,
-                                    self._expand_all)
-            if advanced is None:
-                self._birth_failed(proposal.target)
-            elif advanced.complete:
-                self._evaluate_birth(advanced)
-            else:
-                still_active.append(advanced)
-        self.active = still_active
-
     def _birth_failed(self, target: int) -> None:
         size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(target, 0.0)
         self.history.birth[target] = (self.number, float(size))
 
-    def _start_births(self, b: int, batch, local, params_before) -> None:
+    def _started(self, answer, params_before, pending: list) -> list:
+        """New proposals (collecting from this batch on) for the targets this batch's owned items
+        and scores pick, while fewer than ``birth_max_active`` are tracked and K has room."""
         cfg = self.cfg
         whole = dict(zip(self.stats.uids.tolist(), self.stats.counts))
         counts = np.array([whole.get(int(u), 0.0) for u in params_before.uids])
-        tracked = {p.target for p in self.active}
-        planned = replace_busy(self.plan, tracked)
-        owned, score = self.model.birth_ownership(local), self.model.birth_scores(local)
-        for target in birth_targets(params_before, owned, score, planned, self.history, self.number, cfg, counts):
-            pending = sum(len(p.new_uids) for p in self.active)
-            room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components - pending)
-            if len(self.active) >= cfg.birth_max_active or room < 2:
+        tracked = self.active + pending
+        planned = replace_busy(self.plan, {p.target for p in tracked})
+        started = []
+        for target in birth_targets(params_before, answer.owned, answer.scores, planned, self.history, self.number,
+                                    cfg, counts):
+            reserved = sum(len(p.new_uids) for p in tracked + started)
+            room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components - reserved)
+            if len(tracked) + len(started) >= cfg.birth_max_active or room < 2:
                 break
-            new_uids = list(range(self.next_uid, self.next_uid + room))
+            started.append(birth.TrackedBirth(target, tuple(range(self.next_uid, self.next_uid + room)),
+                                              len(self.batches)))
             self.next_uid += room  # reserved whether or not the birth is accepted: uids are never reused
-            proposal = birth.start(self.model, b, batch, local, params_before, target, new_uids,
-                                   len(self.batches), cfg, self.rng, self._expand_all)
-            if proposal is None:
-                self._birth_failed(target)
-            elif proposal.complete:  # a single batch: nothing more to track
-                self._evaluate_birth(proposal)
-            else:
-                self.active.append(proposal)
+        return started
 
     @property
     def _expand_all(self):

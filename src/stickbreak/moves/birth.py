@@ -3,8 +3,13 @@ full cycle of batches before the exact test (as bnpy does).
 
 A birth for a target component j goes through two phases.
 
+Each phase's per-batch piece runs where the batch lives, on the local parameters of its visit: the
+proposal :func:`ask` s the batch and :func:`advance` s on the answer (:mod:`.birth_work`; only the
+pooled items and the expansion travel, never the local parameters).
+
 *Collecting.* At each visited batch, the items with ``r_nj > resp_threshold`` are copied into a pool
-until it holds ``birth_max_items`` items or every batch has been seen once. Newborns made from one
+(a uniform sample of them when there is less room left) until it holds ``birth_max_items`` items or
+every batch has been seen once. Newborns made from one
 small batch have prior-dominated posteriors that never win items back from the target's bulk, so
 they are made from the pool: Bregman k-means++ and a few hard k-means steps split it into up to
 ``max_new`` groups, refined by soft EM on the pool.
@@ -31,7 +36,7 @@ declared capability. A :class:`~stickbreak.core.protocols.TrackedBirths` model (
 models) gives each batch's statistics over [target, newborns] (``birth_expansion``). A
 :class:`~stickbreak.core.protocols.WholeDataBirths` model (HMMs: transition counts couple
 neighbouring frames) has ``birth_proposal`` instead: once the newborns are created, the learner
-expands every batch at once (``expand_all`` of :func:`extend`) into *full-width* statistics over
+expands every batch at once (``expand_all`` of :func:`advance`) into *full-width* statistics over
 all components, whose sum is the candidate.
 """
 
@@ -42,12 +47,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import logsumexp
 
-from ..core import sparse_resp
-from ..core.protocols import Movable, TrackedBirths, total_elbo
+from ..core.protocols import Movable, total_elbo
 from ..core.suffstats import SuffStats
 from ..data import concat_items
 from ..models.mixture.init import bregman_kmeans, kmeans_plus_plus
 from ..obs import expfam
+from .birth_work import Collect, Expand, on_local
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,14 +86,6 @@ class TrackedBirth:
         return np.concatenate([[self.target], self.born]).astype(np.int64)
 
 
-def _owned(model: Movable, local, column: int) -> np.ndarray:
-    return sparse_resp.column(model.birth_ownership(local), column)
-
-
-def _expansion(model: TrackedBirths, batch, local, params, column: int, proposal) -> SuffStats:
-    return model.birth_expansion(batch, local, params, column, proposal.centers, proposal.log_weights, proposal.uids)
-
-
 def _posterior_of(model, batch, resp: np.ndarray):
     stats = {"N": resp.sum(axis=0), **model.obs.suff_stats(batch, resp, model.obs_prior)}
     return expfam.posterior(model.obs, model.obs_prior, stats)
@@ -103,21 +100,67 @@ def _column(params, uid: int) -> int:
     return int(np.flatnonzero(params.uids == uid)[0])
 
 
+def ask(proposal: TrackedBirth, params, config, rng):
+    """What the proposal asks of the batch it visits, where the batch lives (:mod:`.birth_work`):
+    while collecting, up to the rest of its pool's room of the target's items; once created, the
+    batch's expansion."""
+    column = _column(params, proposal.target)
+    if not proposal.created:
+        return Collect(column, config.birth_max_items - proposal.pool_size, config.birth_resp_threshold,
+                       int(rng.integers(2 ** 62)))
+    return Expand(column, proposal.centers, proposal.log_weights, proposal.uids)
+
+
+def advance(model: Movable, proposal: TrackedBirth, b: int, answer, params, config, rng, expand_all=None):
+    """The proposal after batch ``b`` answered its :func:`ask` (a :class:`~.birth_work.Pooled`
+    pool, or an expansion): ``(proposal or None, again)``; ``None`` if no split was found, ``again``
+    if it was just created and now asks for batch ``b``'s expansion. ``expand_all`` (a callable,
+    for :class:`~stickbreak.core.protocols.WholeDataBirths` models): a created proposal is handed to
+    it, which expands every batch and returns it complete.
+
+    When the target gives up all its mass its log-weight is -inf, so its column of the split is
+    exactly zero, its posterior the prior and its weight stays zero.
+    """
+    if not proposal.created:
+        pool = proposal.pool + ((answer.items,) if answer.size else ())
+        proposal = replace(proposal, pool=pool, pool_size=proposal.pool_size + answer.size,
+                           collected_from=proposal.collected_from | {b})
+        full_cycle = len(proposal.collected_from) >= proposal.n_batches
+        if proposal.pool_size < config.birth_max_items and not full_cycle:
+            return proposal, False
+        proposal = _create(model, proposal, params, config, rng)
+        if proposal is None:
+            return None, False
+        if expand_all is not None:
+            return expand_all(proposal), False
+        return proposal, True
+    expansions = dict(proposal.expansions)
+    expansions[b] = answer
+    total = sum(list(expansions.values())[1:], next(iter(expansions.values())))
+    item_model = model.birth_item_model
+    centers = expfam.posterior(item_model.obs, item_model.obs_prior, total.fields)
+    remaining, passes_left = proposal.remaining - {b}, proposal.passes_left
+    if not remaining and passes_left > 0:  # another pass: every batch re-expanded under the refined newborns
+        remaining, passes_left = frozenset(range(proposal.n_batches)), passes_left - 1
+    return replace(proposal, centers=centers, log_weights=_log_proportions(total.counts),
+                   expansions=expansions, remaining=remaining, passes_left=passes_left), False
+
+
 def start(model: Movable, b: int, batch, local, params, target: int, new_uids, n_batches: int, config, rng, expand_all=None):
     """A new proposal for ``target`` that starts collecting at batch ``b`` (see :func:`extend`)."""
     proposal = TrackedBirth(target, tuple(int(u) for u in new_uids), n_batches)
     return extend(model, proposal, b, batch, local, params, config, rng, expand_all)
 
 
-def _collect(model: Movable, proposal: TrackedBirth, b: int, batch, local, params, owned: np.ndarray, config, rng) -> TrackedBirth:
-    members = np.flatnonzero(owned > config.birth_resp_threshold)
-    room = config.birth_max_items - proposal.pool_size
-    if len(members) > room:
-        members = np.sort(rng.choice(members, room, replace=False))
-    items = model.birth_pool_items(batch, local, params, _column(params, proposal.target), members)
-    pool = proposal.pool + ((items,) if len(members) else ())
-    return replace(proposal, pool=pool, pool_size=proposal.pool_size + len(members),
-                   collected_from=proposal.collected_from | {b})
+def extend(model: Movable, proposal: TrackedBirth, b: int, batch, local, params, config, rng, expand_all=None):
+    """Batch ``b``'s visit of the proposal (local parameters ``local`` under ``params``), answered
+    here: collect items or create the newborns, then expand the batch. ``None`` if no split was
+    found. (Memoized VI asks where the batch lives instead, :mod:`.birth_work`.)"""
+    again = True
+    while proposal is not None and again:
+        answer = on_local(model, params, batch, local, ask(proposal, params, config, rng))
+        proposal, again = advance(model, proposal, b, answer, params, config, rng, expand_all)
+    return proposal
 
 
 def _create(model: Movable, proposal: TrackedBirth, params, config, rng) -> TrackedBirth | None:
@@ -147,39 +190,6 @@ def _create(model: Movable, proposal: TrackedBirth, params, config, rng) -> Trac
     born = np.asarray(proposal.new_uids[:split.shape[1]], dtype=np.int64)
     return replace(proposal, pool=(), born=born, centers=centers, log_weights=log_weights, expansions={},
                    remaining=frozenset(range(proposal.n_batches)), passes_left=config.birth_passes - 1)
-
-
-def extend(model: Movable, proposal: TrackedBirth, b: int, batch, local, params, config, rng, expand_all=None):
-    """Visit batch ``b`` (local parameters ``local`` under ``params``): collect items or create the
-    newborns, then expand the batch and re-estimate the proposal. ``None`` if no split was found.
-    ``expand_all`` (a callable, for :class:`~stickbreak.core.protocols.WholeDataBirths` models): once
-    created, the proposal is handed to it, which expands every batch and returns it complete.
-
-    When the target gives up all its mass its log-weight is -inf, so its column of the split is
-    exactly zero, its posterior the prior and its weight stays zero.
-    """
-    column = _column(params, proposal.target)
-    owned = _owned(model, local, column)
-    if not proposal.created:
-        proposal = _collect(model, proposal, b, batch, local, params, owned, config, rng)
-        full_cycle = len(proposal.collected_from) >= proposal.n_batches
-        if proposal.pool_size < config.birth_max_items and not full_cycle:
-            return proposal
-        proposal = _create(model, proposal, params, config, rng)
-        if proposal is None:
-            return None
-        if expand_all is not None:
-            return expand_all(proposal)
-    expansions = dict(proposal.expansions)
-    expansions[b] = _expansion(model, batch, local, params, column, proposal)
-    total = sum(list(expansions.values())[1:], next(iter(expansions.values())))
-    item_model = model.birth_item_model
-    centers = expfam.posterior(item_model.obs, item_model.obs_prior, total.fields)
-    remaining, passes_left = proposal.remaining - {b}, proposal.passes_left
-    if not remaining and passes_left > 0:  # another pass: every batch re-expanded under the refined newborns
-        remaining, passes_left = frozenset(range(proposal.n_batches)), passes_left - 1
-    return replace(proposal, centers=centers, log_weights=_log_proportions(total.counts),
-                   expansions=expansions, remaining=remaining, passes_left=passes_left)
 
 
 def candidate(stats: SuffStats, proposal: TrackedBirth) -> SuffStats:

@@ -78,12 +78,11 @@ def birth_shortlist(stats, history: MoveHistory, lap: int, config, exclude=()) -
 
 def birth_targets(params, owned: np.ndarray, score, plan: LapPlan, history: MoveHistory,
                   lap: int, config, whole_counts) -> list[int]:
-    """Components to split at this batch: enough owned items here (``owned``: each item's share of
-    each component), not busy, never-failed first, then the lowest ``score`` (mixtures: the
-    thesis's b-score, the average log-likelihood of a component's items; without one, the largest
-    components first)."""
+    """Components to split at this batch: enough owned items here (``owned``: per component, how
+    many items hold more than ``birth_resp_threshold`` of it), not busy, never-failed first, then the
+    lowest ``score`` (mixtures: the thesis's b-score, the average log-likelihood of a component's
+    items; without one, the largest components first)."""
     score = -np.asarray(whole_counts, dtype=float) if score is None else score
-    owned = np.asarray((owned > config.birth_resp_threshold).sum(axis=0)).ravel()  # dense or sparse CSR
     candidates = []
     for k, uid in enumerate(params.uids):
         uid = int(uid)

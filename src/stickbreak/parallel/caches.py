@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -33,6 +33,43 @@ class CacheLost(RuntimeError):
     """A part's cache is gone (its worker died and no spill file holds it)."""
 
 
+#: A follow-up's answer (sent without the call's parameters) for a part whose kept local parameters
+#: are gone: the driver asks again with the parameters, and the visit is run again.
+KEPT_LOST = b"stickbreak-kept-local-lost"
+
+
+class LocalWork(Protocol):
+    """Work a memoized visit does on each part's local parameters where the part lives, right after
+    its local step, so that they never travel (a birth's per-batch pieces: :mod:`stickbreak.moves.birth_work`)."""
+
+    def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0) -> Any:
+        """The part's answer: ``batch`` holds the batch's items from ``start`` on, ``params`` and
+        ``local`` are those of its local step (on ``features`` of ``n_features``, if not None)."""
+
+    def joined(self, answers: Sequence) -> Any:
+        """The batch's answer from its parts' (in part order)."""
+
+    def on_features(self, model, features) -> "LocalWork":
+        """This work as a part kept on ``features`` receives it (a
+        :class:`~stickbreak.core.protocols.FeatureSliced` model's: what it sends cut to them)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Combined:
+    """Several :class:`LocalWork` on the same local parameters: answers are tuples, one per work."""
+
+    works: tuple
+
+    def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0) -> tuple:
+        return tuple(w.on_part(model, params, batch, local, start, features, n_features) for w in self.works)
+
+    def joined(self, answers: Sequence) -> tuple:
+        return tuple(w.joined([a[i] for a in answers]) for i, w in enumerate(self.works))
+
+    def on_features(self, model, features) -> "Combined":
+        return Combined(tuple(w.on_features(model, features) for w in self.works))
+
+
 @dataclass(frozen=True, eq=False)
 class MemoVisit:
     """Memoized VI's visit of batch ``batch``: ``records`` are the moves accepted since its last
@@ -40,7 +77,8 @@ class MemoVisit:
     of the whole batch carried by a resumed state, to place (instead) before the records replay;
     ``keep_fresh``: send back the fresh statistics too (a delete's proposal starts from them);
     ``version``: increases from visit to visit of a batch (the lap), so that a retried visit finds
-    the cache its first try replaced."""
+    the cache its first try replaced; ``work``: a :class:`LocalWork` to run on the parts' local
+    parameters (their last such work is kept, for :func:`part_work`)."""
 
     batch: int
     version: int
@@ -48,12 +86,15 @@ class MemoVisit:
     cached: bool = False
     install: Any = None
     keep_fresh: bool = False
+    work: Any = None
 
 
 @dataclass(frozen=True, eq=False)
 class PartVisit:
     """A :class:`MemoVisit` as one part receives it: the records cut to the part, its share of an
-    installed cache, and where its worker writes the cache through (None: nowhere)."""
+    installed cache, where its worker writes the cache through (None: nowhere), the part's first
+    item ``start`` in the batch, and with ``again`` only the visit's ``work`` is asked (a follow-up:
+    :func:`part_work`)."""
 
     records: tuple
     cached: bool
@@ -61,6 +102,9 @@ class PartVisit:
     keep_fresh: bool
     version: int = 0
     spill: str | None = None
+    work: Any = None
+    start: int = 0
+    again: bool = False
 
 
 def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str | None = None) -> PartVisit:
@@ -72,17 +116,20 @@ def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str |
         stats, warm = visit.install
         install = (stats if first else stats.scaled(0.0),
                    None if warm is None else (warm[0], rows_of(warm[1], start, stop)))
-    return PartVisit(records, visit.cached or install is not None, install, visit.keep_fresh, visit.version, spill)
+    return PartVisit(records, visit.cached or install is not None, install, visit.keep_fresh, visit.version, spill,
+                     visit.work, start)
 
 
 def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit, merge_pairs,
                keep_loglik: bool = False, keep_local: bool = False, features=None, n_features: int = 0) -> tuple:
-    """One part's visit (``slot``: its key in ``store``): ``(delta, fresh or None[, local])`` with
-    ``delta`` the fresh statistics minus the cached ones replayed, carrying the fresh merge terms
-    (``features``, ``n_features``: as :func:`~stickbreak.core.local_parts.local_summary`'s).
+    """One part's visit (``slot``: its key in ``store``): ``(delta, fresh or None, local or None,
+    work's answer or None)`` with ``delta`` the fresh statistics minus the cached ones replayed,
+    carrying the fresh merge terms (``features``, ``n_features``: as
+    :func:`~stickbreak.core.local_parts.local_summary`'s).
 
     The cache is that of the part's last visit before this one (``visit.version``): the store's if
-    older, else (a retried visit, or a replaced worker) the spill file's."""
+    older, else (a retried visit, or a replaced worker) the spill file's. With ``visit.work`` the
+    part's local parameters are kept in ``store`` (one set per part index) for follow-up work."""
     cached = visit.install
     if cached is None and visit.cached:
         kept = store.get(slot)
@@ -96,7 +143,9 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
             old = record.replay(old, b)
             warm = None if warm is None else record.replay_warm(warm, b)
         warm = warm[1] if warm is not None and np.array_equal(warm[0], params.uids) else None
-    answer = local_summary(model, params, batch, warm, merge_pairs, keep_loglik, keep_local, features, n_features)
+    working = visit.work is not None
+    answer = local_summary(model, params, batch, warm, merge_pairs, keep_loglik, keep_local, features, n_features,
+                           keep_own_local=working)
     fresh = answer[0]
     store[slot] = (visit.version, (fresh, None if answer[1] is None else (np.asarray(params.uids), answer[1])))
     if visit.spill is not None:
@@ -104,7 +153,32 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
     new = fresh.without_merge_terms()
     delta = new if old is None else new - old.without_merge_terms()
     delta = delta.with_merge_terms(fresh.merge_pairs, fresh.merge_entropy, fresh.merge_fields)
-    return (delta, fresh if visit.keep_fresh else None) + ((answer[2],) if keep_local else ())
+    work = None
+    if working:
+        store[_kept_slot(slot)] = (slot[1], visit.version, params, batch, answer[-1])
+        work = visit.work.on_part(model, params, batch, answer[-1], visit.start, features, n_features)
+    return delta, fresh if visit.keep_fresh else None, answer[2] if keep_local else None, work
+
+
+def _kept_slot(slot: tuple) -> tuple:
+    """Where a part's local parameters are kept for follow-up work: one set per placement and part."""
+    return ("kept-local", slot[0], slot[2])
+
+
+def part_work(store: dict, slot: tuple, model, params, batch, visit: PartVisit, merge_pairs,
+              keep_loglik: bool = False, features=None, n_features: int = 0):
+    """``visit.work``'s answer on the local parameters that this visit of the part kept; if they are
+    gone (a replaced worker), the visit is run again first, as a retried visit (the same cache,
+    the same local parameters), or :data:`KEPT_LOST` is answered if ``params`` is None."""
+    kept = store.get(_kept_slot(slot))
+    if kept is None or kept[:2] != (slot[1], visit.version):
+        if params is None:  # asked without the parameters, which the visit needs
+            return KEPT_LOST
+        visit_part(store, slot, model, params, batch, replace(visit, again=False), merge_pairs, keep_loglik,
+                   False, features, n_features)
+        kept = store[_kept_slot(slot)]
+    _, _, params, batch, local = kept
+    return visit.work.on_part(model, params, batch, local, visit.start, features, n_features)
 
 
 def fetch_part(store: dict, slot: tuple, spill: str | None = None):

@@ -27,7 +27,7 @@ import numpy as np
 from ..core.suffstats import SuffStats
 from ..data.shards import ShardStore
 from ..core.local_parts import local_summary
-from .caches import MemoVisit, fetch_part, joined_caches, part_visit, visit_part
+from .caches import MemoVisit, fetch_part, joined_caches, part_visit, part_work, visit_part
 from .parts import Part, added, batch_size, filled_parts, joined, joined_visits, split
 
 
@@ -65,9 +65,15 @@ class Executor(Protocol):
     def memo_step(self, model, params, batches: Sequence, visit: MemoVisit, merge_pairs, keep_local: bool = False,
                   keep_loglik: bool = False) -> tuple:
         """Memoized VI's visit of a batch where its parts and their caches live (:mod:`.caches`):
-        ``(delta, fresh, local)``, the change of the batch's cached statistics (with the fresh merge
-        terms), the fresh statistics if ``visit.keep_fresh`` (else None) and, with ``keep_local``,
-        the local parameters (else None)."""
+        ``(delta, fresh, local, work)``, the change of the batch's cached statistics (with the fresh
+        merge terms), the fresh statistics if ``visit.keep_fresh`` (else None), with ``keep_local``
+        the local parameters (else None), and the answer of ``visit.work`` (else None)."""
+
+    def memo_work(self, model, params, batches: Sequence, visit: MemoVisit, merge_pairs,
+                  keep_loglik: bool = False) -> Any:
+        """The answer of ``visit.work`` on the local parameters that ``visit`` (the batch's latest,
+        with the same arguments and some work) kept where the parts live: a follow-up that sends
+        no local parameters anywhere."""
 
     def memo_caches(self, batches: Sequence, which: Sequence[int]) -> list:
         """The caches ``(stats, (uids, warm) or None)`` of batches ``which``, as they are now."""
@@ -146,15 +152,23 @@ class LocalExecutor:
         return parts[0] if len(parts) == 1 else joined(parts, model)
 
     def memo_step(self, model, params, batches, visit, merge_pairs, keep_local=False, keep_loglik=False):
+        answers = self._memo_parts(batches, visit, lambda slot, batch, part: visit_part(
+            self._caches, slot, model, params, batch, part, merge_pairs, keep_loglik, keep_local))
+        return joined_visits(answers, model if keep_local else None, visit.work)
+
+    def memo_work(self, model, params, batches, visit, merge_pairs, keep_loglik=False):
+        answers = self._memo_parts(batches, visit, lambda slot, batch, part: part_work(
+            self._caches, slot, model, params, batch, part, merge_pairs, keep_loglik))
+        return visit.work.joined(answers)
+
+    def _memo_parts(self, batches, visit: MemoVisit, run) -> list:
+        """``run(slot, part's data, part's visit)`` on each part of the visited batch, in part order."""
         def one(job):
             index, start, stop = job
-            part = Part(index, start, stop, None, None)
-            batch = self._part_data(batches, visit.batch, part)
-            return visit_part(self._caches, (id(batches), visit.batch, index), model, params, batch,
-                              part_visit(visit, index, start, stop), merge_pairs, keep_loglik, keep_local)
+            batch = self._part_data(batches, visit.batch, Part(index, start, stop, None, None))
+            return run((id(batches), visit.batch, index), batch, part_visit(visit, index, start, stop))
 
-        jobs = filled_parts(batch_size(batches, visit.batch), self.n_workers)
-        return joined_visits(self.map(one, jobs), model if keep_local else None)
+        return self.map(one, filled_parts(batch_size(batches, visit.batch), self.n_workers))
 
     def memo_caches(self, batches, which):
         return [joined_caches([fetch_part(self._caches, (id(batches), b, index))

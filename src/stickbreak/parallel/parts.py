@@ -90,10 +90,12 @@ def joined_rows(parts: Sequence):
     return np.concatenate(parts)
 
 
-def joined_visits(answers: Sequence, model=None) -> tuple:
+def joined_visits(answers: Sequence, model=None, work=None) -> tuple:
     """One memoized visit's answer from its parts' (:func:`~stickbreak.parallel.caches.visit_part`):
-    ``(delta, fresh or None, local or None)``, the statistics added in part order, the local
-    parameters joined by ``model`` (None: not kept)."""
+    ``(delta, fresh or None, local or None, work's answer or None)``, the statistics added in part
+    order, the local parameters joined by ``model`` (None: not kept), the answers of the visit's
+    ``work`` joined by it."""
     delta = added(answers)
     fresh = None if answers[0][1] is None else sum((a[1] for a in answers[1:]), answers[0][1])
-    return delta, fresh, None if model is None else model.join_locals([a[2] for a in answers])
+    local = None if model is None else model.join_locals([a[2] for a in answers])
+    return delta, fresh, local, None if work is None else work.joined([a[3] for a in answers])

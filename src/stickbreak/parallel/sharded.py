@@ -28,7 +28,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from ..data.shards import ShardStore
-from .caches import MemoVisit, PartVisit, joined_caches, part_visit
+from .caches import KEPT_LOST, MemoVisit, PartVisit, joined_caches, part_visit
 from .executors import Request
 from .parts import added as _added
 from .parts import batch_size, filled_parts, joined, joined_rows, joined_visits, part_bounds, split
@@ -144,12 +144,26 @@ class ShardedExecutor:
         return joined(_by_request(jobs, 1)[0], model)
 
     def memo_step(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_local=False, keep_loglik=False):
+        jobs = self._memo_jobs(model, params, batches, visit, merge_pairs, keep_loglik, keep_local)
+        return joined_visits([job.answer for job in jobs], model if keep_local else None, visit.work)
+
+    def memo_work(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_loglik=False):
+        """Sent without the parameters (the parts kept those of their visit); a part whose worker
+        lost them is asked again with them (:data:`~.caches.KEPT_LOST`)."""
+        jobs = self._memo_jobs(model, None, batches, visit, merge_pairs, keep_loglik, again=True)
+        lost = [job for job in jobs if isinstance(job.answer, bytes) and job.answer == KEPT_LOST]
+        if lost:
+            self._run_jobs(model, params, self._placement(batches), lost, merge_pairs)
+        return visit.work.joined([job.answer for job in jobs])
+
+    def _memo_jobs(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_loglik, keep_local=False,
+                   again=False) -> list[_Job]:
         placement = self._placement(batches)
         jobs = [_Job(0, index, PartTask(placement.key, visit.batch, index, None, None, keep_loglik=keep_loglik,
-                                        keep_local=keep_local, memo=part_visit(visit, index, start, stop, self.spill)))
+                                        keep_local=keep_local,
+                                        memo=replace(part_visit(visit, index, start, stop, self.spill), again=again)))
                 for index, start, stop in filled_parts(placement.size(visit.batch), self.n_workers)]
-        self._run_jobs(model, params, placement, jobs, merge_pairs)
-        return joined_visits([job.answer for job in jobs], model if keep_local else None)
+        return self._run_jobs(model, params, placement, jobs, merge_pairs)
 
     def memo_caches(self, batches, which):
         placement = self._placement(batches)
@@ -212,7 +226,7 @@ class ShardedExecutor:
         first = group[0]
         features = placement.features.get((first.task.batch, first.task.part))
         sliced = (len(group) == 1 and features is not None and (first.worker, first.task.batch) in placement.placed
-                  and not first.task.fetch)
+                  and not first.task.fetch and call.params is not None)
         common = call.sliced(features) if sliced else call.whole()
         parts = []
         for job in group:
@@ -221,6 +235,8 @@ class ShardedExecutor:
                 start, stop = part_bounds(placement.size(task.batch), self.n_workers)[task.part]
                 task = replace(task, source=placement.source(task.batch, start, stop))
                 placement.placed.add((job.worker, task.batch))
+            if task.memo is not None and task.memo.work is not None and features is not None and len(group) == 1:
+                task = replace(task, memo=replace(task.memo, work=task.memo.work.on_features(call.model, features)))
             parts.append(replace(task, sliced=sliced))
         payload = dumps((common, parts, total))  # a move record's zero statistics (other parts') take no room
         self._bytes += len(payload)

@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 from ..data.shards import ShardStore
 from ..core.local_parts import local_summary
 from ..core.protocols import FeatureSliced, declares
-from .caches import PartVisit, drop_spill, fetch_part, visit_part
+from .caches import PartVisit, drop_spill, fetch_part, part_work, visit_part
 
 #: The answer of a worker that does not hold the part a task names.
 MISSING = b"stickbreak-missing-part"
@@ -119,7 +119,12 @@ def run_parts(payload: bytes) -> bytes:
                 continue
             kept = _STORE[slot]
             batch = kept.data if part.rows is None else kept.data.subset(part.rows)
-            own = params if kept.features is None or part.sliced else model.params_on_features(params, kept.features)
+            own = (params if kept.features is None or part.sliced or params is None
+                   else model.params_on_features(params, kept.features))
+            if part.memo is not None and part.memo.again:
+                answers.append(part_work(_CACHES, slot, model, own, batch, part.memo, merge_pairs, part.keep_loglik,
+                                         kept.features, kept.n_features))
+                continue
             if part.memo is not None:
                 answers.append(visit_part(_CACHES, slot, model, own, batch, part.memo, merge_pairs, part.keep_loglik,
                                           part.keep_local, kept.features, kept.n_features))
@@ -189,7 +194,7 @@ def drop(key: str) -> int:
     slots = [slot for slot in _STORE if slot[0] == key]
     for slot in slots:
         del _STORE[slot]
-    for slot in [slot for slot in _CACHES if slot[0] == key]:
+    for slot in [slot for slot in _CACHES if key in slot[:2]]:  # (key, batch, part) and ("kept-local", key, part)
         del _CACHES[slot]
     drop_spill(_SPILLS.pop(key, None), key)
     return len(slots)

@@ -294,7 +294,7 @@ def test_memoized_sparse_moves_exercise_every_kind(n_active):
     """Seeded runs in which births, merges and deletes are all accepted, with the ELBO checked after
     every batch and every move (a decrease is an error)."""
     result = _fit_memoized(_toy(80), "gauss", n_active, ("birth", "merge", "delete"), 4, max_laps=10,
-                           seed={1: 4, 2: 0}[n_active], birth_max_new=6)
+                           seed=0, birth_max_new=6)
     accepted = {kind: sum(r.moves[kind]["accepted"] for r in result.trace) for kind in ("birth", "merge", "delete")}
     assert min(accepted.values()) > 0, accepted
     assert_cache_consistent(result.state)

@@ -19,7 +19,7 @@ from stickbreak.datasets.synthetic import make_lda_corpus
 from stickbreak.driver import fit, split_batches
 from stickbreak.kernels.topics import _reference_dense as ref
 from stickbreak.kernels.special import digamma as nb_digamma
-from stickbreak.kernels.topics.dense import BEST, SCRATCH, WARM, topic_local_step
+from stickbreak.kernels.topics.dense import BEST, SCRATCH, WARM, dense_token_share, topic_local_step
 from stickbreak.learn import BatchVB, MemoizedVI, StochasticVI
 from stickbreak.models.topics.init import initial_topics
 
@@ -85,6 +85,18 @@ def test_local_step_kernel_matches_numpy_twin(start, restarts, prior_rest):
 
 
 # ------------------------------------------------------------------ HDP top level
+def test_token_share_kernel_matches_numpy_twin_and_does_not_depend_on_the_other_documents():
+    rng = np.random.default_rng(3)
+    counts = sp.random(40, 30, density=0.3, format="csr", random_state=4, data_rvs=lambda n: rng.integers(1, 5, n))
+    exp_loglik, weight = rng.random((30, 7)), rng.random((40, 7))
+    share = dense_token_share(counts.indptr, counts.indices, exp_loglik, weight, 2)
+    np.testing.assert_allclose(share, ref.dense_token_share(counts.indptr, counts.indices, exp_loglik, weight, 2),
+                               rtol=1e-13)
+    tail = counts[17:]  # the same documents without those before them: the same shares, to the bit
+    alone = dense_token_share(tail.indptr, tail.indices, exp_loglik, np.ascontiguousarray(weight[17:]), 2)
+    assert np.array_equal(alone, share[counts.indptr[17]:])
+
+
 def test_stick_gradient_matches_finite_differences():
     rng = np.random.default_rng(0)
     prior = hdp_topics.default_prior(0.7, 4.0)

@@ -92,3 +92,10 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
             resp = merged / c
             pair_entropy[m] -= np.sum(np.where(merged > 0, merged * np.log(np.where(resp > 0, resp, 1.0)), 0.0))
     return word_topic, entropy, pair_entropy, n_iters, n_accepted
+
+
+def dense_token_share(indptr, indices, exp_loglik, doc_weight, column):
+    """Twin of :func:`stickbreak.kernels.topics.dense.dense_token_share`."""
+    doc_of = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    norm = np.einsum("uk,uk->u", exp_loglik[indices], doc_weight[doc_of])
+    return exp_loglik[indices, column] * doc_weight[doc_of, column] / norm

@@ -313,3 +313,21 @@ def sum_chunks(word_topic, entropy, pair_entropy):
         total_entropy += entropy[c]
         total_pair_entropy += pair_entropy[c]
     return total_word_topic, total_entropy, total_pair_entropy
+
+
+@njit(cache=True, nogil=True)
+def dense_token_share(indptr, indices, exp_loglik, doc_weight, column):
+    """Each token's responsibility for topic ``column`` under the dense step's final weights,
+    ``r_uk = E_vk p_dk / sum_j E_vj p_dj`` (a birth's target share), shape (nnz,). Each token's
+    sum runs over the topics in order, so a document's shares do not depend on the documents
+    around it (a batch split among workers pools the same items, to the bit)."""
+    n_docs, n_topics = doc_weight.shape
+    share = np.zeros(indices.size)
+    for d in range(n_docs):
+        for t in range(indptr[d], indptr[d + 1]):
+            word = indices[t]
+            norm = 0.0
+            for k in range(n_topics):
+                norm += exp_loglik[word, k] * doc_weight[d, k]
+            share[t] = exp_loglik[word, column] * doc_weight[d, column] / norm
+    return share

@@ -175,7 +175,11 @@ class HMMModel(WholeDataBirths):
         trans = self.transitions.select(self.transitions_prior, params.trans, params.uids, uids)
         return HMMParams(uids, expfam.select_components(params.obs, keep), trans)
 
-    def delete_proposal(self, run_local, params: HMMParams, targets, whole: SuffStats, stats_b: SuffStats, local,
+    def delete_start(self, local) -> None:
+        """Nothing: forward-backward runs again over the other states."""
+        return None
+
+    def delete_proposal(self, run_local, params: HMMParams, targets, whole: SuffStats, stats_b: SuffStats, start,
                         refine_steps: int, merge_pairs=None):
         """This batch's statistics without the states ``targets``: forward-backward over the other
         states, refined ``refine_steps`` times against the rest of the data (Hughes 2016, §6.5)."""
@@ -203,6 +207,10 @@ class HMMModel(WholeDataBirths):
     def birth_scores(self, local: HMMLocal) -> np.ndarray:
         """The b-scores of the states' frames, as for mixtures (:func:`~stickbreak.models.mixture.moves.birth_scores`)."""
         return birth_scores(local.resp, local.loglik)
+
+    def birth_row_items(self, batch) -> np.ndarray:
+        """The sequence of every frame."""
+        return batch.frame_sequence()
 
     def birth_pool_items(self, batch, local, params, column: int, members):
         """The frames (with predecessors, for AR families) a birth pools for clustering."""

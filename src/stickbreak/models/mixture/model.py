@@ -171,7 +171,11 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
         """The m-score ``Delta L_data + Delta L_weights`` (§4.1): an upper bound on the gain."""
         return moves.pair_scores(self, params, stats, first, second)
 
-    def delete_proposal(self, run_local, params: MixtureParams, targets, whole: SuffStats, stats_b: SuffStats, local,
+    def delete_start(self, local: MixtureLocal) -> None:
+        """Nothing: every item is re-assigned from the data."""
+        return None
+
+    def delete_proposal(self, run_local, params: MixtureParams, targets, whole: SuffStats, stats_b: SuffStats, start,
                         refine_steps: int, merge_pairs=None) -> tuple[SuffStats, None]:
         """Items re-assigned over the other components and refined (§4.3, :func:`.moves.batch_proposal`);
         no merge terms (merges wait for the next lap) and no warm start."""
@@ -192,6 +196,9 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
 
     def join_locals(self, parts: list) -> MixtureLocal:
         return join_parts(parts, MixtureLocal.PER_ITEM, MixtureLocal.SUMMED)
+
+    def birth_row_items(self, batch) -> np.ndarray:
+        return np.arange(batch.n_items)
 
     def birth_pool_items(self, batch, local: MixtureLocal, params: MixtureParams, column: int, members):
         return batch.subset(members)

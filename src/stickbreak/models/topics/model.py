@@ -26,7 +26,7 @@ from ...core.local_parts import join_parts
 from ...core.protocols import MergesByRows, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...data import BagOfWords
-from ...kernels.topics.dense import BEST, SCRATCH, WARM, topic_local_step
+from ...kernels.topics.dense import BEST, SCRATCH, WARM, dense_token_share, topic_local_step
 from ...kernels.topics.sparse import sparse_token_share, sparse_topic_local_step
 from ...obs import expfam, mult
 from ...obs.expfam import Natural, data_gain
@@ -332,8 +332,12 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
         others = params.uids[keep]
         return self.make_params(others, params.obs["lam"][keep], self.weights.align(params.weights, params.uids, others))
 
+    def delete_start(self, local: TopicLocal) -> np.ndarray:
+        """The documents' topic counts ``N_dk``."""
+        return local.doc_topic
+
     def delete_proposal(self, run_local, params: TopicParams, targets, whole: SuffStats, stats_b: SuffStats,
-                        local: TopicLocal, refine_steps: int, merge_pairs=None) -> tuple[SuffStats, np.ndarray | None]:
+                        start: np.ndarray, refine_steps: int, merge_pairs=None) -> tuple[SuffStats, np.ndarray | None]:
         """This batch's statistics with topics ``targets`` deleted (Hughes 2016, §5.5.2), exact for a valid ``q``.
 
         Documents holding at least ``DELETE_MIN_COUNT`` of the targets' tokens re-run the fixed
@@ -349,8 +353,8 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
         removed = np.isin(params.uids, np.atleast_1d(targets))
         current = self.without_topic(params, targets)
         rest = whole.select(current.uids) - stats_b.without_merge_terms().select(current.uids)
-        warm = np.ascontiguousarray(local.doc_topic[:, ~removed])
-        targeted = local.doc_topic[:, removed].sum(axis=1) >= DELETE_MIN_COUNT
+        warm = np.ascontiguousarray(start[:, ~removed])  # the documents' counts (:meth:`delete_start`)
+        targeted = start[:, removed].sum(axis=1) >= DELETE_MIN_COUNT
         rounds = max(1, refine_steps)
 
         def run(index, max_iter, pairs):
@@ -392,21 +396,17 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
             raise ValueError("a birth needs the local step's document weights: call local_step(keep_loglik=True)")
         sub = batch.subset(rows)
         c = sub.counts
+        weight = np.ascontiguousarray(local.doc_weight[rows])
         if self.local.sparse_for(params.n_components):  # the same top-L selection as the local step's last
-            weight = np.ascontiguousarray(local.doc_weight[rows])
             return sub, sparse_token_share(c.indptr, c.indices, params.exp_loglik, params.centered_loglik, weight,
                                            column, int(self.local.n_active))
-        doc_of = np.repeat(np.arange(len(rows)), np.diff(c.indptr))
-        weight = local.doc_weight[rows]
-        norm = np.empty(c.nnz)
-        for start in range(0, c.nnz, 20000):  # chunks of tokens bound the (tokens x K) temporary
-            part = slice(start, start + 20000)
-            norm[part] = np.einsum("uk,uk->u", params.exp_loglik[c.indices[part]], weight[doc_of[part]])
-        share = params.exp_loglik[c.indices, column] * weight[doc_of, column] / norm
-        return sub, share
+        return sub, dense_token_share(c.indptr, c.indices, np.ascontiguousarray(params.exp_loglik), weight, column)
 
     def join_locals(self, parts: list) -> TopicLocal:
         return join_parts(parts, TopicLocal.PER_ITEM, TopicLocal.SUMMED)
+
+    def birth_row_items(self, batch) -> np.ndarray:
+        return np.arange(batch.n_items)
 
     def birth_pool_items(self, batch, local: TopicLocal, params: TopicParams, column: int, members) -> BagOfWords:
         """The target's part of each member document: word counts weighted by the target's share."""
@@ -447,7 +447,7 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
             sub, share = self._target_share(batch, local, params, column, rows)
             c = sub.counts
             weighted = c.data * share
-            log_phi = mult.expected_t(centers)["lam"].T
+            log_phi = mult.expected_t(centers, centers.get("row_sums"))["lam"].T  # on a part's words: row_sums
             centered = np.ascontiguousarray(log_phi - log_phi.max(axis=1, keepdims=True))
             split = np.zeros((len(rows), n_new))
             # under the L-sparse family each token's target share goes to one of [target, newborns],

@@ -9,8 +9,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import scipy.sparse as sp
 
 from ...core.protocols import FeatureSliced
+from ...core.suffstats import SuffStats
+from ...data import BagOfWords
 
 
 class OnWords(FeatureSliced):
@@ -32,3 +35,18 @@ class OnWords(FeatureSliced):
         word_topic = np.zeros((n_features, local.word_topic.shape[1]))
         word_topic[features] = local.word_topic
         return replace(local, word_topic=word_topic)
+
+    def centers_on_features(self, centers: dict, features: np.ndarray) -> dict:
+        """The newborns' ``lam`` columns ``features``, with each row's sum over all words (``row_sums``)."""
+        lam = centers["lam"]
+        return {"lam": np.ascontiguousarray(lam[:, features]), "row_sums": lam.sum(axis=1)}
+
+    def expansion_to_all_features(self, stats: SuffStats, features: np.ndarray, n_features: int) -> SuffStats:
+        word_counts = np.zeros((stats.n_components, n_features))
+        word_counts[:, features] = stats.fields["word_counts"]
+        return replace(stats, fields={**stats.fields, "word_counts": word_counts})
+
+    def items_to_all_features(self, items: BagOfWords, features: np.ndarray, n_features: int) -> BagOfWords:
+        c = items.counts
+        indices = features[c.indices].astype(c.indices.dtype)
+        return BagOfWords(sp.csr_matrix((c.data, indices, c.indptr), shape=(c.shape[0], n_features)))
