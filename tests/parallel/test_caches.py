@@ -21,7 +21,7 @@ from stickbreak.models.mixture.init import initial_params
 from stickbreak import obs
 from stickbreak.parallel import LocalExecutor, make_executor
 from stickbreak.moves.birth_work import BirthWork, Collect
-from stickbreak.parallel.caches import KEPT_LOST, CacheLost, PartVisit, part_work, visit_part
+from stickbreak.parallel.caches import KEPT_LOST, CacheLost, MemoVisit, PartVisit, part_work, visit_part
 
 from conftest import assert_cache_consistent, assert_same_stats, real_data_for
 
@@ -95,7 +95,7 @@ def test_follow_up_work_on_a_replaced_worker_runs_the_visit_again(tmp_path):
     visit_part(store, slot, model, params, batch, PartVisit((), False, None, False, 1, spill), pairs, True)
     later = model.global_step(model.summarize(batch, model.local_step(params, batch), params.uids).scaled(0.5), params)
     visit = PartVisit((), True, None, False, 2, spill, work)
-    first = visit_part(store, slot, model, later, batch, visit, pairs, True)[3]
+    first = visit_part(store, slot, model, later, batch, visit, pairs, True)[2]
     kept = part_work(store, slot, model, None, batch, replace(visit, again=True), pairs, True)
     assert part_work({}, slot, model, None, batch, replace(visit, again=True), pairs, True) == KEPT_LOST
     replaced: dict = {}
@@ -104,3 +104,26 @@ def test_follow_up_work_on_a_replaced_worker_runs_the_visit_again(tmp_path):
         assert np.array_equal(answer[0], first[0])
         assert np.array_equal(answer[2][0][0], first[2][0][0]) and np.array_equal(answer[2][0][1].X, first[2][0][1].X)
     assert replaced[slot][0] == 2  # the visit's cache, rebuilt
+
+
+def test_follow_up_work_on_worker_processes_whose_kept_parameters_are_gone_runs_the_visit_again():
+    """Follow-ups travel without the global parameters and the move log; a part that no longer
+    keeps its visit's local parameters (here: asked about a visit it never ran) says so and is
+    asked again with them, running the visit there: the answer is that visit's, as the driver's
+    own threads give it."""
+    model, params, batches = _mixture(600, 2)
+    pairs = np.zeros((0, 2), dtype=np.int64)
+    work = BirthWork(True, 0.2, (Collect(1, 25, 0.2, 9),))
+    first = MemoVisit(0, 1, work=work)
+    second = MemoVisit(0, 2, cached=True, work=work)  # never run: no part keeps its local parameters
+    answers = []
+    for executor in (LocalExecutor(2), make_executor("processes", 2)):
+        try:
+            executor.memo_step(model, params, batches, first, pairs, keep_loglik=True)
+            answers.append(executor.memo_work(model, params, batches, second, pairs, True))
+        finally:
+            executor.close()
+    threads, processes = answers
+    assert np.array_equal(threads.owned, processes.owned) and threads.owned.sum() > 0
+    assert threads.results[0].size == processes.results[0].size == 25
+    assert np.array_equal(threads.results[0].items.X, processes.results[0].items.X)

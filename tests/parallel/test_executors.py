@@ -211,27 +211,6 @@ def test_parts_cover_every_item_once():
 
 
 @pytest.mark.parametrize("name", ["dp_mixture_memoized_moves", "hdp_memoized_moves", "hdp_hmm_memoized_moves"])
-def test_a_batch_local_parameters_are_its_parts_joined(name):
-    """What births and deletes start from is the same whether the batch was split or not."""
-    fitted = _reference(name)
-    data = _digits_data() if name.startswith("dp") else fitted._as_bow(_ap()) if name.startswith("hdp_m") else _mocap()
-    model, params = fitted.model_, fitted.params_
-    pairs = np.zeros((0, 2), dtype=np.int64)
-    whole = model.local_step(params, data, keep_loglik=True, merge_pairs=pairs)
-    parts = [model.local_step(params, data.subset(np.arange(lo, hi)), keep_loglik=True, merge_pairs=pairs)
-             for lo, hi in part_bounds(data.n_items, 3)]
-    joined = model.join_locals(parts)
-    for name_, value in vars(whole).items():
-        other = vars(joined)[name_]
-        if value is None or np.isscalar(value):
-            assert other == value
-        else:
-            value = value.toarray() if hasattr(value, "toarray") else value
-            other = other.toarray() if hasattr(other, "toarray") else other
-            np.testing.assert_allclose(other, value, rtol=1e-9, atol=1e-9, err_msg=name_)
-
-
-@pytest.mark.parametrize("name", ["dp_mixture_memoized_moves", "hdp_memoized_moves", "hdp_hmm_memoized_moves"])
 def test_a_batch_birth_work_is_its_parts_joined(name):
     """A birth's per-batch pieces run on each part where it lives (a topic model's on the words it
     holds): joined, they are the whole batch's: the same owned items and pooled items (sampled by
@@ -299,7 +278,7 @@ def test_a_delete_proposal_run_on_the_executor_is_the_serial_one(name, threads):
     model, params = fitted.model_, fitted.params_
     executor = LocalExecutor(threads)
     pairs = np.array([params.uids[:2]], dtype=np.int64)
-    whole, _, local = executor.local_step(model, params, [data], Request(0), np.zeros((0, 2), dtype=np.int64))
+    whole, _, local = local_summary(model, params, data, None, np.zeros((0, 2), dtype=np.int64), keep_local=True)
     targets = tuple(int(u) for u in params.uids[-2:])
 
     def run_local(model_, params_, rows, warm, merge_pairs):

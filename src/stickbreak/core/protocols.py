@@ -180,11 +180,6 @@ class Movable(Memoizable, Protocol):
         """As :meth:`Model.score`; a birth's candidate is scored without ``previous`` too."""
 
     @abstractmethod
-    def join_locals(self, parts: list) -> Any:
-        """The local parameters of a batch from those of its consecutive parts, items in order (an
-        executor that splits a batch among workers hands the moves the batch's local parameters)."""
-
-    @abstractmethod
     def merge_scores(self, params: Any, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Screening score of merging component ``second[m]`` into ``first[m]`` (column indices,
         ``first < second``) from the whole-data statistics; pairs scoring <= 0 are not tried

@@ -203,8 +203,8 @@ class _Lap:
         works = tuple(w for w in (births, DeleteStart() if wants_delete else None) if w is not None)
         visit = MemoVisit(b, self.number, tuple(self.log[self.seen[b]:]), self.placed[b], install, wants_delete,
                           Combined(works) if works else None)
-        delta, fresh, _, answers = self.executor.memo_step(self.model, params_before, self.batches, visit,
-                                                           self.plan.merge_pairs, False, births is not None)
+        delta, fresh, answers = self.executor.memo_step(self.model, params_before, self.batches, visit,
+                                                        self.plan.merge_pairs, keep_loglik=births is not None)
         self._swap_in(b, delta)
         # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
         # has been accepted the components differ from the delete's plan and the delete waits

@@ -121,9 +121,9 @@ def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str |
 
 
 def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit, merge_pairs,
-               keep_loglik: bool = False, keep_local: bool = False, features=None, n_features: int = 0) -> tuple:
-    """One part's visit (``slot``: its key in ``store``): ``(delta, fresh or None, local or None,
-    work's answer or None)`` with ``delta`` the fresh statistics minus the cached ones replayed,
+               keep_loglik: bool = False, features=None, n_features: int = 0) -> tuple:
+    """One part's visit (``slot``: its key in ``store``): ``(delta, fresh or None, work's answer or
+    None)`` with ``delta`` the fresh statistics minus the cached ones replayed,
     carrying the fresh merge terms (``features``, ``n_features``: as
     :func:`~stickbreak.core.local_parts.local_summary`'s).
 
@@ -144,8 +144,8 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
             warm = None if warm is None else record.replay_warm(warm, b)
         warm = warm[1] if warm is not None and np.array_equal(warm[0], params.uids) else None
     working = visit.work is not None
-    answer = local_summary(model, params, batch, warm, merge_pairs, keep_loglik, keep_local, features, n_features,
-                           keep_own_local=working)
+    answer = local_summary(model, params, batch, warm, merge_pairs, keep_loglik, features=features,
+                           n_features=n_features, keep_own_local=working)
     fresh = answer[0]
     store[slot] = (visit.version, (fresh, None if answer[1] is None else (np.asarray(params.uids), answer[1])))
     if visit.spill is not None:
@@ -157,7 +157,7 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
     if working:
         store[_kept_slot(slot)] = (slot[1], visit.version, params, batch, answer[-1])
         work = visit.work.on_part(model, params, batch, answer[-1], visit.start, features, n_features)
-    return delta, fresh if visit.keep_fresh else None, answer[2] if keep_local else None, work
+    return delta, fresh if visit.keep_fresh else None, work
 
 
 def _kept_slot(slot: tuple) -> tuple:
@@ -175,7 +175,7 @@ def part_work(store: dict, slot: tuple, model, params, batch, visit: PartVisit, 
         if params is None:  # asked without the parameters, which the visit needs
             return KEPT_LOST
         visit_part(store, slot, model, params, batch, replace(visit, again=False), merge_pairs, keep_loglik,
-                   False, features, n_features)
+                   features, n_features)
         kept = store[_kept_slot(slot)]
     _, _, params, batch, local = kept
     return visit.work.on_part(model, params, batch, local, visit.start, features, n_features)

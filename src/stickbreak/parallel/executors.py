@@ -56,18 +56,12 @@ class Executor(Protocol):
         """The requests' statistics added up, and each request's warm start (batch VB, exact passes);
         workers may add up their own parts first, so only the round-off differs from the serial sum."""
 
-    def local_step(self, model, params, batches: Sequence, request: Request, merge_pairs,
-                   keep_loglik: bool = False) -> tuple[SuffStats, Any, Any]:
-        """As :meth:`local_summaries` for one request of a :class:`~stickbreak.core.protocols.Movable`
-        model, with the batch's local parameters too (what births and deletes start from):
-        ``(stats, warm start, local)``."""
-
-    def memo_step(self, model, params, batches: Sequence, visit: MemoVisit, merge_pairs, keep_local: bool = False,
+    def memo_step(self, model, params, batches: Sequence, visit: MemoVisit, merge_pairs,
                   keep_loglik: bool = False) -> tuple:
         """Memoized VI's visit of a batch where its parts and their caches live (:mod:`.caches`):
-        ``(delta, fresh, local, work)``, the change of the batch's cached statistics (with the fresh
-        merge terms), the fresh statistics if ``visit.keep_fresh`` (else None), with ``keep_local``
-        the local parameters (else None), and the answer of ``visit.work`` (else None)."""
+        ``(delta, fresh, work)``, the change of the batch's cached statistics (with the fresh merge
+        terms), the fresh statistics if ``visit.keep_fresh`` (else None), and the answer of
+        ``visit.work`` (else None): the local parameters themselves stay where the parts live."""
 
     def memo_work(self, model, params, batches: Sequence, visit: MemoVisit, merge_pairs,
                   keep_loglik: bool = False) -> Any:
@@ -118,7 +112,7 @@ class LocalExecutor:
             kept[1][part.index] = batches[b].subset(np.arange(part.start, part.stop))
         return kept[1][part.index]
 
-    def _answers(self, model, params, batches, requests, merge_pairs, keep_loglik=False, keep_local=False):
+    def _answers(self, model, params, batches, requests, merge_pairs):
         """Each request's parts' answers, in part order."""
         jobs = []
         for i, request in enumerate(requests):
@@ -133,7 +127,7 @@ class LocalExecutor:
             batch = self._part_data(batches, b, part)
             if part.rows is not None:
                 batch = batch.subset(part.rows)
-            return local_summary(model, params, batch, part.warm, merge_pairs, keep_loglik, keep_local)
+            return local_summary(model, params, batch, part.warm, merge_pairs)
 
         answers: list[list] = [[] for _ in requests]
         for job, answer in zip(jobs, self.map(one, jobs)):
@@ -147,14 +141,10 @@ class LocalExecutor:
         parts = self.local_summaries(model, params, batches, requests)
         return added(parts), tuple(p[1] for p in parts)
 
-    def local_step(self, model, params, batches, request, merge_pairs, keep_loglik=False):
-        parts = self._answers(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)[0]
-        return parts[0] if len(parts) == 1 else joined(parts, model)
-
-    def memo_step(self, model, params, batches, visit, merge_pairs, keep_local=False, keep_loglik=False):
+    def memo_step(self, model, params, batches, visit, merge_pairs, keep_loglik=False):
         answers = self._memo_parts(batches, visit, lambda slot, batch, part: visit_part(
-            self._caches, slot, model, params, batch, part, merge_pairs, keep_loglik, keep_local))
-        return joined_visits(answers, model if keep_local else None, visit.work)
+            self._caches, slot, model, params, batch, part, merge_pairs, keep_loglik))
+        return joined_visits(answers, visit.work)
 
     def memo_work(self, model, params, batches, visit, merge_pairs, keep_loglik=False):
         answers = self._memo_parts(batches, visit, lambda slot, batch, part: part_work(

@@ -74,11 +74,9 @@ def batch_size(batches, b: int) -> int:
     return int(batches[b].n_items)
 
 
-def joined(answers: Sequence, model=None) -> tuple:
-    """One request's answer from its parts': ``(stats, warm)``, and with ``model`` (a
-    :class:`~stickbreak.core.protocols.Movable`) the joined local parameters too."""
-    stats, warm = added(answers), joined_rows([a[1] for a in answers])
-    return (stats, warm) if model is None else (stats, warm, model.join_locals([a[2] for a in answers]))
+def joined(answers: Sequence) -> tuple:
+    """One request's answer ``(stats, warm)`` from its parts'."""
+    return added(answers), joined_rows([a[1] for a in answers])
 
 
 def joined_rows(parts: Sequence):
@@ -90,12 +88,10 @@ def joined_rows(parts: Sequence):
     return np.concatenate(parts)
 
 
-def joined_visits(answers: Sequence, model=None, work=None) -> tuple:
+def joined_visits(answers: Sequence, work=None) -> tuple:
     """One memoized visit's answer from its parts' (:func:`~stickbreak.parallel.caches.visit_part`):
-    ``(delta, fresh or None, local or None, work's answer or None)``, the statistics added in part
-    order, the local parameters joined by ``model`` (None: not kept), the answers of the visit's
-    ``work`` joined by it."""
+    ``(delta, fresh or None, work's answer or None)``, the statistics added in part order, the
+    answers of the visit's ``work`` joined by it."""
     delta = added(answers)
     fresh = None if answers[0][1] is None else sum((a[1] for a in answers[1:]), answers[0][1])
-    local = None if model is None else model.join_locals([a[2] for a in answers])
-    return delta, fresh, local, None if work is None else work.joined([a[3] for a in answers])
+    return delta, fresh, None if work is None else work.joined([a[2] for a in answers])

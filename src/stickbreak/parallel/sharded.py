@@ -139,30 +139,31 @@ class ShardedExecutor:
         warm = tuple(joined_rows([p[1] for p in parts]) for parts in _by_request(jobs, len(requests)))
         return _added(totals), warm
 
-    def local_step(self, model, params, batches, request: Request, merge_pairs, keep_loglik: bool = False):
-        jobs = self._run(model, params, batches, [request], merge_pairs, keep_loglik, keep_local=True)
-        return joined(_by_request(jobs, 1)[0], model)
-
-    def memo_step(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_local=False, keep_loglik=False):
-        jobs = self._memo_jobs(model, params, batches, visit, merge_pairs, keep_loglik, keep_local)
-        return joined_visits([job.answer for job in jobs], model if keep_local else None, visit.work)
+    def memo_step(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_loglik=False):
+        jobs = self._memo_jobs(model, params, batches, visit, merge_pairs, keep_loglik)
+        return joined_visits([job.answer for job in jobs], visit.work)
 
     def memo_work(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_loglik=False):
         """Sent without the parameters (the parts kept those of their visit); a part whose worker
         lost them is asked again with them (:data:`~.caches.KEPT_LOST`)."""
-        jobs = self._memo_jobs(model, None, batches, visit, merge_pairs, keep_loglik, again=True)
-        lost = [job for job in jobs if isinstance(job.answer, bytes) and job.answer == KEPT_LOST]
+        light = replace(visit, records=(), install=None)  # what only running the visit again needs stays here
+        jobs = self._memo_jobs(model, None, batches, light, merge_pairs, keep_loglik, again=True)
+        lost = {job.worker for job in jobs if isinstance(job.answer, bytes) and job.answer == KEPT_LOST}
         if lost:
-            self._run_jobs(model, params, self._placement(batches), lost, merge_pairs)
+            again = self._memo_jobs(model, params, batches, visit, merge_pairs, keep_loglik, again=True, only=lost)
+            answers = {job.worker: job.answer for job in again}
+            for job in jobs:
+                job.answer = answers.get(job.worker, job.answer)
         return visit.work.joined([job.answer for job in jobs])
 
-    def _memo_jobs(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_loglik, keep_local=False,
-                   again=False) -> list[_Job]:
+    def _memo_jobs(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_loglik, again=False,
+                   only=None) -> list[_Job]:
+        """The visit's part tasks (``only``: of these parts), run."""
         placement = self._placement(batches)
         jobs = [_Job(0, index, PartTask(placement.key, visit.batch, index, None, None, keep_loglik=keep_loglik,
-                                        keep_local=keep_local,
                                         memo=replace(part_visit(visit, index, start, stop, self.spill), again=again)))
-                for index, start, stop in filled_parts(placement.size(visit.batch), self.n_workers)]
+                for index, start, stop in filled_parts(placement.size(visit.batch), self.n_workers)
+                if only is None or index in only]
         return self._run_jobs(model, params, placement, jobs, merge_pairs)
 
     def memo_caches(self, batches, which):
@@ -173,13 +174,10 @@ class ShardedExecutor:
         self._run_jobs(None, None, placement, jobs, None)
         return [joined_caches(parts) for parts in _by_request(jobs, len(which))]
 
-    def _run(self, model, params, batches, requests, merge_pairs, keep_loglik=False, keep_local=False,
-             total=False) -> list[_Job]:
+    def _run(self, model, params, batches, requests, merge_pairs, total=False) -> list[_Job]:
         """The jobs (a part of a request each) with their answers (see :meth:`_run_jobs`)."""
         placement = self._placement(batches)
         jobs = [job for i, request in enumerate(requests) for job in self._jobs(placement, i, request)]
-        for job in jobs:
-            job.task = replace(job.task, keep_loglik=keep_loglik, keep_local=keep_local)
         return self._run_jobs(model, params, placement, jobs, merge_pairs, total)
 
     def _run_jobs(self, model, params, placement: Placement, jobs: list[_Job], merge_pairs, total=False) -> list[_Job]:

@@ -75,7 +75,7 @@ def placed(model, data) -> Placed:
 class PartTask:
     """The local step of part ``part`` of batch ``batch`` (placement ``key``), on its items ``rows``
     (None: all), started from ``warm``; ``source`` places the part if the worker lacks it;
-    ``keep_local`` returns the local parameters too (with ``keep_loglik``'s extras, for births)."""
+    ``keep_loglik`` keeps in the local parameters what births work from."""
 
     key: str
     batch: int
@@ -84,7 +84,6 @@ class PartTask:
     warm: Any
     source: PartSource | None = None
     keep_loglik: bool = False
-    keep_local: bool = False
     memo: PartVisit | None = None  # memoized VI's visit of the part (its cache is kept here)
     fetch: bool = False  # answer the part's memoized cache instead (a checkpoint)
     sliced: bool = False  # the call's parameters are already on the part's features
@@ -127,10 +126,10 @@ def run_parts(payload: bytes) -> bytes:
                 continue
             if part.memo is not None:
                 answers.append(visit_part(_CACHES, slot, model, own, batch, part.memo, merge_pairs, part.keep_loglik,
-                                          part.keep_local, kept.features, kept.n_features))
+                                          kept.features, kept.n_features))
                 continue
             answers.append(local_summary(model, own, batch, part.warm, merge_pairs, part.keep_loglik,
-                                         part.keep_local, kept.features, kept.n_features))
+                                         features=kept.features, n_features=kept.n_features))
     if total:
         answers = _totalled(answers)
     return dumps((answers, features))

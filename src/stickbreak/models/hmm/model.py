@@ -25,7 +25,6 @@ from types import ModuleType
 import numpy as np
 
 from ... import obs
-from ...core.local_parts import join_parts
 from ...core.protocols import WholeDataBirths
 from ...core.suffstats import SuffStats, fold
 from ...data import DenseData
@@ -196,9 +195,6 @@ class HMMModel(WholeDataBirths):
     def birth_item_model(self) -> "HMMModel":
         """Pooled frames are clustered with this model's own emission family."""
         return self
-
-    def join_locals(self, parts: list) -> HMMLocal:
-        return join_parts(parts, HMMLocal.PER_ITEM, HMMLocal.SUMMED)
 
     def birth_ownership(self, local: HMMLocal) -> np.ndarray:
         """The frames' state marginals ``r_tk``."""

@@ -39,10 +39,6 @@ class HMMLocal:
     pair_gain: np.ndarray
     loglik: np.ndarray | None = None
 
-    #: How the fields of a batch's parts (consecutive sequences) combine
-    #: (:func:`stickbreak.core.local_parts.join_parts`): frames and sequences stack, counts add.
-    PER_ITEM = ("resp", "log_norm", "loglik")
-    SUMMED = ("start", "trans", "entropy_table", "pair_gain")
 
     @property
     def state_entropy(self) -> np.ndarray:

@@ -22,7 +22,6 @@ from scipy.special import logsumexp
 
 from ... import obs
 from ...core import sparse_resp
-from ...core.local_parts import join_parts
 from ...core.protocols import ItemResponsibilities, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...core.validate import check_n_active
@@ -193,9 +192,6 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
     def birth_scores(self, local: MixtureLocal) -> np.ndarray:
         """The b-scores of :func:`.moves.birth_scores` (the local step must keep its log-likelihoods)."""
         return moves.birth_scores(local.resp, local.loglik)
-
-    def join_locals(self, parts: list) -> MixtureLocal:
-        return join_parts(parts, MixtureLocal.PER_ITEM, MixtureLocal.SUMMED)
 
     def birth_row_items(self, batch) -> np.ndarray:
         return np.arange(batch.n_items)

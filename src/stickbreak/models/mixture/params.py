@@ -33,6 +33,3 @@ class MixtureLocal:
     entropy: np.ndarray
     loglik: np.ndarray | None = None
 
-    #: How the fields of a batch's parts combine (:func:`stickbreak.core.local_parts.join_parts`).
-    PER_ITEM = ("resp", "log_norm", "loglik")
-    SUMMED = ("entropy",)

@@ -22,7 +22,6 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from ...core.local_parts import join_parts
 from ...core.protocols import MergesByRows, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...data import BagOfWords
@@ -158,10 +157,6 @@ class TopicLocal:
     merge_pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))  # uids
     pair_entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
     doc_weight: np.ndarray | None = None  # (D, K) final weights p_dk, kept for births (see the kernel)
-
-    #: How the fields of a batch's parts combine (:func:`stickbreak.core.local_parts.join_parts`).
-    PER_ITEM = ("doc_topic", "n_iters", "n_restarts", "doc_weight")
-    SUMMED = ("word_topic", "entropy", "pair_entropy")
 
 
 def _columns(uids: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -401,9 +396,6 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
             return sub, sparse_token_share(c.indptr, c.indices, params.exp_loglik, params.centered_loglik, weight,
                                            column, int(self.local.n_active))
         return sub, dense_token_share(c.indptr, c.indices, np.ascontiguousarray(params.exp_loglik), weight, column)
-
-    def join_locals(self, parts: list) -> TopicLocal:
-        return join_parts(parts, TopicLocal.PER_ITEM, TopicLocal.SUMMED)
 
     def birth_row_items(self, batch) -> np.ndarray:
         return np.arange(batch.n_items)
