@@ -103,7 +103,23 @@ def main(argv=None):
                         for kind in ("birth", "merge", "delete")}}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "million.json").write_text(json.dumps(row, indent=1, default=str))
+    (RESULTS / "million.md").write_text(summary(row))
     print(json.dumps(row, indent=1, default=str))
+
+
+def summary(row: dict) -> str:
+    """The run as a short Markdown table (the JSON holds everything)."""
+    lines = [f"# Memoized HDP with its default moves on {row['docs']:,} documents ({row['shards']} shards), "
+             "Dask LocalCluster of 2", "", "| measure | value |", "|---|---|"]
+    lines += [f"| laps (stop: {row['stopped']}) | {row['laps']} |", f"| K per lap | {row['K_per_lap']} |",
+              f"| moves accepted | {row['accepted']} |", f"| fit seconds (all runs) | {row['fit_seconds']:.0f} |",
+              f"| held-out log-likelihood per word | {row['heldout_per_word']:.4f} |",
+              f"| the generating topics' own | {row['oracle_per_word']:.4f} |",
+              f"| generating topics recovered (Hellinger < {RECOVERED}) | {row['recovered']} of 100 |",
+              f"| median Hellinger distance | {row['median_hellinger']:.3f} |",
+              f"| this run's driver peak MB | {row['driver_peak_mb']:.0f} |",
+              f"| bytes moved in the last lap | {row['bytes_per_lap'] / 1e9:.2f} GB |"]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -28,17 +29,21 @@ DOCUMENT_KEY = "__checkpoint__"
 CHECKSUM_KEY = "__sha256__"
 
 
-def _data_arrays(data) -> list[np.ndarray]:
+def _data_arrays(data) -> Iterator[np.ndarray]:
+    """The arrays that make up ``data``, in order; a shard store's one shard at a time (each is
+    released before the next is read, so the driver never holds the store)."""
     if isinstance(data, (DenseData, LaggedData)):
-        return [data.X] + ([data.Xprev] if isinstance(data, LaggedData) else [])
-    if isinstance(data, BagOfWords):
+        yield from [data.X] + ([data.Xprev] if isinstance(data, LaggedData) else [])
+    elif isinstance(data, BagOfWords):
         counts = data.counts
-        return [np.asarray(counts.shape), counts.data, counts.indices, counts.indptr]
-    if isinstance(data, Sequences):
-        return [data.X, data.offsets] + ([] if data.Xprev is None else [data.Xprev])
-    if isinstance(data, ShardStore):  # every shard, in order (one pass over the store)
-        return [a for b in range(len(data)) for a in _data_arrays(data[b])]
-    raise TypeError(f"cannot fingerprint training data of type {type(data).__name__}")
+        yield from [np.asarray(counts.shape), counts.data, counts.indices, counts.indptr]
+    elif isinstance(data, Sequences):
+        yield from [data.X, data.offsets] + ([] if data.Xprev is None else [data.Xprev])
+    elif isinstance(data, ShardStore):
+        for b in range(len(data)):
+            yield from _data_arrays(data[b])
+    else:
+        raise TypeError(f"cannot fingerprint training data of type {type(data).__name__}")
 
 
 def fingerprint(data) -> dict:
