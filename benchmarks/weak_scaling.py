@@ -94,7 +94,11 @@ def main(argv=None):
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(table(rows[-1:]).splitlines()[-1], flush=True)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "weak_scaling.json").write_text(json.dumps(rows, indent=1))
+    path = RESULTS / "weak_scaling.json"  # rows of other sizes (an earlier invocation's) are kept
+    sizes = {r["docs"] for r in rows}
+    earlier = [r for r in json.loads(path.read_text()) if r["docs"] not in sizes] if path.exists() else []
+    rows = sorted(earlier + rows, key=lambda r: r["docs"])
+    path.write_text(json.dumps(rows, indent=1))
     header = f"# Weak scaling, memoized HDP K=100 without moves, Dask LocalCluster of 2 workers (`{' '.join(sys.argv)}`)\n\n"
     (RESULTS / "weak_scaling.md").write_text(header + table(rows))
 
