@@ -80,11 +80,13 @@ class FitResult:
 @dataclass(frozen=True, eq=False)
 class Resumed:
     """Where a run continues: the learner's state and the trace after the last completed lap;
-    ``stop_reason`` is set if that lap ended the run (nothing is left to do)."""
+    ``stop_reason`` is set if that lap ended the run (nothing is left to do); ``seconds``: how long
+    the run had fitted when the state was saved (within a lap: more than its trace's last lap)."""
 
     state: Any
     trace: tuple[LapRecord, ...]
     stop_reason: str | None = None
+    seconds: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,9 +145,9 @@ def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig
     its start); the driver itself only reads ``model.monotone``, whether to warn on an ELBO decrease.
     ``callbacks`` are called as ``callback(record, params)`` after every lap; one that returns
     ``True`` stops the run. A ``KeyboardInterrupt`` ends the run after the last complete lap.
-    ``on_lap(state, trace, stop_reason)`` is called after every lap, before the callbacks, with the
-    learner's :meth:`~stickbreak.learn.base.Resumable.saved_state` and ``stop_reason`` None unless
-    the run ends there by convergence or ``max_laps``; ``resume`` continues a run from the lap
+    ``on_lap(state, trace, stop_reason, seconds)`` is called after every lap, before the callbacks,
+    with the learner's :meth:`~stickbreak.learn.base.Resumable.saved_state`, ``stop_reason`` None
+    unless the run ends there by convergence or ``max_laps``, and the seconds fitted so far; ``resume`` continues a run from the lap
     after its trace (or from the lap in progress its state holds). ``every``: seconds between
     calls of ``on_lap`` within a lap too, with a lap in progress and the completed laps' trace,
     for learners that declare :class:`~stickbreak.learn.base.SavesWithinLaps` (memoized VI).
@@ -180,13 +182,14 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
         return FitResult(resume.state, resume.trace, resume.stop_reason)  # nothing left to do (or a longer run asked)
     state, trace = resume.state, list(resume.trace)
     stop_reason = "max_laps"
-    start = perf_counter() - (trace[-1].seconds if trace else 0.0)
+    # the time fitted before: up to the saved lap in progress if the run was saved within one
+    start = perf_counter() - (resume.seconds if resume.seconds is not None else trace[-1].seconds if trace else 0.0)
     moved = executor.bytes_moved() if executor is not None else 0
     progress = tqdm(total=config.max_laps, initial=len(trace), disable=verbose < 1, unit="lap", desc=desc,
                     dynamic_ncols=True)
     within = None
     if on_lap is not None and every is not None and declares(learner, SavesWithinLaps):
-        within = _Interval(every, lambda lap_state: on_lap(lap_state, tuple(trace), None))
+        within = _Interval(every, lambda lap_state: on_lap(lap_state, tuple(trace), None, perf_counter() - start))
     try:
         for lap in range(len(trace) + 1, config.max_laps + 1):
             result = (learner.lap(model, batches, state, executor, within) if within is not None
@@ -206,7 +209,7 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
             converged = lap >= config.min_laps and result.settled and _relative_change(trace) <= config.tol
             if on_lap is not None:
                 on_lap(learner.saved_state(state, batches, executor), trace,
-                       "converged" if converged else "max_laps" if lap == config.max_laps else None)
+                       "converged" if converged else "max_laps" if lap == config.max_laps else None, record.seconds)
                 if within is not None:
                     within.last = perf_counter()
             stop_requested = [bool(cb(record, state.params)) for cb in callbacks]

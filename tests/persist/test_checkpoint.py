@@ -97,8 +97,12 @@ def test_a_fit_killed_within_a_lap_resumes_from_the_lap_in_progress(tmp_path, ca
     assert saved.document["lap"] == (write - 1) // 3 and len(saved.content["trace"]) == saved.document["lap"]
     if algorithm == "memoized":
         assert all(m is not None for m in state.values["memo"]) and not any(state.values["placed"])
+    done = saved.content["trace"]
+    assert saved.content["seconds"] > (done[-1]["seconds"] if done else 0.0)  # the lap had been running
     _, X, inputs = resume_cases.make(case, algorithm)
-    assert_same_result(stickbreak.resume(tmp_path, X, **inputs), uninterrupted(case, algorithm))
+    resumed = stickbreak.resume(tmp_path, X, **inputs)
+    assert_same_result(resumed, uninterrupted(case, algorithm))
+    assert resumed.trace_[len(done)]["seconds"] >= saved.content["seconds"]  # its time before the kill counts
 
 
 def test_checkpoints_within_laps_take_seconds_between_them():
@@ -156,8 +160,8 @@ def test_a_resumed_run_killed_again_resumes_again(tmp_path, monkeypatch):
     est, X, _ = resume_cases.make("mixture", "memoized")
     save = CheckpointSession.save
     for lap in (2, 5):
-        def save_then_die(self, state, trace, stop_reason, lap=lap):
-            save(self, state, trace, stop_reason)
+        def save_then_die(self, state, trace, stop_reason, seconds, lap=lap):
+            save(self, state, trace, stop_reason, seconds)
             if len(trace) == lap:
                 raise _Killed
 
@@ -317,8 +321,8 @@ def test_cli_fit_with_checkpoint_then_resume(tmp_path, monkeypatch, capsys):
     assert main(argv + ["--out", "whole"]) == 0
     save = CheckpointSession.save
 
-    def save_then_die(self, state, trace, stop_reason):
-        save(self, state, trace, stop_reason)
+    def save_then_die(self, state, trace, stop_reason, seconds):
+        save(self, state, trace, stop_reason, seconds)
         if len(trace) == 3 and isinstance(state, MemoLapInProgress):  # within lap 4, after its first batch
             raise _Killed
 

@@ -120,13 +120,15 @@ class CheckpointSession:
         content = self.resuming.content
         self.rng.bit_generator.state = content["rng"]
         trace = tuple(driver.LapRecord(**record) for record in content["trace"])
-        return driver.Resumed(content["state"], trace, self.resuming.document["stop_reason"])
+        seconds = content.get("seconds")  # absent from checkpoints written before it was saved
+        return driver.Resumed(content["state"], trace, self.resuming.document["stop_reason"],
+                              None if seconds is None else float(seconds))
 
-    def save(self, state, trace, stop_reason) -> None:
-        """Write the checkpoint of the lap just completed, or of a lap in progress after ``trace``
-        (the driver's ``on_lap``)."""
+    def save(self, state, trace, stop_reason, seconds: float) -> None:
+        """Write the checkpoint of the lap just completed, or of a lap in progress after ``trace``,
+        ``seconds`` into the fit (the driver's ``on_lap``)."""
         content = {"state": state, "trace": [record.as_dict() for record in trace], "rng": self.rng.bit_generator.state,
-                   "setup_rng": self.setup_rng}
+                   "setup_rng": self.setup_rng, "seconds": float(seconds)}
         tree, arrays = persist.encode(content)
         document = checkpoint.new_document(estimator=self.estimator, params=self.params,
                                            data=self.data, lap=len(trace), stop_reason=stop_reason, extra=self.extra,
