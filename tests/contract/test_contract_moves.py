@@ -159,7 +159,8 @@ def test_topic_delete_delta(case):
     stats = model.summarize(data, local, params.uids)
     targets, keep = tuple(params.uids[[0, 3]]), [1, 2, 4]
     pairs = params.uids[np.array([[1, 2]])]
-    proposal, warm = model.delete_proposal(on_batch(data), params, targets, stats, stats, model.delete_start(local), 1, pairs)
+    start = model.delete_start(local)
+    proposal, warm = model.delete_proposal(on_batch(data), params, targets, stats, stats, start, 1, pairs)
     current = model.without_topic(params, targets)
     brute_local = model.local_step(current, data, warm=local.doc_topic[:, keep], merge_pairs=pairs)
     brute = model.summarize(data, brute_local, current.uids, merge_pairs=pairs)

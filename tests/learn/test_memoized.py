@@ -97,3 +97,12 @@ def test_first_lap_is_a_full_pass_from_an_informative_start():
     assert laps["full"] != pytest.approx(laps["streaming"], rel=1e-9)
     with pytest.raises(ValueError, match="first_lap='lazy' is not valid"):
         MemoizedVI(MovesConfig(), np.random.default_rng(0), first_lap="lazy")
+
+
+def test_births_started_at_a_batch_that_complete_there_leave_room_for_the_next():
+    """With one batch a new birth collects, is created, expanded and judged at the visit that
+    started it: it is never tracked, so with ``birth_max_active=1`` the batch's next targets
+    (``births_per_batch=3``) still get their turn in the same lap."""
+    _, _, result = fit_memoized(real_data_for("gauss", 400), "gauss", ("birth",), n_batches=1, n_components=2,
+                                max_laps=3, births_per_batch=3, birth_max_active=1, birth_max_new=4)
+    assert max(r.moves["birth"]["tried"] for r in result.trace) >= 2

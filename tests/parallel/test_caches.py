@@ -94,12 +94,12 @@ def test_follow_up_work_on_a_replaced_worker_runs_the_visit_again(tmp_path):
     store, pairs = {}, np.zeros((0, 2), dtype=np.int64)  # memoized VI always passes its (maybe no) merge pairs
     visit_part(store, slot, model, params, batch, PartVisit((), False, None, False, 1, spill), pairs, True)
     later = model.global_step(model.summarize(batch, model.local_step(params, batch), params.uids).scaled(0.5), params)
-    visit = PartVisit((), True, None, False, 2, spill, work)
+    visit = PartVisit((), True, None, False, 2, spill, work, follow_ups=True)
     first = visit_part(store, slot, model, later, batch, visit, pairs, True)[2]
-    kept = part_work(store, slot, model, None, batch, replace(visit, again=True), pairs, True)
-    assert part_work({}, slot, model, None, batch, replace(visit, again=True), pairs, True) == KEPT_LOST
+    kept = part_work(store, slot, model, None, lambda: batch, replace(visit, again=True), pairs, True)
+    assert part_work({}, slot, model, None, lambda: batch, replace(visit, again=True), pairs, True) == KEPT_LOST
     replaced: dict = {}
-    again = part_work(replaced, slot, model, later, batch, replace(visit, again=True), pairs, True)
+    again = part_work(replaced, slot, model, later, lambda: batch, replace(visit, again=True), pairs, True)
     for answer in (kept, again):
         assert np.array_equal(answer[0], first[0])
         assert np.array_equal(answer[2][0][0], first[2][0][0]) and np.array_equal(answer[2][0][1].X, first[2][0][1].X)
@@ -114,8 +114,8 @@ def test_follow_up_work_on_worker_processes_whose_kept_parameters_are_gone_runs_
     model, params, batches = _mixture(600, 2)
     pairs = np.zeros((0, 2), dtype=np.int64)
     work = BirthWork(True, 0.2, (Collect(1, 25, 0.2, 9),))
-    first = MemoVisit(0, 1, work=work)
-    second = MemoVisit(0, 2, cached=True, work=work)  # never run: no part keeps its local parameters
+    first = MemoVisit(0, 1, work=work, follow_ups=True)
+    second = MemoVisit(0, 2, cached=True, work=work, follow_ups=True)  # never run: no part keeps its local parameters
     answers = []
     for executor in (LocalExecutor(2), make_executor("processes", 2)):
         try:

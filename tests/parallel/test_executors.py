@@ -284,8 +284,9 @@ def test_a_delete_proposal_run_on_the_executor_is_the_serial_one(name, threads):
     def run_local(model_, params_, rows, warm, merge_pairs):
         return executor.local_summaries(model_, params_, [data], [Request(0, rows, warm)], merge_pairs=merge_pairs)[0]
 
-    expected, expected_warm = model.delete_proposal(on_batch(data), params, targets, whole, whole, model.delete_start(local), 2, pairs)
-    got, warm = model.delete_proposal(run_local, params, targets, whole, whole, model.delete_start(local), 2, pairs)
+    start = model.delete_start(local)
+    expected, expected_warm = model.delete_proposal(on_batch(data), params, targets, whole, whole, start, 2, pairs)
+    got, warm = model.delete_proposal(run_local, params, targets, whole, whole, start, 2, pairs)
     executor.close()
     assert np.array_equal(got.uids, expected.uids) and np.array_equal(got.merge_pairs, expected.merge_pairs)
     for field, value in expected.fields.items():

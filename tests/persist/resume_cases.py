@@ -37,7 +37,7 @@ def make(case: str, algorithm: str):
         return cls(n_components=3, **common), _blobs(), {}
     if case in ("topics", "lda"):
         counts, _ = make_bars_corpus(n_docs=120, doc_length=40, side=6, n_bars=6, seed=1)
-        if case == "topics":  # seed 1: seed 0's run meets a birth so ill-conditioned that round-off decides it
+        if case == "topics":  # seed 1: with seed 0, round-off between 1 thread and 2 processes decides a birth
             return HDPTopicModel(n_topics=3, **{**common, "random_state": 1}), counts, {}
         return LDA(n_topics=4, **common), counts, {}
     X, offsets, _ = make_sticky_hmm_toy(n_sequences=6, length=60, n_states=4, seed=0)

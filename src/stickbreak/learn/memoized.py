@@ -202,7 +202,7 @@ class _Lap:
             births = BirthWork(want_births, self.cfg.birth_resp_threshold, asks)
         works = tuple(w for w in (births, DeleteStart() if wants_delete else None) if w is not None)
         visit = MemoVisit(b, self.number, tuple(self.log[self.seen[b]:]), self.placed[b], install, wants_delete,
-                          Combined(works) if works else None)
+                          Combined(works) if works else None, follow_ups=births is not None)
         delta, fresh, answers = self.executor.memo_step(self.model, params_before, self.batches, visit,
                                                         self.plan.merge_pairs, keep_loglik=births is not None)
         self._swap_in(b, delta)
@@ -216,38 +216,41 @@ class _Lap:
             self._births_at(b, replace(visit, work=births), answers[0], params_before, want_births)
 
     def _births_at(self, b: int, visit: MemoVisit, answer, params_before, want_births: bool) -> None:
-        """Advance every birth proposal with batch ``b``'s answer (collected items or its expansion),
-        evaluating the complete ones, then start new ones from the items each component owns there.
-        Proposals just started or created ask the batch again, on the local parameters its parts
-        kept where they live (:meth:`~stickbreak.parallel.executors.Executor.memo_work`)."""
+        """Advance every birth proposal, in order, with batch ``b``'s answer (collected items or its
+        expansion), evaluating the complete ones; then start new ones, one at a time, from the items
+        each component owns there. A proposal just started or created asks the batch again, on the
+        local parameters its parts kept where they live
+        (:meth:`~stickbreak.parallel.executors.Executor.memo_work`)."""
         asked, self.active = list(zip(self.active, answer.results)), []
         accepted_before = self.births
-        pending = self._advanced(b, asked, params_before)
+        for proposal, result in asked:
+            self._settle(b, visit, proposal, result, params_before)
         # after an accepted birth this batch's responsibilities are stale: start no proposal from them
         if want_births and self.births == accepted_before:
-            pending += self._started(answer, params_before, pending)
-        while pending:
-            work = BirthWork(asks=tuple(birth.ask(p, params_before, self.cfg, self.rng) for p in pending))
-            results = self.executor.memo_work(self.model, params_before, self.batches, replace(visit, work=work),
-                                              self.plan.merge_pairs, True).results
-            pending = self._advanced(b, list(zip(pending, results)), params_before)
+            self._start_births(b, visit, answer, params_before)
 
-    def _advanced(self, b: int, asked: list, params_before) -> list:
-        """Each proposal advanced by its answer at batch ``b``: failures recorded, complete ones
-        evaluated, the others tracked (``self.active``); returns those that ask the batch again."""
-        again = []
-        for proposal, result in asked:
+    def _settle(self, b: int, visit: MemoVisit, proposal, result, params_before) -> None:
+        """The proposal advanced at batch ``b`` until it has nothing more to ask there: failed
+        (recorded), complete (evaluated) or tracked on (``self.active``)."""
+        while True:
             advanced, more = birth.advance(self.model, proposal, b, result, params_before, self.cfg, self.rng,
                                            self._expand_all)
             if advanced is None:
                 self._birth_failed(proposal.target)
-            elif more:
-                again.append(advanced)
-            elif advanced.complete:
-                self._evaluate_birth(advanced)
-            else:
-                self.active.append(advanced)
-        return again
+                return
+            if not more:
+                break
+            proposal, result = advanced, self._ask_again(visit, advanced, params_before)
+        if advanced.complete:
+            self._evaluate_birth(advanced)
+        else:
+            self.active.append(advanced)
+
+    def _ask_again(self, visit: MemoVisit, proposal, params_before):
+        """The proposal's :func:`~stickbreak.moves.birth.ask` answered by the visited batch's parts."""
+        work = BirthWork(asks=(birth.ask(proposal, params_before, self.cfg, self.rng),))
+        return self.executor.memo_work(self.model, params_before, self.batches, replace(visit, work=work),
+                                       self.plan.merge_pairs, True).results[0]
 
     def _run_local(self, b: int):
         """Batch ``b``'s ``run_local`` for a move's proposal (see
@@ -308,25 +311,22 @@ class _Lap:
         size = dict(zip(self.stats.uids.tolist(), self.stats.counts)).get(target, 0.0)
         self.history.birth[target] = (self.number, float(size))
 
-    def _started(self, answer, params_before, pending: list) -> list:
-        """New proposals (collecting from this batch on) for the targets this batch's owned items
-        and scores pick, while fewer than ``birth_max_active`` are tracked and K has room."""
+    def _start_births(self, b: int, visit: MemoVisit, answer, params_before) -> None:
+        """New proposals, collecting from this batch on, for the targets its owned items and scores
+        pick, one at a time while fewer than ``birth_max_active`` are tracked and K has room."""
         cfg = self.cfg
         whole = dict(zip(self.stats.uids.tolist(), self.stats.counts))
         counts = np.array([whole.get(int(u), 0.0) for u in params_before.uids])
-        tracked = self.active + pending
-        planned = replace_busy(self.plan, {p.target for p in tracked})
-        started = []
+        planned = replace_busy(self.plan, {p.target for p in self.active})
         for target in birth_targets(params_before, answer.owned, answer.scores, planned, self.history, self.number,
                                     cfg, counts):
-            reserved = sum(len(p.new_uids) for p in tracked + started)
-            room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components - reserved)
-            if len(tracked) + len(started) >= cfg.birth_max_active or room < 2:
+            pending = sum(len(p.new_uids) for p in self.active)
+            room = min(cfg.birth_max_new, cfg.max_components - self.params.n_components - pending)
+            if len(self.active) >= cfg.birth_max_active or room < 2:
                 break
-            started.append(birth.TrackedBirth(target, tuple(range(self.next_uid, self.next_uid + room)),
-                                              len(self.batches)))
+            proposal = birth.TrackedBirth(target, tuple(range(self.next_uid, self.next_uid + room)), len(self.batches))
             self.next_uid += room  # reserved whether or not the birth is accepted: uids are never reused
-        return started
+            self._settle(b, visit, proposal, self._ask_again(visit, proposal, params_before), params_before)
 
     @property
     def _expand_all(self):

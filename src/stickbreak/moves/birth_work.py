@@ -11,8 +11,8 @@ step and without sending them anywhere (:class:`~stickbreak.parallel.caches.Loca
   (:func:`row_keys`), so the sample is the same however the batch is split among workers;
 * :class:`Expand`: a created birth's expansion (:meth:`~stickbreak.core.protocols.TrackedBirths.birth_expansion`).
 
-Every answer adds up over parts (or, for the pool, merges by key), so the batch's answer does not
-depend on the executor. Parts kept on their own features (a
+Every answer adds up over parts (or, for the pool, merges by key), so the batch's answer is the
+same on every executor: the owned counts and the pool exactly, the expansion up to round-off. Parts kept on their own features (a
 :class:`~stickbreak.core.protocols.FeatureSliced` model on a worker) are sent the newborns'
 parameters on those features and map what they pool and expand back to all features.
 """
@@ -96,6 +96,7 @@ class BirthWork:
         return replace(self, asks=asks, on_part_features=True)
 
     def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0):
+        """``(owned counts, (score sums, mass) or None, one result per ask)`` of this part."""
         owned = scores = None
         if self.owned:
             share = model.birth_ownership(local)
@@ -104,8 +105,8 @@ class BirthWork:
             mass = sparse_resp.column_sums(share)
             scores = None if score is None else (score * mass, mass)
         results = tuple(self._collect(model, params, batch, local, start, ask, features, n_features)
-                        if isinstance(ask, Collect) else self._expand(model, params, batch, local, ask, features, n_features,
-                                                                       self.on_part_features)
+                        if isinstance(ask, Collect)
+                        else self._expand(model, params, batch, local, ask, features, n_features, self.on_part_features)
                         for ask in self.asks)
         return owned, scores, results
 
@@ -113,8 +114,9 @@ class BirthWork:
     def _collect(model, params, batch, local, start, ask: Collect, features, n_features):
         """``(keys, pooled data)`` of this part's ``room`` lowest-keyed members (in row order)."""
         members = np.flatnonzero(sparse_resp.column(model.birth_ownership(local), ask.column) > ask.threshold)
-        row_items = model.birth_row_items(batch)[members]
-        first_row = np.searchsorted(model.birth_row_items(batch), row_items)
+        items_of_rows = model.birth_row_items(batch)
+        row_items = items_of_rows[members]
+        first_row = np.searchsorted(items_of_rows, row_items)
         keys = row_keys(ask.seed, start + row_items, members - first_row)
         if len(members) > ask.room:
             chosen = np.sort(np.argsort(keys, kind="stable")[:ask.room])
@@ -133,6 +135,7 @@ class BirthWork:
         return stats if features is None else model.expansion_to_all_features(stats, features, n_features)
 
     def joined(self, answers: Sequence) -> BatchBirths:
+        """The batch's answer: counts and sums added in part order, pools merged by key."""
         owned = scores = None
         if self.owned:
             owned = sum(a[0] for a in answers[1:]) + answers[0][0]

@@ -20,7 +20,7 @@ import re
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -78,7 +78,8 @@ class MemoVisit:
     ``keep_fresh``: send back the fresh statistics too (a delete's proposal starts from them);
     ``version``: increases from visit to visit of a batch (the lap), so that a retried visit finds
     the cache its first try replaced; ``work``: a :class:`LocalWork` to run on the parts' local
-    parameters (their last such work is kept, for :func:`part_work`)."""
+    parameters; ``follow_ups``: the parts keep those local parameters for follow-up work
+    (:func:`part_work`) until the part's next visit."""
 
     batch: int
     version: int
@@ -87,6 +88,7 @@ class MemoVisit:
     install: Any = None
     keep_fresh: bool = False
     work: Any = None
+    follow_ups: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +107,7 @@ class PartVisit:
     work: Any = None
     start: int = 0
     again: bool = False
+    follow_ups: bool = False
 
 
 def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str | None = None) -> PartVisit:
@@ -117,7 +120,7 @@ def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str |
         install = (stats if first else stats.scaled(0.0),
                    None if warm is None else (warm[0], rows_of(warm[1], start, stop)))
     return PartVisit(records, visit.cached or install is not None, install, visit.keep_fresh, visit.version, spill,
-                     visit.work, start)
+                     visit.work, start, follow_ups=visit.follow_ups)
 
 
 def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit, merge_pairs,
@@ -128,8 +131,9 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
     :func:`~stickbreak.core.local_parts.local_summary`'s).
 
     The cache is that of the part's last visit before this one (``visit.version``): the store's if
-    older, else (a retried visit, or a replaced worker) the spill file's. With ``visit.work`` the
-    part's local parameters are kept in ``store`` (one set per part index) for follow-up work."""
+    older, else (a retried visit, or a replaced worker) the spill file's. With ``visit.follow_ups``
+    the part's local parameters are kept in ``store`` (one set per part index) for follow-up work,
+    else the part's kept ones are dropped."""
     cached = visit.install
     if cached is None and visit.cached:
         kept = store.get(slot)
@@ -145,7 +149,7 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
         warm = warm[1] if warm is not None and np.array_equal(warm[0], params.uids) else None
     working = visit.work is not None
     answer = local_summary(model, params, batch, warm, merge_pairs, keep_loglik, features=features,
-                           n_features=n_features, keep_own_local=working)
+                           n_features=n_features, keep_own_local=working or visit.follow_ups)
     fresh = answer[0]
     store[slot] = (visit.version, (fresh, None if answer[1] is None else (np.asarray(params.uids), answer[1])))
     if visit.spill is not None:
@@ -153,10 +157,11 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
     new = fresh.without_merge_terms()
     delta = new if old is None else new - old.without_merge_terms()
     delta = delta.with_merge_terms(fresh.merge_pairs, fresh.merge_entropy, fresh.merge_fields)
-    work = None
-    if working:
+    if visit.follow_ups:
         store[_kept_slot(slot)] = (slot[1], visit.version, params, batch, answer[-1])
-        work = visit.work.on_part(model, params, batch, answer[-1], visit.start, features, n_features)
+    else:
+        store.pop(_kept_slot(slot), None)
+    work = visit.work.on_part(model, params, batch, answer[-1], visit.start, features, n_features) if working else None
     return delta, fresh if visit.keep_fresh else None, work
 
 
@@ -165,17 +170,18 @@ def _kept_slot(slot: tuple) -> tuple:
     return ("kept-local", slot[0], slot[2])
 
 
-def part_work(store: dict, slot: tuple, model, params, batch, visit: PartVisit, merge_pairs,
+def part_work(store: dict, slot: tuple, model, params, part_data: Callable, visit: PartVisit, merge_pairs,
               keep_loglik: bool = False, features=None, n_features: int = 0):
     """``visit.work``'s answer on the local parameters that this visit of the part kept; if they are
     gone (a replaced worker), the visit is run again first, as a retried visit (the same cache,
-    the same local parameters), or :data:`KEPT_LOST` is answered if ``params`` is None."""
+    the same local parameters), or :data:`KEPT_LOST` is answered if ``params`` is None;
+    ``part_data()`` gives the part's data, only read then."""
     kept = store.get(_kept_slot(slot))
     if kept is None or kept[:2] != (slot[1], visit.version):
         if params is None:  # asked without the parameters, which the visit needs
             return KEPT_LOST
-        visit_part(store, slot, model, params, batch, replace(visit, again=False), merge_pairs, keep_loglik,
-                   features, n_features)
+        visit_part(store, slot, model, params, part_data(), replace(visit, again=False, work=None, follow_ups=True),
+                   merge_pairs, keep_loglik, features, n_features)
         kept = store[_kept_slot(slot)]
     _, _, params, batch, local = kept
     return visit.work.on_part(model, params, batch, local, visit.start, features, n_features)

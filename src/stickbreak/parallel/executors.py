@@ -142,21 +142,25 @@ class LocalExecutor:
         return added(parts), tuple(p[1] for p in parts)
 
     def memo_step(self, model, params, batches, visit, merge_pairs, keep_loglik=False):
-        answers = self._memo_parts(batches, visit, lambda slot, batch, part: visit_part(
-            self._caches, slot, model, params, batch, part, merge_pairs, keep_loglik))
+        answers = self._memo_parts(batches, visit, lambda slot, part_data, part: visit_part(
+            self._caches, slot, model, params, part_data(), part, merge_pairs, keep_loglik))
         return joined_visits(answers, visit.work)
 
     def memo_work(self, model, params, batches, visit, merge_pairs, keep_loglik=False):
-        answers = self._memo_parts(batches, visit, lambda slot, batch, part: part_work(
-            self._caches, slot, model, params, batch, part, merge_pairs, keep_loglik))
+        answers = self._memo_parts(batches, visit, lambda slot, part_data, part: part_work(
+            self._caches, slot, model, params, part_data, part, merge_pairs, keep_loglik))
         return visit.work.joined(answers)
 
     def _memo_parts(self, batches, visit: MemoVisit, run) -> list:
-        """``run(slot, part's data, part's visit)`` on each part of the visited batch, in part order."""
+        """``run(slot, part_data, part's visit)`` on each part of the visited batch, in part order;
+        ``part_data()`` reads the part's data (a follow-up reads it only if it must run the visit again)."""
         def one(job):
             index, start, stop = job
-            batch = self._part_data(batches, visit.batch, Part(index, start, stop, None, None))
-            return run((id(batches), visit.batch, index), batch, part_visit(visit, index, start, stop))
+
+            def part_data():
+                return self._part_data(batches, visit.batch, Part(index, start, stop, None, None))
+
+            return run((id(batches), visit.batch, index), part_data, part_visit(visit, index, start, stop))
 
         return self.map(one, filled_parts(batch_size(batches, visit.batch), self.n_workers))
 

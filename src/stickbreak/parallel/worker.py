@@ -93,7 +93,8 @@ def run_parts(payload: bytes) -> bytes:
     """Answer one call's task for this worker: ``payload`` is the pickled ``(common, parts, total)``,
     with ``common`` the pickled ``(model, params, merge_pairs)`` of the call and ``parts`` its
     :class:`PartTask` list; the answer is the pickled ``(answers, features)``: the list of each
-    part's ``(stats, warm[, local])``, or :data:`MISSING` for a part this worker does not hold, and
+    part's ``(stats, warm)`` (a memoized visit's :func:`~.caches.visit_part` answer, a follow-up's
+    :func:`~.caches.part_work` one), or :data:`MISSING` for a part this worker does not hold, and
     the features of each part placed by this task, by ``(batch, part)`` (see :class:`Placed`).
     With ``total`` the first answered part carries the sum of the answered parts' statistics (in
     order) and the others None: one set of statistics per worker comes back. BLAS and numba run
@@ -121,8 +122,8 @@ def run_parts(payload: bytes) -> bytes:
             own = (params if kept.features is None or part.sliced or params is None
                    else model.params_on_features(params, kept.features))
             if part.memo is not None and part.memo.again:
-                answers.append(part_work(_CACHES, slot, model, own, batch, part.memo, merge_pairs, part.keep_loglik,
-                                         kept.features, kept.n_features))
+                answers.append(part_work(_CACHES, slot, model, own, lambda: batch, part.memo, merge_pairs,
+                                         part.keep_loglik, kept.features, kept.n_features))
                 continue
             if part.memo is not None:
                 answers.append(visit_part(_CACHES, slot, model, own, batch, part.memo, merge_pairs, part.keep_loglik,

@@ -39,7 +39,6 @@ class HMMLocal:
     pair_gain: np.ndarray
     loglik: np.ndarray | None = None
 
-
     @property
     def state_entropy(self) -> np.ndarray:
         """``H_k = sum_l H_kl + H_0k``: the entropy table's row of state k plus its start entry."""

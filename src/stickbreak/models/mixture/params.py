@@ -32,4 +32,3 @@ class MixtureLocal:
     log_norm: np.ndarray
     entropy: np.ndarray
     loglik: np.ndarray | None = None
-
