@@ -117,9 +117,14 @@ class TopicParams:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @cached_property
+    def lam_totals(self) -> np.ndarray:
+        """Each topic's ``sum_v lam_kv`` over the whole vocabulary (K,)."""
+        return self.obs["lam"].sum(axis=1) if self.row_sums is None else self.row_sums
+
+    @cached_property
     def expected_log_phi(self) -> Natural:
         """``{"lam": E log phi_kv}`` (K, V)."""
-        return mult.expected_t(self.obs, self.row_sums)
+        return mult.expected_t(self.obs, self.lam_totals)
 
     @cached_property
     def centered_loglik(self) -> np.ndarray:

@@ -26,10 +26,9 @@ class OnWords(FeatureSliced):
         return batch.on_words(features)
 
     def params_on_features(self, params, features: np.ndarray):
-        """``lam``'s columns ``features``, with each topic's sum over all words (the normalizer of ``E log phi``)."""
-        lam = params.obs["lam"]
-        sums = lam.sum(axis=1) if params.row_sums is None else params.row_sums
-        return replace(params, obs={"lam": np.ascontiguousarray(lam[:, features])}, row_sums=sums)
+        """``lam``'s columns ``features``, with each topic's sum over all words (the normalizer of
+        ``E log phi``, computed once however many workers are sent their columns)."""
+        return replace(params, obs={"lam": _columns(params.obs["lam"], features)}, row_sums=params.lam_totals)
 
     def local_to_all_features(self, local, features: np.ndarray, n_features: int):
         word_topic = np.zeros((n_features, local.word_topic.shape[1]))
@@ -38,8 +37,7 @@ class OnWords(FeatureSliced):
 
     def centers_on_features(self, centers: dict, features: np.ndarray) -> dict:
         """The newborns' ``lam`` columns ``features``, with each row's sum over all words (``row_sums``)."""
-        lam = centers["lam"]
-        return {"lam": np.ascontiguousarray(lam[:, features]), "row_sums": lam.sum(axis=1)}
+        return {"lam": _columns(centers["lam"], features), "row_sums": centers["lam"].sum(axis=1)}
 
     def expansion_to_all_features(self, stats: SuffStats, features: np.ndarray, n_features: int) -> SuffStats:
         word_counts = np.zeros((stats.n_components, n_features))
@@ -50,3 +48,7 @@ class OnWords(FeatureSliced):
         c = items.counts
         indices = features[c.indices].astype(c.indices.dtype)
         return BagOfWords(sp.csr_matrix((c.data, indices, c.indptr), shape=(c.shape[0], n_features)))
+
+
+def _columns(lam: np.ndarray, features: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(lam[:, features])
