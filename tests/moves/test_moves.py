@@ -117,3 +117,14 @@ def test_reorder_delta_equals_brute_force():
     brute = model.summarize_resp(data, local.resp[:, ::-1], order)
     assert_same_stats(stats.reorder(order), brute)
     assert elbo_of(model, stats.reorder(order)) == pytest.approx(elbo_of(model, brute), rel=1e-12)
+
+
+def test_a_tracked_birth_whose_newborns_win_nothing_fails():
+    """Expansions that leave every newborn empty are no split: the proposal fails (on AP news a
+    birth reached that state, and its expansion's log 0 made the whole-data ELBO NaN)."""
+    from stickbreak.core.suffstats import SuffStats
+
+    proposal = birth.TrackedBirth(3, (7, 8), 2, born=np.array([7, 8]), centers={"lam": np.ones((3, 4))},
+                                  log_weights=np.log([0.5, 0.25, 0.25]), expansions={}, remaining=frozenset({0, 1}))
+    empty = SuffStats(np.array([3, 7, 8]), {"N": np.array([4.0, 0.0, 0.0])})
+    assert birth.advance(None, proposal, 0, empty, None, None, None) == (None, False)

@@ -350,7 +350,7 @@ class _Lap:
         target = proposal.target
         proposal = birth.cleaned(self.model, self.stats, proposal)
         candidate, params, terms, reordered = birth.best_order(self.model, birth.candidate(self.stats, proposal))
-        if total_elbo(terms) <= self._current_elbo():
+        if not total_elbo(terms) > self._current_elbo():  # a NaN candidate is refused too
             self._birth_failed(target)
             return
         self._rescore(candidate, params, terms)

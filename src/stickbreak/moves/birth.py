@@ -137,6 +137,8 @@ def advance(model: Movable, proposal: TrackedBirth, b: int, answer, params, conf
     expansions = dict(proposal.expansions)
     expansions[b] = answer
     total = sum(list(expansions.values())[1:], next(iter(expansions.values())))
+    if not np.any(total.counts[1:] > 0):  # the newborns have won nothing: no split to track
+        return None, False
     item_model = model.birth_item_model
     centers = expfam.posterior(item_model.obs, item_model.obs_prior, total.fields)
     remaining, passes_left = proposal.remaining - {b}, proposal.passes_left
@@ -225,7 +227,7 @@ def cleaned(model: Movable, stats: SuffStats, proposal: TrackedBirth) -> Tracked
         if not trials:
             break
         elbo, merged = max(trials, key=lambda t: t[0])
-        if elbo <= best:
+        if not elbo > best:  # NaN included
             break
         best, proposal = elbo, merged
     return proposal

@@ -72,7 +72,7 @@ def try_merges(model: Movable, stats, params, terms: dict, pairs: np.ndarray, pa
         tried += 1
         candidate = stats.merge(kept, removed, bound_against=[k for k, _ in accepted])
         if declares(model, MergesByRows):  # judged from the two rows; the full step only once accepted
-            if total_elbo(model.merge_terms(stats, candidate, params, terms, kept, removed)) <= elbo:
+            if not total_elbo(model.merge_terms(stats, candidate, params, terms, kept, removed)) > elbo:
                 continue
         cand_params, cand_terms = model.score(candidate, params)
         cand_elbo = total_elbo(cand_terms)
