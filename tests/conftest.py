@@ -10,7 +10,6 @@ import scipy.sparse as sp
 from stickbreak import obs
 from stickbreak.data import BagOfWords, DenseData, LaggedData
 from stickbreak.obs import expfam
-from stickbreak.core.local_parts import on_batch
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -167,13 +166,15 @@ def check_delete_delta(model, data, params, reassign) -> None:
 
     from stickbreak.driver import split_batches
     from stickbreak.models.mixture import moves as mixture_moves
+    from stickbreak.moves.delete import proposal_here
 
     batches = split_batches(data, 3, seed=0)
-    parts = [model.summarize(b, model.local_step(params, b), params.uids) for b in batches.data]
+    locals_ = [model.local_step(params, b) for b in batches.data]
+    parts = [model.summarize(b, local, params.uids) for b, local in zip(batches.data, locals_)]
     whole = sum(parts[1:], parts[0])
     target = int(params.uids[np.argmin(whole.counts)])
-    proposals = [mixture_moves.batch_proposal(model, on_batch(b), params, target, whole, part, refine_steps=1)
-                 for b, part in zip(batches.data, parts)]
+    proposals = [proposal_here(model, params, b, local, (target,), whole, part, 1)[0]
+                 for b, local, part in zip(batches.data, locals_, parts)]
     fast = sum(proposals[1:], proposals[0])
     without = mixture_moves.without_component(params, target)
     brute = None

@@ -25,7 +25,7 @@ from stickbreak.kernels.mixture import _reference as kernel_twins
 from stickbreak.models.hmm.birth import expanded_params
 from stickbreak.models.topics.model import TopicLocal
 from stickbreak.obs import expfam
-from stickbreak.core.local_parts import on_batch
+from stickbreak.moves.delete import proposal_here
 
 from cases import cases_with
 from conftest import assert_same_stats, chain_stats, check_birth_delta, check_delete_delta, check_merge_delta
@@ -117,9 +117,10 @@ def test_hmm_merge_delta(case):
 def test_hmm_delete_delta(case):
     """One refinement step: the proposal is the exact q(z) of the chain without the target."""
     model, data, params = _hmm(case)
-    stats = model.summarize(data, model.local_step(params, data), params.uids)
+    local = model.local_step(params, data)
+    stats = model.summarize(data, local, params.uids)
     target = int(params.uids[np.argmin(stats.counts)])
-    proposal, _ = model.delete_proposal(on_batch(data), params, (target,), stats, stats, None, 1)
+    proposal, _ = proposal_here(model, params, data, local, (target,), stats, stats, 1)
     brute = chain_stats(model, model.without_states(params, (target,)), data)
     _assert_same_chain_stats(proposal, brute)
     _assert_same_delta(model, stats, proposal, brute, params)
@@ -159,8 +160,7 @@ def test_topic_delete_delta(case):
     stats = model.summarize(data, local, params.uids)
     targets, keep = tuple(params.uids[[0, 3]]), [1, 2, 4]
     pairs = params.uids[np.array([[1, 2]])]
-    start = model.delete_start(local)
-    proposal, warm = model.delete_proposal(on_batch(data), params, targets, stats, stats, start, 1, pairs)
+    proposal, warm = proposal_here(model, params, data, local, targets, stats, stats, 1, pairs)
     current = model.without_topic(params, targets)
     brute_local = model.local_step(current, data, warm=local.doc_topic[:, keep], merge_pairs=pairs)
     brute = model.summarize(data, brute_local, current.uids, merge_pairs=pairs)

@@ -21,7 +21,7 @@ from stickbreak.driver import fit, split_batches
 from stickbreak.learn import MemoizedVI
 from stickbreak.models.topics.init import initial_topics
 from stickbreak.moves.records import fast_forward
-from stickbreak.core.local_parts import on_batch
+from stickbreak.moves.delete import proposal_here
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +139,7 @@ def test_group_delete_proposal_is_the_summary_of_a_local_step_without_the_target
     local = model.local_step(params, data)
     stats = model.summarize(data, local, params.uids)
     pairs = np.array([[1, 2], [4, 5]])
-    start = model.delete_start(local)
-    proposal, warm = model.delete_proposal(on_batch(data), params, (0, 3), stats, stats, start, 1, pairs)
+    proposal, warm = proposal_here(model, params, data, local, (0, 3), stats, stats, 1, pairs)
     current = model.without_topic(params, (0, 3))
     assert list(current.uids) == [1, 2, 4, 5] and list(proposal.uids) == [1, 2, 4, 5]
     brute_local = model.local_step(current, data, warm=local.doc_topic[:, [1, 2, 4, 5]], merge_pairs=pairs)

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,14 +18,18 @@ import pytest
 from stickbreak import DILN, LDA, DPMixture, HDPHMM, HDPTopicModel
 from stickbreak.data import BagOfWords, DenseData, ShardStore
 from stickbreak.datasets import load
-from stickbreak.core.local_parts import local_summary, on_batch
+from stickbreak.core.local_parts import local_summary
+from stickbreak.moves import delete
 from stickbreak.moves.birth_work import BirthWork, Collect, Expand
 from stickbreak.obs import expfam
-from stickbreak.parallel import LocalExecutor, Request, check_executor, make_executor
+from stickbreak.parallel import LocalExecutor, MemoVisit, Request, check_executor, make_executor
+from stickbreak.parallel.caches import KEPT_LOST, PartVisit, part_work, visit_part
 from stickbreak.parallel.processes import ProcessBackend
 from stickbreak.parallel.parts import part_bounds
 from stickbreak.parallel.sharded import ShardedExecutor
 from stickbreak.parallel.worker import dumps, placed
+
+from conftest import assert_same_stats
 
 distributed = pytest.importorskip("distributed")
 
@@ -135,7 +140,11 @@ class _KillingBackend(ProcessBackend):
         return handle
 
 
-@pytest.mark.parametrize("name, after", [("hdp_memoized_moves", 2), ("lda_stochastic", 7)])
+# hdp_memoized_moves sends worker 0 tasks 4-12 in lap 2, where a delete is refined and accepted
+# (task 9: a last round whose part must be rebuilt from the earlier rounds), and 13-19 in lap 3, which
+# replays it (task 14: the replaced worker reads the held proposal from the spill directory)
+@pytest.mark.parametrize("name, after", [("hdp_memoized_moves", 2), ("hdp_memoized_moves", 9),
+                                         ("hdp_memoized_moves", 14), ("lda_stochastic", 7)])
 def test_a_worker_killed_mid_task_costs_a_retry_not_the_run(name, after):
     backend = _KillingBackend(2, after)
     executor = ShardedExecutor(backend)
@@ -269,32 +278,69 @@ def test_sequential_algorithms_refuse_workers_with_the_reason(make):
         make().set_params(executor="processes").fit(_ap())
 
 
-@pytest.mark.parametrize("name", ["dp_mixture_memoized_moves", "hdp_memoized_moves", "hdp_hmm_memoized_moves"])
-@pytest.mark.parametrize("threads", [1, 2])
-def test_a_delete_proposal_run_on_the_executor_is_the_serial_one(name, threads):
-    """A delete's local steps through the executor's parts give the proposal computed on the batch."""
+def _delete_case(name):
     fitted = _reference(name)
     data = _digits_data() if name.startswith("dp") else _ap() if name.startswith("hdp_m") else _mocap()
     model, params = fitted.model_, fitted.params_
-    executor = LocalExecutor(threads)
     pairs = np.array([params.uids[:2]], dtype=np.int64)
-    whole, _, local = local_summary(model, params, data, None, np.zeros((0, 2), dtype=np.int64), keep_local=True)
     targets = tuple(int(u) for u in params.uids[-2:])
+    return model, params, data, pairs, targets
 
-    def run_local(model_, params_, rows, warm, merge_pairs):
-        return executor.local_summaries(model_, params_, [data], [Request(0, rows, warm)], merge_pairs=merge_pairs)[0]
 
-    start = model.delete_start(local)
-    expected, expected_warm = model.delete_proposal(on_batch(data), params, targets, whole, whole, start, 2, pairs)
-    got, warm = model.delete_proposal(run_local, params, targets, whole, whole, start, 2, pairs)
-    executor.close()
+@pytest.mark.parametrize("name", ["dp_mixture_memoized_moves", "hdp_memoized_moves", "hdp_hmm_memoized_moves"])
+@pytest.mark.parametrize("where", ["threads-1", "threads-2", "processes-2"])
+def test_a_delete_refined_where_the_batch_lives_is_the_serial_one(name, where):
+    """A delete's rounds run as follow-ups of the batch's visit on its parts, which keep their warm
+    starts between rounds and hold their share of the proposal after the last: the proposal, and
+    the held shares fetched back, are those computed here on the whole batch."""
+    model, params, data, pairs, targets = _delete_case(name)
+    kind, workers = where.split("-")
+    executor = LocalExecutor(int(workers)) if kind == "threads" else make_executor(kind, int(workers))
+    whole, _, local = local_summary(model, params, data, None, pairs, keep_local=True)
+    expected, expected_warm = delete.proposal_here(model, params, data, local, targets, whole, whole, 2, pairs)
+    visit, batches = MemoVisit(0, 3, keep_fresh=True, follow_ups=True), [data]
+    try:
+        _, fresh, _ = executor.memo_step(model, params, batches, visit, pairs)
+        got = delete.refined(model, lambda work: executor.memo_work(model, params, batches, replace(visit, work=work),
+                                                                    pairs), 3, params, targets, fresh, fresh, 2, pairs)
+        held, held_warm = executor.memo_caches(batches, [0], held=3)[0]
+    finally:
+        executor.close()
     assert np.array_equal(got.uids, expected.uids) and np.array_equal(got.merge_pairs, expected.merge_pairs)
-    for field, value in expected.fields.items():
-        np.testing.assert_allclose(got.fields[field], value, rtol=1e-9, atol=1e-9)
+    for stats in (got, held):
+        for field, value in expected.fields.items():
+            np.testing.assert_allclose(stats.fields[field], value, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(stats.merge_entropy, expected.merge_entropy, rtol=1e-9, atol=1e-9)
     if expected_warm is None:
-        assert warm is None
+        assert held_warm is None
     else:
-        np.testing.assert_allclose(warm, expected_warm, rtol=1e-9, atol=1e-9)
+        assert np.array_equal(held_warm[0], expected.uids)
+        np.testing.assert_allclose(held_warm[1], expected_warm, rtol=1e-9, atol=1e-9)
+
+
+def test_a_delete_round_on_a_replaced_worker_is_rebuilt_from_the_rounds_before():
+    """The topics' refinement warm-starts each round from the last: a part whose worker lost it
+    answers that it lacks it when sent the round alone, and rebuilds it from the visit and the
+    earlier rounds' parameters when sent those; the proposal is the uninterrupted one."""
+    model, params, data, pairs, targets = _delete_case("hdp_memoized_moves")
+    whole, _, local = local_summary(model, params, data, None, pairs, keep_local=True)
+    expected, _ = delete.proposal_here(model, params, data, local, targets, whole, whole, 3, pairs)
+    store, slot = {}, ("key", 0, 0)
+    visit = PartVisit((), False, None, False, 3, follow_ups=True)
+    visit_part(store, slot, model, params, data, visit, pairs)
+    rounds = []
+
+    def run_round(work):
+        rounds.append(work)
+        if work.step < 2:
+            return part_work(store, slot, model, params, lambda: data, replace(visit, again=True, work=work), pairs)
+        assert part_work({}, slot, model, None, lambda: data, replace(visit, again=True, work=work.travelling()),
+                         pairs) == KEPT_LOST
+        return part_work({}, slot, model, params, lambda: data, replace(visit, again=True, work=work), pairs)
+
+    got = delete.refined(model, run_round, 3, params, targets, whole, whole, 3, pairs)
+    assert len(rounds[-1].earlier) == 2
+    assert_same_stats(got, expected)
 
 
 def test_worker_processes_need_no_main_guard_in_a_script(tmp_path):

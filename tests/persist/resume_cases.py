@@ -30,13 +30,16 @@ def _blobs():
 
 def make(case: str, algorithm: str):
     """``(estimator, X, fit keywords)`` of a case: "mixture", "topics", "hmm" (nonparametric, the
-    defaults' moves under memoized VI) or "finite_mixture", "lda", "finite_hmm"."""
+    defaults' moves under memoized VI), "topics_deletes" (started with too many topics: deletes
+    are accepted in laps 2 and 4, merges in laps 2 and 3) or "finite_mixture", "lda", "finite_hmm"."""
     common = dict(algorithm=algorithm, max_laps=MAX_LAPS, tol=TOL, random_state=0, n_batches=3)
     if case in ("mixture", "finite_mixture"):
         cls = DPMixture if case == "mixture" else FiniteMixture
         return cls(n_components=3, **common), _blobs(), {}
-    if case in ("topics", "lda"):
+    if case in ("topics", "lda", "topics_deletes"):
         counts, _ = make_bars_corpus(n_docs=120, doc_length=40, side=6, n_bars=6, seed=1)
+        if case == "topics_deletes":
+            return HDPTopicModel(n_topics=12, **{**common, "random_state": 1}), counts, {}
         if case == "topics":  # seed 1: with seed 0, round-off between 1 thread and 2 processes decides a birth
             return HDPTopicModel(n_topics=3, **{**common, "random_state": 1}), counts, {}
         return LDA(n_topics=4, **common), counts, {}

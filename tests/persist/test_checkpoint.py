@@ -23,6 +23,7 @@ from stickbreak.estimators import mixture, topics
 from stickbreak.estimators._checkpoint import CheckpointSession, read
 from stickbreak.learn.memo_state import MemoLapInProgress
 from stickbreak.learn.stochastic import StochasticLapInProgress
+from stickbreak.moves.records import DeleteRecord
 from stickbreak.persist import CheckpointError, checkpoint
 
 import resume_cases
@@ -82,9 +83,13 @@ def assert_same_result(resumed, reference) -> None:
 
 # with 3 batches and a checkpoint after every batch (SVI: every step), a lap writes 3: after its
 # first and second batches (in progress) and at its end; the N-th write is in lap (N - 1) // 3 + 1
+# topics_deletes: lap 3 replays lap 2's accepted delete, held by the workers (write 8: one batch
+# has replayed it); lap 4's delete is being refined, its proposals held by the workers (write 11)
 @pytest.mark.parametrize("case, algorithm, write, executor", [
     ("mixture", "memoized", 7, None), ("topics", "memoized", 8, None), ("hmm", "memoized", 13, None),
-    ("topics", "memoized", 11, "processes"), ("topics", "stochastic", 8, None), ("mixture", "stochastic", 4, None)])
+    ("topics", "memoized", 11, "processes"), ("topics_deletes", "memoized", 8, "processes"),
+    ("topics_deletes", "memoized", 11, "processes"), ("topics", "stochastic", 8, None),
+    ("mixture", "stochastic", 4, None)])
 def test_a_fit_killed_within_a_lap_resumes_from_the_lap_in_progress(tmp_path, case, algorithm, write, executor):
     """SIGKILL right after a checkpoint written in the middle of a lap (memoized: births, merges and
     deletes on; on worker processes the batches' caches are fetched into it); the resumed run
@@ -97,6 +102,13 @@ def test_a_fit_killed_within_a_lap_resumes_from_the_lap_in_progress(tmp_path, ca
     assert saved.document["lap"] == (write - 1) // 3 and len(saved.content["trace"]) == saved.document["lap"]
     if algorithm == "memoized":
         assert all(m is not None for m in state.values["memo"]) and not any(state.values["placed"])
+    if case == "topics_deletes":  # the proposals the workers held were fetched into the checkpoint
+        values = state.values
+        if write == 11:
+            assert values["delete_total"] is not None and len(values["delete_carried"]) == state.position
+        else:
+            deletes = [r for r in values["log"] if isinstance(r, DeleteRecord)]
+            assert len(deletes) == 1 and len(deletes[0].proposals) == 3 - state.position
     done = saved.content["trace"]
     assert saved.content["seconds"] > (done[-1]["seconds"] if done else 0.0)  # the lap had been running
     _, X, inputs = resume_cases.make(case, algorithm)
@@ -348,10 +360,15 @@ def test_cli_resume_refuses_a_checkpoint_written_from_python(written, capsys):
     assert "was not written by `stickbreak fit`" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("case", ["topics", "hmm"])
-def test_a_fit_on_worker_processes_killed_resumes_anywhere_to_the_same_result(tmp_path, case):
-    """The driver is killed with its workers busy; the run goes on in the driver's own thread."""
-    killed_after(case, "memoized", 3, tmp_path, executor="processes")
+@pytest.mark.parametrize("case, lap", [("topics", 3), ("hmm", 3), ("topics_deletes", 2)])
+def test_a_fit_on_worker_processes_killed_resumes_anywhere_to_the_same_result(tmp_path, case, lap):
+    """The driver is killed with its workers busy; the run goes on in the driver's own thread
+    (topics_deletes: the delete accepted at lap 2's end is held by the workers until the batches
+    replay it; the checkpoint fetched it)."""
+    killed_after(case, "memoized", lap, tmp_path, executor="processes")
+    if case == "topics_deletes":
+        deletes = [r for r in read(tmp_path).content["state"].log if isinstance(r, DeleteRecord)]
+        assert len(deletes) == 1 and sorted(deletes[0].proposals) == [0, 1, 2]
     _, X, inputs = resume_cases.make(case, "memoized")
     resumed = stickbreak.resume(tmp_path, X, executor="threads", **inputs)
     reference = uninterrupted(case, "memoized")

@@ -95,7 +95,7 @@ SAMPLES = {
     "LapPlan": lambda: LapPlan(np.array([[3, 5]]), (7,), True, frozenset({2})),
     "MemoLapInProgress": lambda: MemoLapInProgress(np.array([2, 0, 1]), 1, {
         "plan": SAMPLES["LapPlan"](), "visited": (2,), "counts": {"merge": {"tried": 1, "accepted": 0}},
-        "delete_proposals": (_stats(), None, None), "pair_entropy": np.array([0.5]), "stale": True}),
+        "delete_total": _stats(), "delete_carried": {1: (_stats(), None)}, "pair_entropy": np.array([0.5]), "stale": True}),
 }
 
 

@@ -1,6 +1,5 @@
 """One local step and summary (:func:`local_summary`), what every executor runs for a batch or a
-part of one, and the serial ``run_local`` that move proposals are given (:func:`on_batch`).
-"""
+part of one."""
 
 from __future__ import annotations
 
@@ -23,14 +22,3 @@ def local_summary(model, params, batch, warm=None, merge_pairs=None, keep_loglik
     pairs = {} if merge_pairs is None else {"merge_pairs": merge_pairs}
     stats = model.summarize(batch, local, params.uids, **pairs)
     return (stats, model.warm_start(local)) + ((local,) if keep_local else ()) + ((own,) if keep_own_local else ())
-
-
-def on_batch(batch):
-    """The ``run_local`` of :meth:`~stickbreak.core.protocols.Movable.delete_proposal` that runs here,
-    on ``batch`` itself: ``run_local(model, params, rows, warm, merge_pairs)`` is the
-    ``(stats, warm start)`` of the batch's items ``rows`` (None: all), started from ``warm``."""
-
-    def run_local(model, params, rows, warm, merge_pairs):
-        return local_summary(model, params, batch if rows is None else batch.subset(rows), warm, merge_pairs)
-
-    return run_local

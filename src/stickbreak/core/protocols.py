@@ -29,7 +29,7 @@ annotations, which a dataclass field or class attribute of the model provides.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -186,23 +186,24 @@ class Movable(Memoizable, Protocol):
         (§4.1: an upper bound on the gain for mixtures, a screen for topics and HMMs)."""
 
     @abstractmethod
-    def delete_start(self, local: Any) -> np.ndarray | None:
-        """What a delete proposal starts from of a batch's local parameters, a row per item (the
-        rows of a batch's parts stack), or None: only this travels from where the batch lives."""
+    def delete_params(self, params: Any, targets: Any) -> Any:
+        """The global parameters without the components ``targets`` (uids), their mass given to the others."""
 
     @abstractmethod
-    def delete_proposal(self, run_local: Callable, params: Any, targets: Any, whole: SuffStats, stats_b: SuffStats,
-                        start: Any, refine_steps: int, merge_pairs: Any = None) -> tuple[SuffStats, Any]:
-        """This batch's statistics with the components ``targets`` (uids) removed and their mass
-        re-assigned to the others, refined ``refine_steps`` times against the rest of the data
-        (§4.3, Eq. 4.25-4.27), and the batch's next warm start (or ``None``). ``whole`` are the
-        whole-data statistics, ``stats_b`` this batch's part and ``start`` its :meth:`delete_start`;
-        with ``merge_pairs`` the proposal
-        carries their merged terms, so merges may follow an accepted delete.
+    def delete_part(self, local: Any, params: Any, targets: Any) -> Any:
+        """What a delete's refinement keeps, at a part of a batch where it lives, of the part's
+        local parameters (over ``params``, with ``targets`` to delete) between its rounds, or None."""
 
-        The batch's local steps go through ``run_local(model, params, rows, warm, merge_pairs) ->
-        (stats, warm start)`` for its items ``rows`` (None: all): the learner runs them where the
-        batch lives (:func:`stickbreak.core.local_parts.on_batch` runs them here)."""
+    @abstractmethod
+    def delete_round(self, part: Any, batch: Any, current: Any, step: int, last: bool, merge_pairs: Any = None,
+                     features: Any = None, n_features: int = 0) -> tuple[SuffStats, Any]:
+        """Round ``step`` of a delete's refinement on a part of a batch (§4.3, Eq. 4.25-4.27; the
+        learner's loop: :func:`stickbreak.moves.delete.refined`): the part's statistics over the
+        remaining components ``current`` with the targets' mass re-assigned, and its next warm start
+        (rows, or None). ``part``: its :meth:`delete_part`, which the round may update; the ``last``
+        round carries ``merge_pairs``' merged terms if the model gathers them (merges may then follow
+        an accepted delete); ``features``, ``n_features``: as
+        :func:`~stickbreak.core.local_parts.local_summary`'s."""
 
     @property
     @abstractmethod

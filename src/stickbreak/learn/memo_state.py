@@ -1,6 +1,6 @@
 """Memoized VI's state between laps (:class:`MemoState`) and within one (:class:`MemoLapInProgress`,
 what a checkpoint written in the middle of a long lap holds), and how the batches' caches, kept
-where the batches live, are fetched into them (:func:`fetched_caches`)."""
+where the batches live, are fetched into them (:func:`fetched_caches`, :func:`carried_log`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.suffstats import SuffStats
 from ..moves.planner import MoveHistory
+from ..moves.records import DeleteRecord
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,9 +39,9 @@ class MemoState:
 #: The working values of a lap in progress that a checkpoint within the lap keeps (:class:`MemoLapInProgress`).
 LAP_VALUES = ("number", "params", "stats", "elbo", "memo", "seen", "log", "warm", "placed", "next_uid", "history",
               "accepted", "active", "delete_lap", "delete_group", "delete_wait", "quiet_laps", "counts", "births",
-              "deferred", "stale", "terms", "plan", "pair_entropy", "pair_fields", "delete_proposals", "delete_warm",
+              "deferred", "stale", "terms", "plan", "pair_entropy", "pair_fields", "delete_total", "delete_carried",
               "visited")
-_LISTS = ("memo", "seen", "log", "warm", "placed", "accepted", "active", "delete_proposals", "delete_warm")
+_LISTS = ("memo", "seen", "log", "warm", "placed", "accepted", "active")
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,13 +63,39 @@ def fetched_caches(memo, warm, placed, batches, executor) -> tuple[tuple, tuple]
     return tuple(memo), tuple(warm)
 
 
+def carried_log(log, seen, placed, batches, executor) -> tuple:
+    """The move log with the proposals of its held deletes (:class:`~stickbreak.moves.records.DeleteRecord`)
+    fetched from where they live, for the ``placed`` batches that have yet to replay them."""
+    out = []
+    for i, record in enumerate(log):
+        if isinstance(record, DeleteRecord) and record.held:
+            which = [b for b in range(len(batches)) if placed[b] and seen[b] <= i and not record.carries(b)]
+            record = _carrying(record, which, executor.memo_caches(batches, which, held=record.lap) if which else ())
+        out.append(record)
+    return tuple(out)
+
+
+def _carrying(record: DeleteRecord, which, fetched) -> DeleteRecord:
+    proposals, warm = dict(record.proposals), dict(record.warm)
+    for b, (stats, start) in zip(which, fetched):
+        proposals[b], warm[b] = stats, None if start is None else start[1]
+    return DeleteRecord(record.lap, record.targets, proposals, warm, held=True)
+
+
 def saved_values(working: dict, batches, executor) -> dict:
-    """The :data:`LAP_VALUES` of a lap's ``working`` values, copied, with the caches fetched."""
+    """The :data:`LAP_VALUES` of a lap's ``working`` values, copied, with the caches and the
+    proposals held where the batches live fetched."""
     values = {name: working[name] for name in LAP_VALUES}
     values.update({name: tuple(values[name]) for name in _LISTS}, visited=tuple(sorted(values["visited"])),
                   history=values["history"].copy(), counts={k: dict(v) for k, v in values["counts"].items()},
-                  pair_fields=dict(values["pair_fields"]))
-    values["memo"], values["warm"] = fetched_caches(values["memo"], values["warm"], values["placed"], batches, executor)
+                  pair_fields=dict(values["pair_fields"]), delete_carried=dict(values["delete_carried"]))
+    placed = values["placed"]
+    values["log"] = carried_log(values["log"], values["seen"], placed, batches, executor)
+    if values["delete_total"] is not None:  # this lap's delete proposals so far
+        which = [b for b in values["visited"] if placed[b] and b not in values["delete_carried"]]
+        for b, (stats, start) in zip(which, executor.memo_caches(batches, which, held=values["number"]) if which else ()):
+            values["delete_carried"][b] = (stats, None if start is None else start[1])
+    values["memo"], values["warm"] = fetched_caches(values["memo"], values["warm"], placed, batches, executor)
     values["placed"] = (False,) * len(batches)
     return values
 

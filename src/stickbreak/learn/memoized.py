@@ -28,12 +28,11 @@ from ..core.protocols import Memoizable, Movable, WholeDataBirths, declares, req
 from ..core.suffstats import SuffStats
 from ..moves import birth, delete, merge
 from ..moves.birth_work import BirthWork
-from ..moves.delete import DeleteStart
 from ..moves.planner import RETRY_LAPS, LapPlan, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe
-from ..parallel import Combined, LocalExecutor, MemoVisit, Request
+from ..parallel import LocalExecutor, MemoVisit
 from .base import ELBODecreaseWarning, LapResult, SavesWithinLaps
-from .memo_state import MemoLapInProgress, MemoState, fetched_caches, saved_values, working_values
+from .memo_state import MemoLapInProgress, MemoState, carried_log, fetched_caches, saved_values, working_values
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
 MONOTONE_TOLERANCE = 1e-9
@@ -104,8 +103,10 @@ class MemoizedVI(SavesWithinLaps):
         a run resumed from it installs each at the batch's next visit)."""
         if not any(state.placed):
             return state
-        memo, warm = fetched_caches(state.memo, state.warm, state.placed, batches, executor or self._local)
-        return replace(state, memo=memo, warm=warm, placed=())
+        executor = executor or self._local
+        log = carried_log(state.log, state.seen, state.placed, batches, executor)
+        memo, warm = fetched_caches(state.memo, state.warm, state.placed, batches, executor)
+        return replace(state, memo=memo, warm=warm, placed=(), log=log)
 
 
 class _Lap:
@@ -139,8 +140,8 @@ class _Lap:
         self.plan = self._plan(state)
         self.pair_entropy = np.zeros(len(self.plan.merge_pairs))
         self.pair_fields: dict = {}  # non-additive merged fields per pair (topic models), summed over batches
-        self.delete_proposals: list = [None] * len(batches)
-        self.delete_warm: list = [None] * len(batches)
+        self.delete_total: SuffStats | None = None  # the delete's proposals added up (each held where its batch lives)
+        self.delete_carried: dict = {}  # batch -> its proposal (stats, warm), fetched by a checkpoint within the lap
         self.visited: set = set()  # batches visited so far this lap
 
     def values(self, batches, executor) -> dict:
@@ -190,7 +191,8 @@ class _Lap:
     def visit(self, b: int) -> None:
         """The batch's visit where it lives (its local step, the change of its cached statistics and
         the births' per-batch pieces: :meth:`~stickbreak.parallel.executors.Executor.memo_step`)
-        swapped in; a delete's proposal then starts here from the batch's local parameters."""
+        swapped in; a delete's proposal is then refined there, from the local parameters the
+        visit kept (:func:`~stickbreak.moves.delete.refined`), and births advance."""
         params_before = self.params
         self.visited.add(b)
         want_births = self.plan.births and self.params.n_components < self.cfg.max_components
@@ -200,20 +202,23 @@ class _Lap:
         if want_births or self.active:  # what every tracked birth asks of this batch, and its owned items
             asks = tuple(birth.ask(p, params_before, self.cfg, self.rng) for p in self.active)
             births = BirthWork(want_births, self.cfg.birth_resp_threshold, asks)
-        works = tuple(w for w in (births, DeleteStart() if wants_delete else None) if w is not None)
         visit = MemoVisit(b, self.number, tuple(self.log[self.seen[b]:]), self.placed[b], install, wants_delete,
-                          Combined(works) if works else None, follow_ups=births is not None)
-        delta, fresh, answers = self.executor.memo_step(self.model, params_before, self.batches, visit,
-                                                        self.plan.merge_pairs, keep_loglik=births is not None)
+                          births, follow_ups=births is not None or wants_delete)
+        keep_loglik = births is not None
+        delta, fresh, answer = self.executor.memo_step(self.model, params_before, self.batches, visit,
+                                                       self.plan.merge_pairs, keep_loglik=keep_loglik)
         self._swap_in(b, delta)
-        # (statistics, with the pairs' merged terms if the model gathers them; warm start); once a birth
-        # has been accepted the components differ from the delete's plan and the delete waits
-        if wants_delete:  # the proposal's local steps run where the batch lives
-            self.delete_proposals[b], self.delete_warm[b] = self.model.delete_proposal(
-                self._run_local(b), self.params, self.plan.delete_targets, self.stats, fresh, answers[-1],
-                self.cfg.delete_refine_steps, self.plan.merge_pairs)
+        # once a birth has been accepted the components differ from the delete's plan and the delete waits
+        if wants_delete:
+            def run_round(work):
+                return self.executor.memo_work(self.model, params_before, self.batches, replace(visit, work=work),
+                                               self.plan.merge_pairs, keep_loglik)
+
+            proposal = delete.refined(self.model, run_round, self.number, self.params, self.plan.delete_targets,
+                                      self.stats, fresh, self.cfg.delete_refine_steps, self.plan.merge_pairs)
+            self.delete_total = proposal if self.delete_total is None else self.delete_total + proposal
         if births is not None:
-            self._births_at(b, replace(visit, work=births), answers[0], params_before, want_births)
+            self._births_at(b, visit, answer, params_before, want_births)
 
     def _births_at(self, b: int, visit: MemoVisit, answer, params_before, want_births: bool) -> None:
         """Advance every birth proposal, in order, with batch ``b``'s answer (collected items or its
@@ -251,16 +256,6 @@ class _Lap:
         work = BirthWork(asks=(birth.ask(proposal, params_before, self.cfg, self.rng),))
         return self.executor.memo_work(self.model, params_before, self.batches, replace(visit, work=work),
                                        self.plan.merge_pairs, True).results[0]
-
-    def _run_local(self, b: int):
-        """Batch ``b``'s ``run_local`` for a move's proposal (see
-        :meth:`~stickbreak.core.protocols.Movable.delete_proposal`): its local steps on the executor."""
-
-        def run_local(model, params, rows, warm, merge_pairs):
-            return self.executor.local_summaries(model, params, self.batches, [Request(b, rows, warm)],
-                                                 merge_pairs=merge_pairs)[0]
-
-        return run_local
 
     def _swap_in(self, b: int, delta: SuffStats) -> None:
         """Add the change of the batch's cached statistics (fresh minus cached, moves replayed) to
@@ -386,10 +381,11 @@ class _Lap:
             return False
         self.delete_lap = self.number
         self.counts["delete"]["tried"] += len(targets)
-        proposals = self.delete_proposals
-        candidate = sum(proposals[1:], proposals[0]).without_merge_terms().clipped()
+        candidate = self.delete_total.without_merge_terms().clipped()
         if self._accept_if_better(candidate):
-            self._record(DeleteRecord(self.number, tuple(targets), tuple(proposals), tuple(self.delete_warm)))
+            carried = self.delete_carried
+            self._record(DeleteRecord(self.number, tuple(targets), {b: c[0] for b, c in carried.items()},
+                                      {b: c[1] for b, c in carried.items()}, held=True))
             self.counts["delete"]["accepted"] += len(targets)
             self.delete_group = 2 * len(targets)
             self.delete_wait = 1
@@ -407,11 +403,11 @@ class _Lap:
     def _pair_terms_from_delete(self) -> bool:
         """After an accepted delete the pairs' terms gathered during the lap are stale; take them
         from the delete's proposals if they carry them (topic models). False if they do not."""
-        proposals = self.delete_proposals
-        if not np.array_equal(proposals[0].merge_pairs, self.plan.merge_pairs):
+        total = self.delete_total
+        if not np.array_equal(total.merge_pairs, self.plan.merge_pairs):
             return False
-        self.pair_entropy = sum(p.merge_entropy for p in proposals)
-        self.pair_fields = {name: sum(p.merge_fields[name] for p in proposals) for name in proposals[0].merge_fields}
+        self.pair_entropy = total.merge_entropy
+        self.pair_fields = dict(total.merge_fields)
         return True
 
     def _finish_merges(self) -> None:
@@ -451,7 +447,7 @@ class _Lap:
             self._record(PruneRecord(self.number, removed))
 
     def new_state(self) -> MemoState:
-        # records every batch has already replayed are dropped (delete records hold per-batch statistics)
+        # records every batch has already replayed are dropped (a delete's proposals are held until then)
         done = min(self.seen)
         seen = tuple(s - done for s in self.seen)
         quiet = not any(c["accepted"] for c in self.counts.values())

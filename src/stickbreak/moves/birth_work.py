@@ -95,7 +95,11 @@ class BirthWork:
                      for a in self.asks)
         return replace(self, asks=asks, on_part_features=True)
 
-    def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0):
+    def travelling(self) -> "BirthWork":
+        return self
+
+    def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0,
+                kept: dict | None = None):
         """``(owned counts, (score sums, mass) or None, one result per ask)`` of this part."""
         owned = scores = None
         if self.owned:

@@ -12,7 +12,7 @@ the batch.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -26,8 +26,17 @@ def _first_only(stats: SuffStats, first: bool) -> SuffStats:
     return stats if first else stats.scaled(0.0)
 
 
+class Record:
+    """What every record does: ``replay`` on a batch's cached statistics and ``replay_warm`` on its
+    warm start; ``for_part``: what one part of the batch replays, where it lives; ``with_held``:
+    that, with what the part holds of the record filled in (only a held delete has any)."""
+
+    def with_held(self, held: Callable, batch: int) -> "Record":
+        return self
+
+
 @dataclass(frozen=True, eq=False)
-class BirthRecord:
+class BirthRecord(Record):
     """Newborn components appended; each batch's target mass re-split over target and newborns.
 
     ``expansions`` maps a batch to the statistics of [target, newborns] there; a batch without one
@@ -58,7 +67,7 @@ class BirthRecord:
 
 
 @dataclass(frozen=True, eq=False)
-class MergeRecord:
+class MergeRecord(Record):
     """Component ``removed`` merged into ``kept``, using each batch's cached pair entropy;
     ``bound_against``: the components kept by the lap's earlier merges (see :meth:`SuffStats.merge`)."""
 
@@ -82,13 +91,22 @@ class MergeRecord:
 
 
 @dataclass(frozen=True, eq=False)
-class DeleteRecord:
-    """Components ``targets`` deleted; each batch's statistics replaced by its proposal of that lap."""
+class DeleteRecord(Record):
+    """Components ``targets`` deleted; each batch's statistics replaced by its proposal of that lap.
+
+    A proposal is carried (``proposals[batch]``, with ``warm[batch]`` the proposal's per-item
+    counts for topic models) or, with ``held``, kept where the batch lives: each part of the
+    batch holds its share from the lap's refinement (:class:`~stickbreak.moves.delete.DeleteRound`)
+    and fills it in before replaying (:meth:`with_held`), so the driver never holds per-batch
+    proposals. A checkpoint fetches the held ones into a carried record (a resumed run's workers
+    hold nothing).
+    """
 
     lap: int
     targets: tuple[int, ...]
     proposals: tuple | dict  # per batch, SuffStats over the remaining components
-    warm: tuple | dict = ()  # per batch, the proposal's per-item counts (topic models), or empty
+    warm: tuple | dict = ()  # per batch, the proposal's per-item counts (topic models), or None
+    held: bool = False  # the batches without a carried proposal hold theirs where they live
 
     def replay(self, stats: SuffStats, batch: int) -> SuffStats:
         return self.proposals[batch]
@@ -98,13 +116,27 @@ class DeleteRecord:
             return None
         return self.proposals[batch].uids, self.warm[batch]
 
+    def carries(self, batch: int) -> bool:
+        """The record carries ``batch``'s proposal (else the batch's parts hold it)."""
+        return not self.held or batch in self.proposals
+
     def for_part(self, batch: int, first: bool, start: int, stop: int) -> "DeleteRecord":
+        if not self.carries(batch):
+            return DeleteRecord(self.lap, self.targets, {}, {}, held=True)
         warm = {batch: rows_of(self.warm[batch], start, stop)} if self.warm else ()
         return DeleteRecord(self.lap, self.targets, {batch: _first_only(self.proposals[batch], first)}, warm)
 
+    def with_held(self, held: Callable, batch: int) -> "DeleteRecord":
+        """The record as the part replays it: ``held(lap)`` is the part's share ``(stats, (uids,
+        warm) or None)`` of its held proposal."""
+        if self.carries(batch):
+            return self
+        stats, warm = held(self.lap)
+        return DeleteRecord(self.lap, self.targets, {batch: stats}, {batch: None if warm is None else warm[1]})
+
 
 @dataclass(frozen=True, eq=False)
-class ReorderRecord:
+class ReorderRecord(Record):
     """Components put in a new order (the shuffle move: largest first)."""
 
     lap: int
@@ -124,7 +156,7 @@ class ReorderRecord:
 
 
 @dataclass(frozen=True, eq=False)
-class PruneRecord:
+class PruneRecord(Record):
     """Empty components dropped from the end of the order (they held no mass in any batch)."""
 
     lap: int

@@ -11,6 +11,11 @@ Worker processes write each part's cache through to ``spill`` (a directory of ``
 pickle) after every visit, so a worker that died and was replaced reads it back: a fault costs a
 retry, never the run's exactness. A saved state (a checkpoint) fetches the caches to the driver
 (:func:`fetch_part`) and a resumed run installs them at each batch's next visit.
+
+A move's per-batch proposal can be held there too (a delete's refinement:
+:class:`~stickbreak.moves.delete.DeleteRound`): the work answers :class:`Held`, the part keeps
+the proposal's share by lap (:func:`keep_held`, written through like the caches) and a held
+record fills it in where it is replayed (:func:`read_held`).
 """
 
 from __future__ import annotations
@@ -40,11 +45,15 @@ KEPT_LOST = b"stickbreak-kept-local-lost"
 
 class LocalWork(Protocol):
     """Work a memoized visit does on each part's local parameters where the part lives, right after
-    its local step, so that they never travel (a birth's per-batch pieces: :mod:`stickbreak.moves.birth_work`)."""
+    its local step or in a follow-up, so that they never travel (a birth's per-batch pieces:
+    :mod:`stickbreak.moves.birth_work`; a delete's refinement: :mod:`stickbreak.moves.delete`)."""
 
-    def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0) -> Any:
+    def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0,
+                kept: dict | None = None) -> Any:
         """The part's answer: ``batch`` holds the batch's items from ``start`` on, ``params`` and
-        ``local`` are those of its local step (on ``features`` of ``n_features``, if not None)."""
+        ``local`` are those of its local step (on ``features`` of ``n_features``, if not None);
+        ``kept``: a dict kept with the local parameters, for what later follow-ups build on.
+        An answer :class:`Held` leaves a proposal where the part lives."""
 
     def joined(self, answers: Sequence) -> Any:
         """The batch's answer from its parts' (in part order)."""
@@ -53,21 +62,19 @@ class LocalWork(Protocol):
         """This work as a part kept on ``features`` receives it (a
         :class:`~stickbreak.core.protocols.FeatureSliced` model's: what it sends cut to them)."""
 
+    def travelling(self) -> "LocalWork":
+        """What a follow-up sends first; the work itself goes only to parts that lost what the
+        visit kept (:data:`KEPT_LOST`), with what they need to rebuild it."""
+
 
 @dataclass(frozen=True, eq=False)
-class Combined:
-    """Several :class:`LocalWork` on the same local parameters: answers are tuples, one per work."""
+class Held:
+    """A part's answer that also leaves ``cache`` (``(stats, (uids, warm) or None)``, the part's
+    share of a per-batch proposal) where the part lives, under ``lap`` (:func:`keep_held`)."""
 
-    works: tuple
-
-    def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0) -> tuple:
-        return tuple(w.on_part(model, params, batch, local, start, features, n_features) for w in self.works)
-
-    def joined(self, answers: Sequence) -> tuple:
-        return tuple(w.joined([a[i] for a in answers]) for i, w in enumerate(self.works))
-
-    def on_features(self, model, features) -> "Combined":
-        return Combined(tuple(w.on_features(model, features) for w in self.works))
+    answer: Any
+    lap: int
+    cache: Any
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,6 +151,7 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
         old, warm = cached
         b = slot[1]
         for record in visit.records:
+            record = record.with_held(lambda lap: read_held(store, slot, lap, visit.spill), b)
             old = record.replay(old, b)
             warm = None if warm is None else record.replay_warm(warm, b)
         warm = warm[1] if warm is not None and np.array_equal(warm[0], params.uids) else None
@@ -157,11 +165,15 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
     new = fresh.without_merge_terms()
     delta = new if old is None else new - old.without_merge_terms()
     delta = delta.with_merge_terms(fresh.merge_pairs, fresh.merge_entropy, fresh.merge_fields)
+    kept = {}
     if visit.follow_ups:
-        store[_kept_slot(slot)] = (slot[1], visit.version, params, batch, answer[-1])
+        store[_kept_slot(slot)] = (slot[1], visit.version, params, batch, answer[-1], kept)
     else:
         store.pop(_kept_slot(slot), None)
-    work = visit.work.on_part(model, params, batch, answer[-1], visit.start, features, n_features) if working else None
+    work = None
+    if working:
+        work = _held(store, slot, visit.spill, visit.work.on_part(model, params, batch, answer[-1], visit.start,
+                                                                  features, n_features, kept))
     return delta, fresh if visit.keep_fresh else None, work
 
 
@@ -183,12 +195,53 @@ def part_work(store: dict, slot: tuple, model, params, part_data: Callable, visi
         visit_part(store, slot, model, params, part_data(), replace(visit, again=False, work=None, follow_ups=True),
                    merge_pairs, keep_loglik, features, n_features)
         kept = store[_kept_slot(slot)]
-    _, _, params, batch, local = kept
-    return visit.work.on_part(model, params, batch, local, visit.start, features, n_features)
+    _, _, params, batch, local, state = kept
+    return _held(store, slot, visit.spill, visit.work.on_part(model, params, batch, local, visit.start, features,
+                                                              n_features, state))
 
 
-def fetch_part(store: dict, slot: tuple, spill: str | None = None):
-    """A part's cache ``(stats, (uids, warm) or None)`` as it is now (not replayed)."""
+def _held(store: dict, slot: tuple, spill: str | None, answer):
+    """A work's answer, its :class:`Held` cache left here (:func:`keep_held`)."""
+    if isinstance(answer, Held):
+        keep_held(store, slot, answer.lap, answer.cache, spill)
+        return answer.answer
+    return answer
+
+
+def _held_slot(slot: tuple) -> tuple:
+    """Where a part's held proposals are kept (and spilled: a folder inside the placement's)."""
+    return (f"{slot[0]}/held", slot[1], slot[2])
+
+
+#: How many laps of held proposals a part keeps: the latest, and the one a retried visit of the
+#: lap after it may still replay.
+HELD_LAPS = 2
+
+
+def keep_held(store: dict, slot: tuple, lap: int, cache, spill: str | None = None) -> None:
+    """Keep a part's share of lap ``lap``'s proposal (written through to ``spill``)."""
+    held = store.setdefault(_held_slot(slot), {})
+    held[lap] = cache
+    for old in sorted(held)[:-HELD_LAPS]:
+        del held[old]
+    if spill is not None:
+        write_spill(spill, _held_slot(slot), lap, cache)
+
+
+def read_held(store: dict, slot: tuple, lap: int, spill: str | None = None):
+    """A part's share of lap ``lap``'s held proposal (from ``spill`` if this process lost it);
+    :class:`CacheLost` if it is gone."""
+    held = store.get(_held_slot(slot), {})
+    if lap in held:
+        return held[lap]
+    return read_spill(spill, _held_slot(slot), exact=lap)
+
+
+def fetch_part(store: dict, slot: tuple, spill: str | None = None, held: int | None = None):
+    """A part's cache ``(stats, (uids, warm) or None)`` as it is now (not replayed), or with
+    ``held`` its share of that lap's held proposal."""
+    if held is not None:
+        return read_held(store, slot, held, spill)
     kept = store.get(slot)
     return kept[1] if kept is not None else read_spill(spill, slot)
 
@@ -234,11 +287,11 @@ def write_spill(spill: str, slot: tuple, version: int, cached) -> None:
         files[v].unlink(missing_ok=True)
 
 
-def read_spill(spill: str | None, slot: tuple, before: int | None = None):
-    """A part's newest cache written by :func:`write_spill` (of a version below ``before``, if
-    given); :class:`CacheLost` if there is none."""
+def read_spill(spill: str | None, slot: tuple, before: int | None = None, exact: int | None = None):
+    """A part's newest cache written by :func:`write_spill` (of a version below ``before``, or
+    version ``exact``, if given); :class:`CacheLost` if there is none."""
     files = {} if spill is None else _spill_files(spill, slot)
-    versions = [v for v in files if before is None or v < before]
+    versions = [v for v in files if (before is None or v < before) and (exact is None or v == exact)]
     if not versions:
         raise CacheLost(f"the cached statistics of part {slot[2]} of batch {slot[1]} were lost with the worker "
                         "that held them" + ("" if spill is None else f" and are not in {spill}") +

@@ -69,8 +69,9 @@ class Executor(Protocol):
         with the same arguments and some work) kept where the parts live: a follow-up that sends
         no local parameters anywhere."""
 
-    def memo_caches(self, batches: Sequence, which: Sequence[int]) -> list:
-        """The caches ``(stats, (uids, warm) or None)`` of batches ``which``, as they are now."""
+    def memo_caches(self, batches: Sequence, which: Sequence[int], held: int | None = None) -> list:
+        """The caches ``(stats, (uids, warm) or None)`` of batches ``which``, as they are now, or
+        with ``held`` their proposals of that lap held where they live (:class:`~.caches.Held`)."""
 
     def bytes_moved(self) -> int:
         """Bytes sent to and received from workers so far (0 for the driver's own process)."""
@@ -164,8 +165,8 @@ class LocalExecutor:
 
         return self.map(one, filled_parts(batch_size(batches, visit.batch), self.n_workers))
 
-    def memo_caches(self, batches, which):
-        return [joined_caches([fetch_part(self._caches, (id(batches), b, index))
+    def memo_caches(self, batches, which, held=None):
+        return [joined_caches([fetch_part(self._caches, (id(batches), b, index), held=held)
                                for index, _, _ in filled_parts(batch_size(batches, b), self.n_workers)])
                 for b in which]
 

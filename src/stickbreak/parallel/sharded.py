@@ -146,7 +146,8 @@ class ShardedExecutor:
     def memo_work(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_loglik=False):
         """Sent without the parameters (the parts kept those of their visit); a part whose worker
         lost them is asked again with them (:data:`~.caches.KEPT_LOST`)."""
-        light = replace(visit, records=(), install=None)  # what only running the visit again needs stays here
+        # what only running the visit again, or rebuilding what it kept, needs stays here
+        light = replace(visit, records=(), install=None, work=visit.work.travelling())
         jobs = self._memo_jobs(model, None, batches, light, merge_pairs, keep_loglik, again=True)
         lost = {job.worker for job in jobs if isinstance(job.answer, bytes) and job.answer == KEPT_LOST}
         if lost:
@@ -166,10 +167,10 @@ class ShardedExecutor:
                 if only is None or index in only]
         return self._run_jobs(model, params, placement, jobs, merge_pairs)
 
-    def memo_caches(self, batches, which):
+    def memo_caches(self, batches, which, held=None):
         placement = self._placement(batches)
         fetch = PartVisit((), True, None, False, spill=self.spill)
-        jobs = [_Job(i, index, PartTask(placement.key, b, index, None, None, memo=fetch, fetch=True))
+        jobs = [_Job(i, index, PartTask(placement.key, b, index, None, None, memo=fetch, fetch=True, held=held))
                 for i, b in enumerate(which) for index, _, _ in filled_parts(placement.size(b), self.n_workers)]
         self._run_jobs(None, None, placement, jobs, None)
         return [joined_caches(parts) for parts in _by_request(jobs, len(which))]

@@ -86,6 +86,7 @@ class PartTask:
     keep_loglik: bool = False
     memo: PartVisit | None = None  # memoized VI's visit of the part (its cache is kept here)
     fetch: bool = False  # answer the part's memoized cache instead (a checkpoint)
+    held: int | None = None  # with fetch: the part's share of this lap's held proposal instead
     sliced: bool = False  # the call's parameters are already on the part's features
 
 
@@ -109,7 +110,7 @@ def run_parts(payload: bytes) -> bytes:
             if part.memo is not None and part.memo.spill is not None:
                 _SPILLS[part.key] = part.memo.spill
             if part.fetch:
-                answers.append(fetch_part(_CACHES, slot, part.memo.spill))
+                answers.append(fetch_part(_CACHES, slot, part.memo.spill, part.held))
                 continue
             if slot not in _STORE and part.source is not None:
                 _STORE[slot] = placed(model, part.source.load())
@@ -194,7 +195,8 @@ def drop(key: str) -> int:
     slots = [slot for slot in _STORE if slot[0] == key]
     for slot in slots:
         del _STORE[slot]
-    for slot in [slot for slot in _CACHES if key in slot[:2]]:  # (key, batch, part) and ("kept-local", key, part)
+    # (key, batch, part), ("kept-local", key, part) and (key + "/held", batch, part)
+    for slot in [slot for slot in _CACHES if key in slot[:2] or str(slot[0]).startswith(f"{key}/")]:
         del _CACHES[slot]
     drop_spill(_SPILLS.pop(key, None), key)
     return len(slots)

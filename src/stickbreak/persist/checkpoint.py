@@ -23,7 +23,7 @@ from ..data import BagOfWords, DenseData, LaggedData, Sequences, ShardStore
 from .codec import CheckpointError
 
 FORMAT = "stickbreak-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 FILENAME = "checkpoint.npz"
 DOCUMENT_KEY = "__checkpoint__"
 CHECKSUM_KEY = "__sha256__"

@@ -21,7 +21,7 @@ from stickbreak.learn.batch import BatchVB
 from stickbreak.models.hmm.init import initial_params
 from stickbreak.learn.memoized import MemoizedVI
 from stickbreak.obs import expfam
-from stickbreak.core.local_parts import on_batch
+from stickbreak.moves.delete import proposal_here
 
 from conftest import assert_cache_consistent, chain_stats
 
@@ -238,8 +238,9 @@ def test_delete_proposal_with_one_refinement_is_the_local_step_without_the_targe
     data, _ = _toy(3, 60)
     model = _model(data, "hdp", 10.0)
     params = initial_params(model, data, 5, "contiguous_blocks", np.random.default_rng(9))
-    stats = model.summarize(data, model.local_step(params, data), params.uids)
-    proposal, _ = model.delete_proposal(on_batch(data), params, (2,), stats, stats, None, 1)
+    local = model.local_step(params, data)
+    stats = model.summarize(data, local, params.uids)
+    proposal, _ = proposal_here(model, params, data, local, (2,), stats, stats, 1)
     reduced = model.without_states(params, (2,))
     brute = model.summarize(data, model.local_step(reduced, data), reduced.uids)
     assert np.array_equal(proposal.uids, [0, 1, 3, 4])

@@ -12,7 +12,7 @@ of ``q(z)``, kept per state as its row of the entropy table plus its start entry
 
 Merges (Eq. 6.49) add rows and columns of ``M``; the merged entropy of each planned pair is
 gathered during the local step, exactly (``pair_gain``). Deletes re-run the local step without
-the targets (:meth:`HMMModel.delete_proposal`); births split a state's pooled frames into newborns
+the targets (:meth:`HMMModel.delete_round`); births split a state's pooled frames into newborns
 and re-run the local step on every batch with the expanded states (:mod:`.hmm_birth`); both are
 accepted on the whole-data ELBO.
 """
@@ -25,6 +25,7 @@ from types import ModuleType
 import numpy as np
 
 from ... import obs
+from ...core.local_parts import local_summary
 from ...core.protocols import WholeDataBirths
 from ...core.suffstats import SuffStats, fold
 from ...data import DenseData
@@ -174,22 +175,18 @@ class HMMModel(WholeDataBirths):
         trans = self.transitions.select(self.transitions_prior, params.trans, params.uids, uids)
         return HMMParams(uids, expfam.select_components(params.obs, keep), trans)
 
-    def delete_start(self, local) -> None:
-        """Nothing: forward-backward runs again over the other states."""
+    def delete_params(self, params: HMMParams, targets) -> HMMParams:
+        return self.without_states(params, targets)
+
+    def delete_part(self, local, params: HMMParams, targets) -> None:
+        """Nothing: forward-backward runs again over the other states in every round."""
         return None
 
-    def delete_proposal(self, run_local, params: HMMParams, targets, whole: SuffStats, stats_b: SuffStats, start,
-                        refine_steps: int, merge_pairs=None):
-        """This batch's statistics without the states ``targets``: forward-backward over the other
-        states, refined ``refine_steps`` times against the rest of the data (Hughes 2016, §6.5)."""
-        current = self.without_states(params, targets)
-        others = current.uids
-        rest = whole.select(others) - stats_b.without_merge_terms().select(others)
-        for _ in range(max(1, refine_steps) - 1):
-            proposal = run_local(self, current, None, None, None)[0]
-            current = self.global_step((rest + proposal).clipped(), current)
-        # the planned merge pairs' entropies (the costly part) only for the final proposal
-        return run_local(self, current, None, None, merge_pairs)[0], None
+    def delete_round(self, part: None, batch, current: HMMParams, step: int, last: bool, merge_pairs=None,
+                     features=None, n_features: int = 0) -> tuple[SuffStats, None]:
+        """Forward-backward over the other states (Hughes 2016, §6.5); the planned merge pairs'
+        entropies (the costly part) only in the last round."""
+        return local_summary(self, current, batch, None, merge_pairs if last else None)[0], None
 
     @property
     def birth_item_model(self) -> "HMMModel":

@@ -22,6 +22,7 @@ from scipy.special import logsumexp
 
 from ... import obs
 from ...core import sparse_resp
+from ...core.local_parts import local_summary
 from ...core.protocols import ItemResponsibilities, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...core.validate import check_n_active
@@ -170,15 +171,19 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
         """The m-score ``Delta L_data + Delta L_weights`` (§4.1): an upper bound on the gain."""
         return moves.pair_scores(self, params, stats, first, second)
 
-    def delete_start(self, local: MixtureLocal) -> None:
-        """Nothing: every item is re-assigned from the data."""
+    def delete_params(self, params: MixtureParams, targets) -> MixtureParams:
+        return moves.without_component(params, targets)
+
+    def delete_part(self, local: MixtureLocal, params: MixtureParams, targets) -> None:
+        """Nothing: every item is re-assigned from the data in every round."""
         return None
 
-    def delete_proposal(self, run_local, params: MixtureParams, targets, whole: SuffStats, stats_b: SuffStats, start,
-                        refine_steps: int, merge_pairs=None) -> tuple[SuffStats, None]:
-        """Items re-assigned over the other components and refined (§4.3, :func:`.moves.batch_proposal`);
-        no merge terms (merges wait for the next lap) and no warm start."""
-        return moves.batch_proposal(self, run_local, params, targets, whole, stats_b, refine_steps), None
+    def delete_round(self, part: None, batch, current: MixtureParams, step: int, last: bool, merge_pairs=None,
+                     features=None, n_features: int = 0) -> tuple[SuffStats, None]:
+        """Every item re-assigned over the remaining components (§4.3, Eq. 4.25-4.27: ``r'_n =
+        softmax_{k not in T}(W_nk)``, top-L with ``n_active``, so the proposal lies in the family the
+        local step optimises); no merge terms (merges wait for the next lap) and no warm start."""
+        return local_summary(self, current, batch)[0], None
 
     @property
     def birth_item_model(self) -> "MixtureModel":

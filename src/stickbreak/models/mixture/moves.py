@@ -52,28 +52,6 @@ def without_component(params: MixtureParams, targets) -> MixtureParams:
     return MixtureParams(params.uids[keep], expfam.select_components(params.obs, keep), weights)
 
 
-def batch_proposal(model, run_local, params: MixtureParams, targets, whole, stats_b, refine_steps: int):
-    """Statistics of the batch over the components other than ``targets``, after the restricted
-    refinement; ``whole`` are the current whole-data statistics and ``stats_b`` this batch's part,
-    and the batch's local steps go through ``run_local`` (see
-    :meth:`~stickbreak.core.protocols.Movable.delete_proposal`).
-
-    Every item is re-assigned over the remaining components, ``r'_n = softmax_{k not in T}(W_nk)``
-    (top-L with ``n_active``, Sec. 7.1, so the proposal lies in the family the local step
-    optimises); the remaining components are then re-estimated from the whole-data statistics with
-    this batch's proposal swapped in, and the responsibilities recomputed (Eq. 4.25-4.27).
-    """
-    current = without_component(params, targets)
-    others = current.uids
-    rest = whole.select(others) - stats_b.without_merge_terms().select(others)
-    proposal = None
-    for step in range(max(1, refine_steps)):
-        proposal = run_local(model, current, None, None, None)[0]  # the local step over the others
-        if step < refine_steps - 1:
-            current = model.global_step((rest + proposal).clipped())
-    return proposal
-
-
 # ---------------------------------------------------------------------------------------------- births
 def birth_scores(resp, loglik: np.ndarray) -> np.ndarray:
     """The b-score of each component: the average expected log-likelihood of its items,

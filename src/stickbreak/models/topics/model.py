@@ -15,7 +15,7 @@ HDP: ``alpha pi^G(rho)``) and ``L_top`` is the LDA normaliser or the HDP surroga
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from types import ModuleType, SimpleNamespace
 
@@ -30,12 +30,11 @@ from ...kernels.topics.sparse import sparse_token_share, sparse_topic_local_step
 from ...obs import expfam, mult
 from ...obs.expfam import Natural, data_gain
 from ...priors import TOPIC_WEIGHTS
+from .delete import DeletePart, delete_part, delete_round
 from .merge_terms import merged_terms
 from .on_words import OnWords
 
 START_CODES = {"scratch": SCRATCH, "warm": WARM, "best": BEST}
-#: A delete re-solves the documents holding at least this many of the target's tokens (thesis: 0.01).
-DELETE_MIN_COUNT = 0.01
 #: Merge screening: each topic's nearest topics (cosine of word counts) whose data gain is computed.
 MERGE_SCREEN_NEIGHBOURS = 10
 #: A birth re-splits the target's tokens in documents holding at least this many of them; elsewhere
@@ -332,48 +331,15 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
         others = params.uids[keep]
         return self.make_params(others, params.obs["lam"][keep], self.weights.align(params.weights, params.uids, others))
 
-    def delete_start(self, local: TopicLocal) -> np.ndarray:
-        """The documents' topic counts ``N_dk``."""
-        return local.doc_topic
+    def delete_params(self, params: TopicParams, targets) -> TopicParams:
+        return self.without_topic(params, targets)
 
-    def delete_proposal(self, run_local, params: TopicParams, targets, whole: SuffStats, stats_b: SuffStats,
-                        start: np.ndarray, refine_steps: int, merge_pairs=None) -> tuple[SuffStats, np.ndarray | None]:
-        """This batch's statistics with topics ``targets`` deleted (Hughes 2016, §5.5.2), exact for a valid ``q``.
+    def delete_part(self, local: TopicLocal, params: TopicParams, targets) -> DeletePart:
+        return delete_part(local, params, targets)
 
-        Documents holding at least ``DELETE_MIN_COUNT`` of the targets' tokens re-run the fixed
-        point over the other topics, warm from their counts without the targets, in every round;
-        between rounds the other topics are re-estimated from the whole-data statistics with this
-        batch's proposal swapped in (the refinement of Eq. 4.25-4.27). The other documents (a few of
-        the targets' tokens at most) take one iteration from there, once, in the first round: any
-        valid ``q`` keeps the proposal exact, and theirs barely depends on the refinement. Their
-        part and the targeted documents' last round also gather the merged terms of ``merge_pairs``,
-        so merges can follow the delete. Returns the statistics and the documents' new counts (the
-        batch's next warm start).
-        """
-        removed = np.isin(params.uids, np.atleast_1d(targets))
-        current = self.without_topic(params, targets)
-        rest = whole.select(current.uids) - stats_b.without_merge_terms().select(current.uids)
-        warm = np.ascontiguousarray(start[:, ~removed])  # the documents' counts (:meth:`delete_start`)
-        targeted = start[:, removed].sum(axis=1) >= DELETE_MIN_COUNT
-        rounds = max(1, refine_steps)
-
-        def run(index, max_iter, pairs):
-            model = replace(self, local=replace(self.local, start="warm", max_iter=max_iter))
-            stats, warm[index] = run_local(model, current, index, warm[index], pairs)
-            return stats
-
-        others = np.flatnonzero(~targeted)
-        fixed = run(others, 1, merge_pairs) if len(others) else None
-        index, proposal = np.flatnonzero(targeted), fixed
-        for step in range(rounds if len(index) else 0):
-            last = step == rounds - 1
-            part = run(index, self.local.max_iter, merge_pairs if last else None)
-            if fixed is not None:  # intermediate rounds carry no merge terms: align the fixed part's
-                part = (fixed if last else fixed.without_merge_terms()) + part
-            proposal = part
-            if not last:
-                current = self.global_step((rest + proposal).clipped(), current)
-        return proposal, (warm if self.local.start != "scratch" else None)
+    def delete_round(self, part: DeletePart, batch, current: TopicParams, step: int, last: bool, merge_pairs=None,
+                     features=None, n_features: int = 0):
+        return delete_round(self, part, batch, current, step, last, merge_pairs, features, n_features)
 
     # ---------------------------------------------------------------- births (Hughes 2016, §5.5.3)
     @property
