@@ -25,6 +25,7 @@ from stickbreak.kernels.mixture import _reference as kernel_twins
 from stickbreak.models.hmm.birth import expanded_params
 from stickbreak.models.topics.model import TopicLocal
 from stickbreak.obs import expfam
+from stickbreak.core.local_parts import on_batches
 from stickbreak.moves.delete import proposal_here
 
 from cases import cases_with
@@ -137,7 +138,7 @@ def test_hmm_birth_delta(case):
     with np.errstate(divide="ignore"):
         log_weights = np.log([0.0, 0.4, 0.6])
     batches = [data.subset([0, 2]), data.subset([1, 3])]
-    parts = model.birth_proposal(batches, params, whole, target, centers, log_weights, born, 1)
+    parts = model.birth_proposal(on_batches(batches), params, whole, target, centers, log_weights, born, 1)
     candidate = (parts[0] + parts[1]).without_merge_terms()
     expanded = expanded_params(model, params, whole, target, centers, log_weights, born)
     brute = chain_stats(model, expanded, data.subset([0, 2, 1, 3]))

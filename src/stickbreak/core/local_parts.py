@@ -1,5 +1,5 @@
 """One local step and summary (:func:`local_summary`), what every executor runs for a batch or a
-part of one."""
+part of one, and the serial ``sweep`` over batches that whole-data proposals are given (:func:`on_batches`)."""
 
 from __future__ import annotations
 
@@ -22,3 +22,13 @@ def local_summary(model, params, batch, warm=None, merge_pairs=None, keep_loglik
     pairs = {} if merge_pairs is None else {"merge_pairs": merge_pairs}
     stats = model.summarize(batch, local, params.uids, **pairs)
     return (stats, model.warm_start(local)) + ((local,) if keep_local else ()) + ((own,) if keep_own_local else ())
+
+
+def on_batches(batches):
+    """The ``sweep`` of :meth:`~stickbreak.core.protocols.WholeDataBirths.birth_proposal` that runs
+    here: ``sweep(model, params, merge_pairs)`` is each batch's statistics, in order."""
+
+    def sweep(model, params, merge_pairs=None):
+        return [local_summary(model, params, batch, None, merge_pairs)[0] for batch in batches]
+
+    return sweep

@@ -29,7 +29,7 @@ annotations, which a dataclass field or class attribute of the model provides.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -256,11 +256,14 @@ class WholeDataBirths(Movable, Protocol):
     counts couple neighbouring items, so a state cannot be split item by item)."""
 
     @abstractmethod
-    def birth_proposal(self, batches: Any, params: Any, whole: SuffStats, target: int, centers: Any,
+    def birth_proposal(self, sweep: Callable, params: Any, whole: SuffStats, target: int, centers: Any,
                        log_weights: np.ndarray, born: np.ndarray, refine_steps: int,
                        merge_pairs: Any = None) -> list[SuffStats]:
         """Every batch's statistics over all components with ``target`` (uid) split into ``born``,
-        refined ``refine_steps`` times (with the merge pairs' terms), in batch order."""
+        refined ``refine_steps`` times (with the merge pairs' terms), in batch order. The local steps
+        go through ``sweep(model, params, merge_pairs) -> [stats of each batch]``, which the
+        learner runs where the batches live (:func:`~stickbreak.core.local_parts.on_batches` runs
+        it here)."""
 
 
 class ItemResponsibilities(Protocol):

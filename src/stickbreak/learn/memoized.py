@@ -30,7 +30,7 @@ from ..moves import birth, delete, merge
 from ..moves.birth_work import BirthWork
 from ..moves.planner import RETRY_LAPS, LapPlan, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe
-from ..parallel import LocalExecutor, MemoVisit
+from ..parallel import LocalExecutor, MemoVisit, Request
 from .base import ELBODecreaseWarning, LapResult, SavesWithinLaps
 from .memo_state import MemoLapInProgress, MemoState, carried_log, fetched_caches, saved_values, working_values
 
@@ -331,10 +331,15 @@ class _Lap:
         if not declares(self.model, WholeDataBirths):
             return None
 
+        requests = [Request(b) for b in range(len(self.batches))]
+
+        def sweep(model, params, merge_pairs=None):  # every batch's local step, where it lives
+            return [s for s, _ in self.executor.local_summaries(model, params, self.batches, requests, merge_pairs)]
+
         def expand(proposal):
-            parts = self.model.birth_proposal([self.batches[b] for b in range(len(self.batches))], self.params,
-                                              self.stats, proposal.target, proposal.centers, proposal.log_weights,
-                                              proposal.born, self.cfg.birth_refine_steps, self.plan.merge_pairs)
+            parts = self.model.birth_proposal(sweep, self.params, self.stats, proposal.target, proposal.centers,
+                                              proposal.log_weights, proposal.born, self.cfg.birth_refine_steps,
+                                              self.plan.merge_pairs)
             return replace(proposal, expansions=dict(enumerate(parts)), remaining=frozenset(), full_width=True)
 
         return expand

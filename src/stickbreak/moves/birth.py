@@ -36,8 +36,8 @@ declared capability. A :class:`~stickbreak.core.protocols.TrackedBirths` model (
 models) gives each batch's statistics over [target, newborns] (``birth_expansion``). A
 :class:`~stickbreak.core.protocols.WholeDataBirths` model (HMMs: transition counts couple
 neighbouring frames) has ``birth_proposal`` instead: once the newborns are created, the learner
-expands every batch at once (``expand_all`` of :func:`advance`) into *full-width* statistics over
-all components, whose sum is the candidate.
+expands every batch at once (``expand_all`` of :func:`advance`; each sweep of local steps runs
+where the batches live) into *full-width* statistics over all components, whose sum is the candidate.
 """
 
 from __future__ import annotations

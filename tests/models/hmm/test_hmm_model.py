@@ -21,6 +21,7 @@ from stickbreak.learn.batch import BatchVB
 from stickbreak.models.hmm.init import initial_params
 from stickbreak.learn.memoized import MemoizedVI
 from stickbreak.obs import expfam
+from stickbreak.core.local_parts import on_batches
 from stickbreak.moves.delete import proposal_here
 
 from conftest import assert_cache_consistent, chain_stats
@@ -285,7 +286,7 @@ def test_birth_candidate_over_batches_equals_brute_force(kappa):
         data, model, params, whole, target, centers, log_weights, born, expanded_params = _birth_setup(kappa)
     batches = [data.subset([0, 2]), data.subset([1, 3])]
     pairs = np.array([[int(params.uids[0]), 11]])
-    parts = model.birth_proposal(batches, params, whole, target, centers, log_weights, born, 1, pairs)
+    parts = model.birth_proposal(on_batches(batches), params, whole, target, centers, log_weights, born, 1, pairs)
     candidate = (parts[0] + parts[1]).without_merge_terms()
     expanded = expanded_params(model, params, whole, target, centers, log_weights, born)
     assert np.array_equal(candidate.uids, [params.uids[0], 10, 11, params.uids[2]])
@@ -367,3 +368,33 @@ def test_stochastic_step_of_size_one_on_all_data_is_a_batch_step():
     result = driver.fit(model, InMemoryMinibatches(data, 2), params, StochasticVI(lambda s: (1 + s) ** -0.51, np.random.default_rng(0)),
                         LearnConfig(algorithm="stochastic", max_laps=4, n_batches=2))
     assert np.isfinite(result.elbo) and result.n_laps == 4
+
+
+def test_hmm_births_expand_every_batch_through_the_executor():
+    """A chain's birth is expanded on every batch at once; its sweeps of local steps go through the
+    executor, where the batches live (here the driver's two threads, which split each batch as
+    worker processes do), and the fit is the one on a single thread."""
+    from stickbreak.parallel import LocalExecutor
+
+    class Counting(LocalExecutor):
+        sweeps = 0
+
+        def local_summaries(self, *args, **kwargs):
+            self.sweeps += 1
+            return super().local_summaries(*args, **kwargs)
+
+    data, _ = _toy(8, 150, seed=1)
+    model = _model(data, "hdp", 50.0)
+    params = initial_params(model, data, 1, "contiguous_blocks", np.random.default_rng(6))
+    batches = [data.subset(np.arange(b, 8, 4)) for b in range(4)]
+    counting, results = Counting(2), []
+    for executor in (counting, LocalExecutor(1)):
+        learner = MemoizedVI(MovesConfig(moves=("birth", "merge", "delete")), np.random.default_rng(0))
+        results.append(driver.fit(model, batches, params, learner, LearnConfig(max_laps=6, n_batches=4),
+                                  executor=executor))
+        executor.close()
+    split, whole = results
+    accepted = sum(r.moves["birth"]["accepted"] for r in split.trace)
+    assert accepted >= 1 and counting.sweeps >= accepted * MovesConfig().birth_refine_steps
+    assert [r.n_components for r in split.trace] == [r.n_components for r in whole.trace]
+    np.testing.assert_allclose([r.elbo for r in split.trace], [r.elbo for r in whole.trace], rtol=1e-10)

@@ -70,13 +70,12 @@ def expanded_params(model, params, whole, target: int, centers, log_weights: np.
     return HMMParams(uids, obs, post)
 
 
-def proposal(model, batches, params, whole, target: int, centers, log_weights, born, refine_steps: int,
+def proposal(model, sweep, params, whole, target: int, centers, log_weights, born, refine_steps: int,
              merge_pairs=None) -> list:
-    """Each batch's statistics over the expanded states (steps 1-2 above), in batch order."""
+    """Each batch's statistics over the expanded states (steps 1-2 above), in batch order; each
+    sweep's local steps through ``sweep`` (see :meth:`~stickbreak.core.protocols.WholeDataBirths.birth_proposal`)."""
     expanded = expanded_params(model, params, whole, target, centers, log_weights, born)
     for _ in range(max(1, refine_steps) - 1):
-        stats = sum(model.summarize(batch, model.local_step(expanded, batch), expanded.uids) for batch in batches)
+        stats = sum(sweep(model, expanded))
         expanded = model.global_step(stats.clipped(), expanded)
-    return [model.summarize(batch, model.local_step(expanded, batch, merge_pairs=merge_pairs), expanded.uids,
-                            merge_pairs=merge_pairs)
-            for batch in batches]
+    return sweep(model, expanded, merge_pairs)

@@ -209,11 +209,11 @@ class HMMModel(WholeDataBirths):
         """The frames (with predecessors, for AR families) a birth pools for clustering."""
         return self.frames(batch).subset(members)
 
-    def birth_proposal(self, batches, params: HMMParams, whole: SuffStats, target: int, centers, log_weights,
+    def birth_proposal(self, sweep, params: HMMParams, whole: SuffStats, target: int, centers, log_weights,
                        born, refine_steps: int, merge_pairs=None) -> list:
         """Every batch's statistics with state ``target`` split into ``born`` (see :mod:`.hmm_birth`):
         a chain cannot be split frame by frame, so the learner expands all batches at once."""
-        return birth.proposal(self, batches, params, whole, target, centers, log_weights, born, refine_steps, merge_pairs)
+        return birth.proposal(self, sweep, params, whole, target, centers, log_weights, born, refine_steps, merge_pairs)
 
     # ---------------------------------------------------------------- prediction
     def viterbi(self, params: HMMParams, batch) -> np.ndarray:
