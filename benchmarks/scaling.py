@@ -75,8 +75,12 @@ def run(make, X, laps: int, executor, n_jobs: int) -> dict:
     wall = time.perf_counter() - start
     trace = model.trace_
     per_lap = (trace[-1]["seconds"] - trace[0]["seconds"]) / max(1, len(trace) - 1)
+    ends = [0.0] + [r["seconds"] for r in trace]
     return {"wall": wall, "per_lap": per_lap, "elbo": float(model.lower_bound_), "K": trace[-1]["n_effective"],
             "bytes_per_lap": float(np.mean([r["bytes_moved"] for r in trace])),
+            "lap_seconds": [b - a for a, b in zip(ends, ends[1:])], "lap_bytes": [r["bytes_moved"] for r in trace],
+            "lap_moves": [", ".join(f"{kind} {v['accepted']}/{v['tried']}" for kind, v in r["moves"].items() if v["tried"])
+                          for r in trace],
             "load_before": load_before, "load_after": os.getloadavg()[0]}
 
 
@@ -87,6 +91,18 @@ def table(rows: list[dict]) -> str:
         lines.append(f"| {row['workload']} | {row['setting']} | {row['wall']:.1f} | {row['per_lap']:.2f} | "
                      f"{row['speedup_wall']:.2f}x | {row['speedup_lap']:.2f}x | {row['elbo']:.10g} | {row['K']} | "
                      f"{row['bytes_per_lap'] / 1e6:.1f} | {row['load_before']:.2f}/{row['load_after']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def lap_table(rows: list[dict]) -> str:
+    """Each lap's seconds (and MB moved) per executor, with the moves accepted/tried in it."""
+    laps = len(rows[0]["lap_seconds"])
+    lines = ["| workload | executor | " + " | ".join(f"lap {i + 1}" for i in range(laps)) + " |",
+             "|---|---|" + "---|" * laps]
+    for row in rows:
+        cells = [f"{s:.1f}" + (f" ({b / 1e6:.0f} MB)" if b else "") for s, b in zip(row["lap_seconds"], row["lap_bytes"])]
+        lines.append(f"| {row['workload']} | {row['setting']} | " + " | ".join(cells) + " |")
+    lines.append("| | moves (accepted/tried) | " + " | ".join(m or "-" for m in rows[0]["lap_moves"]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -115,7 +131,11 @@ def main(argv=None):
     suffix = "" if args.only == ",".join(WORKLOADS) else "_" + args.only.replace(",", "_")
     (RESULTS / f"scaling{suffix}.json").write_text(json.dumps(rows, indent=1))
     header = (f"# Strong scaling, {args.laps} laps, {os.cpu_count()} cores (`{' '.join(sys.argv)}`)\n\n")
-    (RESULTS / f"scaling{suffix}.md").write_text(header + table(rows))
+    by_workload = {}
+    for row in rows:
+        by_workload.setdefault(row["workload"], []).append(row)
+    laps = "\n## Seconds of each lap\n\n" + "\n".join(lap_table(group) for group in by_workload.values())
+    (RESULTS / f"scaling{suffix}.md").write_text(header + table(rows) + laps)
 
 
 if __name__ == "__main__":
