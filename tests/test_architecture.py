@@ -23,7 +23,7 @@ LAYERS = {
     "parallel": 6,
     "moves": 7,
     "learn": 8,
-    "config": 9,
+    "config": 9, "progress": 9,
     "driver": 10, "persist": 10, "plot": 10, "export": 10,
     "report": 11,
     "estimators": 12,

@@ -16,13 +16,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
 from .config import LearnConfig
 from .core.protocols import Fittable, declares, total_elbo
 from .core.sparse_resp import row_argmax
 from .data import batch_indices
 from .learn.base import ELBODecreaseWarning, SavesWithinLaps
+from .progress import FitProgress
 
 #: A component counts as effective (``K_eff``) when it explains at least this many items (Hughes 2016, §3.6).
 EFFECTIVE_COUNT = 1.0
@@ -159,12 +159,17 @@ def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig
         return _fit(model, batches, params, learner, config, callbacks, verbose, executor, desc, resume, on_lap, every)
 
 
-class _Interval:
-    """Checkpoints within a lap (:class:`~stickbreak.learn.base.WithinLap`): due ``every`` seconds
-    after the last checkpoint, within the lap or at its end."""
+class _Within:
+    """What a learner sees of the driver within a lap (:class:`~stickbreak.learn.base.WithinLap`):
+    the progress after each batch, and checkpoints due ``every`` seconds after the last one
+    (never without ``write``)."""
 
-    def __init__(self, every: float, write: Callable):
-        self.every, self.write, self.last = float(every), write, perf_counter()
+    def __init__(self, progress: FitProgress, every: float | None = None, write: Callable | None = None):
+        self.progress, self.write, self.last = progress, write, perf_counter()
+        self.every = float("inf") if every is None or write is None else float(every)
+
+    def visited(self, done: int, total: int) -> None:
+        self.progress.visited(done, total)
 
     def due(self) -> bool:
         return perf_counter() - self.last >= self.every
@@ -185,40 +190,42 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
     # the time fitted before: up to the saved lap in progress if the run was saved within one
     start = perf_counter() - (resume.seconds if resume.seconds is not None else trace[-1].seconds if trace else 0.0)
     moved = executor.bytes_moved() if executor is not None else 0
-    progress = tqdm(total=config.max_laps, initial=len(trace), disable=verbose < 1, unit="lap", desc=desc,
-                    dynamic_ncols=True)
+    reports_batches = declares(learner, SavesWithinLaps)  # the others' laps are one step each, for the bar
+    progress = FitProgress(desc, config.max_laps, len(batches) if reports_batches else 1, len(trace), verbose)
     within = None
-    if on_lap is not None and every is not None and declares(learner, SavesWithinLaps):
-        within = _Interval(every, lambda lap_state: on_lap(lap_state, tuple(trace), None, perf_counter() - start))
+    if reports_batches:
+        within = _Within(progress, every, None if on_lap is None else
+                         lambda lap_state: on_lap(lap_state, tuple(trace), None, perf_counter() - start))
     try:
-        for lap in range(len(trace) + 1, config.max_laps + 1):
-            result = (learner.lap(model, batches, state, executor, within) if within is not None
-                      else learner.lap(model, batches, state, executor))
-            state = result.state
-            counts = state.stats.counts
-            total = executor.bytes_moved() if executor is not None else 0
-            lap_bytes, moved = total - moved, total
-            record = LapRecord(lap, total_elbo(result.elbo_terms), result.elbo_terms, len(counts),
-                               int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start,
-                               result.exact, result.moves, lap_bytes)
-            trace.append(record)
-            if model.monotone:
-                _warn_if_decreased(trace)
-            progress.update(1)
-            progress.set_postfix(elbo=f"{record.elbo:.6g}", K=record.n_effective, refresh=False)
-            converged = lap >= config.min_laps and result.settled and _relative_change(trace) <= config.tol
-            if on_lap is not None:
-                on_lap(learner.saved_state(state, batches, executor), trace,
-                       "converged" if converged else "max_laps" if lap == config.max_laps else None, record.seconds)
-                if within is not None:
-                    within.last = perf_counter()
-            stop_requested = [bool(cb(record, state.params)) for cb in callbacks]
-            if converged:
-                stop_reason = "converged"
-                break
-            if any(stop_requested):
-                stop_reason = "callback"
-                break
+        with progress.watching():
+            for lap in range(len(trace) + 1, config.max_laps + 1):
+                result = (learner.lap(model, batches, state, executor, within) if within is not None
+                          else learner.lap(model, batches, state, executor))
+                state = result.state
+                counts = state.stats.counts
+                total = executor.bytes_moved() if executor is not None else 0
+                lap_bytes, moved = total - moved, total
+                record = LapRecord(lap, total_elbo(result.elbo_terms), result.elbo_terms, len(counts),
+                                   int(np.sum(counts >= EFFECTIVE_COUNT)), perf_counter() - start,
+                                   result.exact, result.moves, lap_bytes)
+                trace.append(record)
+                if model.monotone:
+                    _warn_if_decreased(trace)
+                progress.lap_done(record)
+                converged = lap >= config.min_laps and result.settled and _relative_change(trace) <= config.tol
+                if on_lap is not None:
+                    on_lap(learner.saved_state(state, batches, executor), trace,
+                           "converged" if converged else "max_laps" if lap == config.max_laps else None,
+                           record.seconds)
+                    if within is not None:
+                        within.last = perf_counter()
+                stop_requested = [bool(cb(record, state.params)) for cb in callbacks]
+                if converged:
+                    stop_reason = "converged"
+                    break
+                if any(stop_requested):
+                    stop_reason = "callback"
+                    break
     except KeyboardInterrupt:
         if not trace:
             raise

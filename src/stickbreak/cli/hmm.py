@@ -13,7 +13,7 @@ from ..data import DataError, Sequences
 from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
-from ..moves import move_summary
+from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
                      exit_code,
                      out_directory, parse_moves, read_sequence_data, stop_status)
@@ -138,7 +138,7 @@ def run_fit_hmm(args) -> int:
     seconds = time.perf_counter() - start
     states = est.predict(seqs)
     scores = _scores(labels, states, args.foreground_only)
-    lines = [_status(est, seconds, seqs.n_frames)] + ([move_summary(est.trace_, moves)] if moves else [])
+    lines = [_status(est, seconds, seqs.n_frames)] + ([move_summary(est.trace_, moves), k_over_laps(est.trace_)] if moves else [])
     lines += [f"Hamming distance to the true labels after alignment ({text}): {scores[key]:.4f}"
               for key, text in (("hamming", "all frames"), ("hamming_foreground", "foreground frames")) if key in scores]
     print("\n".join(lines))

@@ -13,7 +13,7 @@ from ..data.shards import ShardStore
 from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
 from ..evaluate import cluster_label_table, majority_vote_accuracy
-from ..moves import move_summary
+from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
                      exit_code,
                      out_directory, parse_moves, stop_status)
@@ -121,6 +121,7 @@ def _run_fit_mixture(args) -> int:
           f"({est.lower_bound_ / len(est.labels_):.4f} per item); {est.n_active_components_} clusters used of {est.n_components_}")
     if moves:
         print(move_summary(est.trace_, moves))
+        print(k_over_laps(est.trace_))
     table = _print_clusters(est, X, labels)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ def save_run(args, command: str, est, seconds: float, X, labels=None, scores=Non
            "data_facts": data_facts(X) if X is not None else {}}
     (args.out / "run.json").write_text(json.dumps(run, indent=2, default=str))
     write_report(est, args.out / "report.html", X, labels=labels, run=_run_facts(run))
-    print(f"wrote {args.out}/report.html")
+    print(f"wrote {args.out}/report.html; open {(args.out / 'report.html').resolve().as_uri()} in a browser")
 
 
 def _run_facts(run: dict) -> dict:

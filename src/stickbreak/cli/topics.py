@@ -16,7 +16,7 @@ from ..data.text_io import as_bag_of_words
 from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
-from ..moves import move_summary
+from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
                      exit_code, moves_run,
                      out_directory, parse_moves, stop_status)
@@ -222,6 +222,7 @@ def run_fit_topics(args) -> int:
           f"{est.n_topics_} topics used of {len(est.topic_sizes_)}")
     if moves_run(est.trace_):
         print(move_summary(est.trace_, moves_run(est.trace_)))
+        print(k_over_laps(est.trace_))
     rows = print_topics(est, args.top_words)
     correlations = print_correlations(est) if args.model == "diln" else []
     scores = {}  # for the report

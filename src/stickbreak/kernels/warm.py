@@ -114,9 +114,17 @@ def _heaviest_first(modules: set[str]) -> list[str]:
     return sorted(modules, key=lambda m: (-size[m], m))
 
 
-def warm(jobs: int = 1) -> tuple[dict, dict]:
-    """Compile every example, in ``jobs`` processes; returns (seconds, compilations) per dispatcher."""
-    modules = _heaviest_first({kernel.py_func.__module__ for kernel, _ in examples()})
+def warm(jobs: int = 1, only: tuple[str, ...] = ()) -> tuple[dict, dict]:
+    """Compile every example (of the kernel modules named by ``only``, relative to this package,
+    e.g. ``"topics.dense"``, if given), in ``jobs`` processes; returns (seconds, compilations) per dispatcher."""
+    modules = {kernel.py_func.__module__ for kernel, _ in examples()}
+    if only:
+        unknown = [name for name in only if f"{PACKAGE}.{name}" not in modules]
+        if unknown:
+            raise SystemExit(f"no kernel examples in {unknown}; choose from "
+                             f"{sorted(m.removeprefix(PACKAGE + '.') for m in modules)}")
+        modules = {f"{PACKAGE}.{name}" for name in only}
+    modules = _heaviest_first(modules)
     seconds, count = defaultdict(float), defaultdict(int)
     if jobs <= 1:
         results = map(_compile_module, modules)
@@ -160,6 +168,8 @@ def main(argv=None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=1, help="compile in this many processes (default 1)")
     parser.add_argument("--report", type=int, default=0, metavar="N", help="print the N slowest compilations")
     parser.add_argument("--check", action="store_true", help="only check that every public kernel has an example")
+    parser.add_argument("--only", default="", metavar="MODULES",
+                        help="comma-separated kernel modules to compile (e.g. topics.dense,topics.evaluate); default all")
     args = parser.parse_args(argv)
     if args.check:
         if missing := uncovered():
@@ -167,7 +177,7 @@ def main(argv=None) -> int:
             return 1
         return 0
     began = time.perf_counter()
-    seconds, count = warm(args.jobs)
+    seconds, count = warm(args.jobs, tuple(m for m in args.only.split(",") if m))
     total = time.perf_counter() - began
     print(f"numba kernels warm: {sum(count.values())} compiled, {total:.1f} s wall"
           f" ({sum(seconds.values()):.1f} s compiling)", flush=True)

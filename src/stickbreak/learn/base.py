@@ -45,7 +45,10 @@ class Resumable(Learner, Protocol):
 
 
 class WithinLap(Protocol):
-    """The driver's checkpoints within a long lap, as a learner sees them."""
+    """The driver within a lap, as a learner sees it: its progress, and its checkpoints within a long lap."""
+
+    def visited(self, done: int, total: int) -> None:
+        """``done`` of the lap's ``total`` batches (or steps) are complete (the progress bar moves)."""
 
     def due(self) -> bool:
         """Whether a checkpoint is due now (its interval has passed since the last one)."""
@@ -55,9 +58,10 @@ class WithinLap(Protocol):
 
 
 class SavesWithinLaps(Resumable, Protocol):
-    """A learner that checkpoints within its laps: ``lap(..., within=)`` hands ``within.save`` a
-    state of the lap in progress whenever ``within.due()``; ``lap`` given such a state finishes
-    that lap, as if it had not stopped."""
+    """A learner that reports its batches and checkpoints within its laps: ``lap(..., within=)``
+    calls ``within.visited`` after every batch and hands ``within.save`` a state of the lap in
+    progress whenever ``within.due()``; ``lap`` given such a state finishes that lap, as if it had
+    not stopped."""
 
     def lap(self, model, batches, state, executor=None, within: WithinLap | None = None) -> LapResult:
         """One pass over the data, or the rest of the pass ``state`` stopped in."""

@@ -90,6 +90,8 @@ class MemoizedVI(SavesWithinLaps):
             run, order, position = _Lap(self, model, batches, state, executor), self.rng.permutation(len(batches)), 0
         for i in range(position, len(order)):
             run.visit(int(order[i]))
+            if within is not None:
+                within.visited(i + 1, len(order))
             if within is not None and i + 1 < len(order) and within.due():
                 within.save(MemoLapInProgress(order, i + 1, run.values(batches, executor)))
         run.finish()

@@ -43,6 +43,10 @@ class InMemoryMinibatches:
     def n_features(self) -> int:
         return self.data.n_features
 
+    def __len__(self) -> int:
+        """Minibatches (steps) per lap."""
+        return self.n_batches
+
     def lap_rows(self, rng: np.random.Generator):
         """The item indices of each minibatch of one lap (what :meth:`lap` subsets)."""
         if self.sampling == "without_replacement":
@@ -79,6 +83,10 @@ class StoredMinibatches:
         if not len(self.batches):
             raise ValueError("cannot tell the vocabulary size of this minibatch source; start from parameters instead")
         return self.batches[0].n_features
+
+    def __len__(self) -> int:
+        """Minibatches (steps) per lap."""
+        return len(self.batches)
 
     def lap(self, rng: np.random.Generator):
         n = len(self.batches)
@@ -172,6 +180,8 @@ class StochasticVI(SavesWithinLaps):
             params, stats, _ = self._update(model, params, fresh, minibatches.n_items / size, step, estimate=False)
             stats_sum = stats if stats_sum is None else stats_sum + stats
             count += 1
+            if within is not None:
+                within.visited(i + 1, len(minibatches))
         mean_stats = stats_sum.scaled(1.0 / count)
         return LapResult(StochasticState(params, mean_stats, step), model.elbo_terms(params, mean_stats), exact=False)
 

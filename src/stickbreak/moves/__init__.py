@@ -13,3 +13,13 @@ def move_summary(trace, moves) -> str:
     totals = {kind: [sum((r.get("moves") or {}).get(kind, {}).get(k, 0) for r in trace) for k in ("accepted", "tried")]
               for kind in moves}
     return "moves accepted/tried: " + ", ".join(f"{kind} {a}/{t}" for kind, (a, t) in totals.items())
+
+
+def k_over_laps(trace) -> str:
+    """``"K over the laps: 50 (lap 1), 47 (lap 2), 41 (lap 12)"``: the components used, where they change."""
+    steps, last = [], None
+    for r in trace:
+        if r["n_effective"] != last:
+            steps.append(f"{r['n_effective']} (lap {r['lap']})")
+            last = r["n_effective"]
+    return "K over the laps: " + ", ".join(steps)
