@@ -71,5 +71,5 @@ def test_a_first_compilation_is_announced_once_and_timed(capsys, caplog):
 def test_warming_an_unknown_kernel_module_names_the_known_ones():
     from stickbreak.kernels.warm import warm
 
-    with pytest.raises(SystemExit, match="no kernel examples in \\['topics.nowhere'\\]; choose from .*topics.dense"):
+    with pytest.raises(ValueError, match="no kernel examples in \\['topics.nowhere'\\]; choose from .*topics.dense"):
         warm(1, ("topics.nowhere",))

@@ -5,14 +5,15 @@ the kernels on first use (the silent wait of a cold cache), and how long it took
 (``logging.basicConfig(filename=..., level=logging.INFO)``).
 
 The bar and the compile lines show at ``verbose >= 1`` (the CLI's default); the log records are
-always written, at INFO, and Python's logging shows them only where it is configured to.
+always written, at INFO, and Python's logging shows them only where it is configured to. Only
+the laps' compilations in this process are seen: worker processes (``executor="processes"`` or
+Dask) compile on their own, and a lap 1 that waits for them is only slow.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-import threading
 from contextlib import contextmanager
 from time import perf_counter
 
@@ -27,31 +28,29 @@ COMPILE_NOTICE = 1.0
 
 class _CompileWatch(event.Listener):
     """Seconds numba spends compiling this package's kernels (outermost compilations only: a
-    kernel's callees compile within it), and a notice at the first one."""
+    kernel's callees compile within it; numba compiles under one lock, so never two at once), and
+    a notice at the first one."""
 
     def __init__(self, notice):
         self.notice, self.seconds, self.noticed = notice, 0.0, False
-        self._lock, self._open = threading.Lock(), {}
+        self._depth, self._started = 0, 0.0
 
     def on_start(self, ev):
         if not ev.data["dispatcher"].py_func.__module__.startswith("stickbreak."):
             return
-        with self._lock:
-            depth, started = self._open.get(threading.get_ident(), (0, 0.0))
-            self._open[threading.get_ident()] = (depth + 1, perf_counter() if depth == 0 else started)
-            first, self.noticed = not self.noticed, True
-        if first:
+        self._depth += 1
+        if self._depth == 1:
+            self._started = perf_counter()
+        if not self.noticed:
+            self.noticed = True
             self.notice()
 
     def on_end(self, ev):
         if not ev.data["dispatcher"].py_func.__module__.startswith("stickbreak."):
             return
-        with self._lock:
-            depth, started = self._open.pop(threading.get_ident(), (1, perf_counter()))
-            if depth > 1:
-                self._open[threading.get_ident()] = (depth - 1, started)
-            else:
-                self.seconds += perf_counter() - started
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += perf_counter() - self._started
 
 
 def _say(show: bool, message: str) -> None:

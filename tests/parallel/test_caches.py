@@ -21,7 +21,10 @@ from stickbreak.models.mixture.init import initial_params
 from stickbreak import obs
 from stickbreak.parallel import LocalExecutor, make_executor
 from stickbreak.moves.birth_work import BirthWork, Collect
-from stickbreak.parallel.caches import KEPT_LOST, CacheLost, MemoVisit, PartVisit, part_work, visit_part
+from stickbreak.learn.memo_state import LAP_VALUES, saved_values
+from stickbreak.moves.planner import MoveHistory
+from stickbreak.moves.records import DeleteRecord
+from stickbreak.parallel.caches import KEPT_LOST, CacheLost, MemoVisit, PartVisit, keep_held, part_work, visit_part
 
 from conftest import assert_cache_consistent, assert_same_stats, real_data_for
 
@@ -127,3 +130,45 @@ def test_follow_up_work_on_worker_processes_whose_kept_parameters_are_gone_runs_
     assert np.array_equal(threads.owned, processes.owned) and threads.owned.sum() > 0
     assert threads.results[0].size == processes.results[0].size == 25
     assert np.array_equal(threads.results[0].items.X, processes.results[0].items.X)
+
+
+def test_held_proposals_are_released_once_no_record_replays_them(tmp_path):
+    """A part keeps a lap's held proposal (and its spill file) while a visit's records still name
+    it, so that a retried visit finds it; the next visit without such a record releases it, and a
+    proposal never accepted (no record) goes at the first visit of a later lap."""
+    model, params, batches = _mixture(300, 1)
+    batch, spill, slot = batches[0], str(tmp_path), ("key", 0, 0)
+    store: dict = {}
+    visit_part(store, slot, model, params, batch, PartVisit((), False, None, False, 1, spill), None)
+    proposal = store[slot][1]  # the part's statistics, standing in for its share of a delete proposal
+    keep_held(store, slot, 1, proposal, spill)
+    keep_held(store, slot, 2, proposal, spill)  # lap 2's delete: rejected, no record
+    held = DeleteRecord(1, (int(params.uids[-1]),), {}, {}, held=True)
+    visit_part(store, slot, model, params, batch, PartVisit((held,), True, None, False, 2, spill), None)
+    assert sorted(store[("key/held", 0, 0)]) == [1, 2]  # lap 1 replayed here: a retry still needs it
+    visit_part(store, slot, model, params, batch, PartVisit((), True, None, False, 3, spill), None)
+    assert store[("key/held", 0, 0)] == {}
+    assert not list((tmp_path / "key" / "held").glob("*.npz"))
+
+
+def test_a_checkpoint_within_a_lap_whose_delete_a_birth_dropped_fetches_no_proposal():
+    """After a birth is accepted the lap's delete is dropped and later batches refine none: a
+    checkpoint within the lap fetches the caches but no held proposal."""
+    model, params, batches = _mixture(300, 2)
+    stats = model.summarize(batches[0], model.local_step(params, batches[0]), params.uids)
+
+    class Caches:
+        held = []
+
+        def memo_caches(self, batches_, which, held=None):
+            self.held.extend([held] * (held is not None))
+            return [(stats, None) for _ in which]
+
+    working = dict.fromkeys(LAP_VALUES)
+    working.update(memo=[None, None], seen=[0, 0], log=[], warm=[None, None], placed=[True, True], accepted=[],
+                   active=[], history=MoveHistory(), counts={}, pair_fields={}, delete_carried={}, visited={0, 1},
+                   number=3, delete_total=stats, births=1)
+    saved = saved_values(working, batches, Caches())
+    assert Caches.held == [] and saved["delete_carried"] == {} and saved["memo"][1] is stats
+    saved_values({**working, "births": 0}, batches, Caches())
+    assert Caches.held == [3]  # one call, for both visited batches

@@ -121,7 +121,7 @@ def warm(jobs: int = 1, only: tuple[str, ...] = ()) -> tuple[dict, dict]:
     if only:
         unknown = [name for name in only if f"{PACKAGE}.{name}" not in modules]
         if unknown:
-            raise SystemExit(f"no kernel examples in {unknown}; choose from "
+            raise ValueError(f"no kernel examples in {unknown}; choose from "
                              f"{sorted(m.removeprefix(PACKAGE + '.') for m in modules)}")
         modules = {f"{PACKAGE}.{name}" for name in only}
     modules = _heaviest_first(modules)
@@ -177,7 +177,10 @@ def main(argv=None) -> int:
             return 1
         return 0
     began = time.perf_counter()
-    seconds, count = warm(args.jobs, tuple(m for m in args.only.split(",") if m))
+    try:
+        seconds, count = warm(args.jobs, tuple(m for m in args.only.split(",") if m))
+    except ValueError as error:
+        parser.error(str(error))
     total = time.perf_counter() - began
     print(f"numba kernels warm: {sum(count.values())} compiled, {total:.1f} s wall"
           f" ({sum(seconds.values()):.1f} s compiling)", flush=True)

@@ -70,16 +70,18 @@ def carried_log(log, seen, placed, batches, executor) -> tuple:
     for i, record in enumerate(log):
         if isinstance(record, DeleteRecord) and record.held:
             which = [b for b in range(len(batches)) if placed[b] and seen[b] <= i and not record.carries(b)]
-            record = _carrying(record, which, executor.memo_caches(batches, which, held=record.lap) if which else ())
+            fetched = held_proposals(batches, executor, which, record.lap)
+            record = DeleteRecord(record.lap, record.targets, {**record.proposals, **{b: p[0] for b, p in fetched.items()}},
+                                  {**record.warm, **{b: p[1] for b, p in fetched.items()}}, held=True)
         out.append(record)
     return tuple(out)
 
 
-def _carrying(record: DeleteRecord, which, fetched) -> DeleteRecord:
-    proposals, warm = dict(record.proposals), dict(record.warm)
-    for b, (stats, start) in zip(which, fetched):
-        proposals[b], warm[b] = stats, None if start is None else start[1]
-    return DeleteRecord(record.lap, record.targets, proposals, warm, held=True)
+def held_proposals(batches, executor, which, lap: int) -> dict:
+    """Batch -> ``(stats, per-item warm start or None)`` of lap ``lap``'s proposals held where the
+    batches ``which`` live."""
+    fetched = executor.memo_caches(batches, which, held=lap) if which else ()
+    return {b: (stats, None if start is None else start[1]) for b, (stats, start) in zip(which, fetched)}
 
 
 def saved_values(working: dict, batches, executor) -> dict:
@@ -91,10 +93,11 @@ def saved_values(working: dict, batches, executor) -> dict:
                   pair_fields=dict(values["pair_fields"]), delete_carried=dict(values["delete_carried"]))
     placed = values["placed"]
     values["log"] = carried_log(values["log"], values["seen"], placed, batches, executor)
-    if values["delete_total"] is not None:  # this lap's delete proposals so far
+    # this lap's delete proposals so far, unless a birth accepted this lap has dropped the delete
+    # (the batches visited after it refined none)
+    if values["delete_total"] is not None and not values["births"]:
         which = [b for b in values["visited"] if placed[b] and b not in values["delete_carried"]]
-        for b, (stats, start) in zip(which, executor.memo_caches(batches, which, held=values["number"]) if which else ()):
-            values["delete_carried"][b] = (stats, None if start is None else start[1])
+        values["delete_carried"].update(held_proposals(batches, executor, which, values["number"]))
     values["memo"], values["warm"] = fetched_caches(values["memo"], values["warm"], placed, batches, executor)
     values["placed"] = (False,) * len(batches)
     return values

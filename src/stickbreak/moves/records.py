@@ -34,6 +34,10 @@ class Record:
     def with_held(self, held: Callable, batch: int) -> "Record":
         return self
 
+    def held_laps(self, batch: int) -> tuple:
+        """The laps whose proposals held by ``batch``'s parts this record replays."""
+        return ()
+
 
 @dataclass(frozen=True, eq=False)
 class BirthRecord(Record):
@@ -126,6 +130,9 @@ class DeleteRecord(Record):
         warm = {batch: rows_of(self.warm[batch], start, stop)} if self.warm else ()
         return DeleteRecord(self.lap, self.targets, {batch: _first_only(self.proposals[batch], first)}, warm)
 
+    def held_laps(self, batch: int) -> tuple:
+        return () if self.carries(batch) else (self.lap,)
+
     def with_held(self, held: Callable, batch: int) -> "DeleteRecord":
         """The record as the part replays it: ``held(lap)`` is the part's share ``(stats, (uids,
         warm) or None)`` of its held proposal."""
@@ -179,16 +186,6 @@ def fast_forward(stats: SuffStats, records: Sequence, batch: int) -> SuffStats:
     for record in records:
         stats = record.replay(stats, batch)
     return stats
-
-
-def fast_forward_warm(warm, records: Sequence, batch: int):
-    """A batch's warm start ``(uids, per-item counts)`` with every record replayed (None once lost),
-    so that a warm-started local step reproduces the statistics the records left in the cache."""
-    for record in records:
-        if warm is None:
-            return None
-        warm = record.replay_warm(warm, batch)
-    return warm
 
 
 def describe(record) -> dict:

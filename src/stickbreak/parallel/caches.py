@@ -162,6 +162,9 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
     store[slot] = (visit.version, (fresh, None if answer[1] is None else (np.asarray(params.uids), answer[1])))
     if visit.spill is not None:
         write_spill(visit.spill, slot, visit.version, store[slot][1])
+    # held proposals no record of this visit replays, and older than its lap, are replayed or rejected
+    needed = {lap for record in visit.records for lap in record.held_laps(slot[1])}
+    release_held(store, slot, lambda lap: lap >= visit.version or lap in needed, visit.spill)
     new = fresh.without_merge_terms()
     delta = new if old is None else new - old.without_merge_terms()
     delta = delta.with_merge_terms(fresh.merge_pairs, fresh.merge_entropy, fresh.merge_fields)
@@ -213,19 +216,23 @@ def _held_slot(slot: tuple) -> tuple:
     return (f"{slot[0]}/held", slot[1], slot[2])
 
 
-#: How many laps of held proposals a part keeps: the latest, and the one a retried visit of the
-#: lap after it may still replay.
-HELD_LAPS = 2
-
-
 def keep_held(store: dict, slot: tuple, lap: int, cache, spill: str | None = None) -> None:
     """Keep a part's share of lap ``lap``'s proposal (written through to ``spill``)."""
-    held = store.setdefault(_held_slot(slot), {})
-    held[lap] = cache
-    for old in sorted(held)[:-HELD_LAPS]:
-        del held[old]
+    store.setdefault(_held_slot(slot), {})[lap] = cache
     if spill is not None:
         write_spill(spill, _held_slot(slot), lap, cache)
+
+
+def release_held(store: dict, slot: tuple, keep: Callable[[int], bool], spill: str | None = None) -> None:
+    """Drop the part's held proposals of the laps ``keep`` refuses, and their spill files (a
+    part's visit releases those no record it replays names: replayed, or never accepted)."""
+    held = store.get(_held_slot(slot), {})
+    for lap in [lap for lap in held if not keep(lap)]:
+        del held[lap]
+    if spill is not None:
+        for lap, path in _spill_files(spill, _held_slot(slot)).items():
+            if not keep(lap):
+                path.unlink(missing_ok=True)
 
 
 def read_held(store: dict, slot: tuple, lap: int, spill: str | None = None):
@@ -304,6 +311,18 @@ def read_spill(spill: str | None, slot: tuple, before: int | None = None, exact:
         return stats, None
     rows = tuple(arrays[f"warm.rows{i}"] for i in range(sum(k.startswith("warm.rows") for k in arrays)))
     return stats, (arrays["warm.uids"], rows if bool(arrays["warm.tuple"]) else rows[0])
+
+
+def drop_caches(store: dict, key: str) -> None:
+    """Forget placement ``key``'s caches, kept local parameters and held proposals in ``store``."""
+    for slot in [slot for slot in store if _placement_of(slot) == key]:
+        del store[slot]
+
+
+def _placement_of(slot: tuple) -> str:
+    """The placement key of a slot of :func:`visit_part` (``(key, batch, part)``), :func:`_kept_slot`
+    or :func:`_held_slot`."""
+    return slot[1] if slot[0] == "kept-local" else str(slot[0]).removesuffix("/held")
 
 
 def drop_spill(spill: str | None, key: str) -> None:

@@ -149,12 +149,12 @@ class ShardedExecutor:
         # what only running the visit again, or rebuilding what it kept, needs stays here
         light = replace(visit, records=(), install=None, work=visit.work.travelling())
         jobs = self._memo_jobs(model, None, batches, light, merge_pairs, keep_loglik, again=True)
-        lost = {job.worker for job in jobs if isinstance(job.answer, bytes) and job.answer == KEPT_LOST}
+        lost = {job.task.part for job in jobs if isinstance(job.answer, bytes) and job.answer == KEPT_LOST}
         if lost:
             again = self._memo_jobs(model, params, batches, visit, merge_pairs, keep_loglik, again=True, only=lost)
-            answers = {job.worker: job.answer for job in again}
+            answers = {job.task.part: job.answer for job in again}
             for job in jobs:
-                job.answer = answers.get(job.worker, job.answer)
+                job.answer = answers.get(job.task.part, job.answer)
         return visit.work.joined([job.answer for job in jobs])
 
     def _memo_jobs(self, model, params, batches, visit: MemoVisit, merge_pairs, keep_loglik, again=False,

@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 from ..data.shards import ShardStore
 from ..core.local_parts import local_summary
 from ..core.protocols import FeatureSliced, declares
-from .caches import PartVisit, drop_spill, fetch_part, part_work, visit_part
+from .caches import PartVisit, drop_caches, drop_spill, fetch_part, part_work, visit_part
 
 #: The answer of a worker that does not hold the part a task names.
 MISSING = b"stickbreak-missing-part"
@@ -195,8 +195,6 @@ def drop(key: str) -> int:
     slots = [slot for slot in _STORE if slot[0] == key]
     for slot in slots:
         del _STORE[slot]
-    # (key, batch, part), ("kept-local", key, part) and (key + "/held", batch, part)
-    for slot in [slot for slot in _CACHES if key in slot[:2] or str(slot[0]).startswith(f"{key}/")]:
-        del _CACHES[slot]
+    drop_caches(_CACHES, key)
     drop_spill(_SPILLS.pop(key, None), key)
     return len(slots)

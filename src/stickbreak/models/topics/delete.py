@@ -22,6 +22,7 @@ class DeletePart:
     warm: np.ndarray
     targeted: np.ndarray
     fixed: object = None
+    targeted_docs: object = None  # the part's targeted documents, cut once for every round
 
 
 def delete_part(local, params, targets) -> DeletePart:
@@ -43,17 +44,18 @@ def delete_round(model, part: DeletePart, batch, current, step: int, last: bool,
     barely depends on the refinement. Their part and the targeted documents' last round gather
     the merged terms of ``merge_pairs``, so merges can follow the delete."""
 
-    def run(index, max_iter, pairs):
+    def run(index, docs, max_iter, pairs):
         on_index = replace(model, local=replace(model.local, start="warm", max_iter=max_iter))
-        stats, part.warm[index] = local_summary(on_index, current, batch.subset(index), part.warm[index], pairs,
+        stats, part.warm[index] = local_summary(on_index, current, docs, part.warm[index], pairs,
                                                 features=features, n_features=n_features)[:2]
         return stats
 
+    index = np.flatnonzero(part.targeted)
     if step == 0:
         others = np.flatnonzero(~part.targeted)
-        part.fixed = run(others, 1, merge_pairs) if len(others) else None
-    index = np.flatnonzero(part.targeted)
-    stats = run(index, model.local.max_iter, merge_pairs if last else None) if len(index) else None
+        part.fixed = run(others, batch.subset(others), 1, merge_pairs) if len(others) else None
+        part.targeted_docs = batch.subset(index) if len(index) else None
+    stats = run(index, part.targeted_docs, model.local.max_iter, merge_pairs if last else None) if len(index) else None
     fixed = part.fixed if last or part.fixed is None else part.fixed.without_merge_terms()
     stats = fixed if stats is None else stats if fixed is None else fixed + stats
     return stats, (part.warm if model.local.start != "scratch" else None)
