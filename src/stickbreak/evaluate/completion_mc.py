@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
 from ..data import DataError
+from ..kernels.chunked import thread_budget
 from ..kernels.evaluate.completion_mc import sampled_loglik
 from .topics import _check_vocabulary, _counts, perplexity, split_documents
 
@@ -89,7 +89,7 @@ def completion_monte_carlo(topic_dirichlet, doc_shape, doc_rate, heldout, n_samp
     rng = np.random.default_rng(seed)
     indptr, counts = heldout.indptr.astype(np.int64), heldout.data.astype(np.float64)
     local = local.astype(np.int64)
-    chunks = 4 * numba.get_num_threads()
+    chunks = 4 * thread_budget()
     acc = np.full(len(scored), -np.inf)
     for _ in range(n_samples):
         draws = rng.standard_gamma(lam[:, words])

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ..data import DataError
+from ..kernels.chunked import thread_budget
 from ..kernels.evaluate.hdp_importance import hdp_importance_loglik as _hdp_kernel
 from .topics import _check_vocabulary, _counts, _topic_word, perplexity
 
@@ -144,5 +144,5 @@ def hdp_importance_loglik(topic_word, weights, X, doc_concentration, n_samples: 
     theta_t = np.ascontiguousarray(theta[keep].T)
     doc_seeds = np.random.default_rng(seed).integers(0, 2**32, size=X.shape[0], dtype=np.int64)
     per_doc = _hdp_kernel(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64),
-                          theta_t, b * pi[keep], n_sweeps, n_samples, doc_seeds, 4 * numba.get_num_threads())
+                          theta_t, b * pi[keep], n_sweeps, n_samples, doc_seeds, 4 * thread_budget())
     return _score(per_doc, X)

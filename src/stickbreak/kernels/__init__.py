@@ -1,5 +1,10 @@
 """Numba kernels: pure ``@njit(cache=True)`` functions of arrays.
 
+Kernels over many documents or sequences work on one contiguous chunk of them (``*_chunk``); their
+Python entry (e.g. :func:`~stickbreak.kernels.topics.dense.topic_local_step`) allocates the
+outputs and runs the chunks on threads (:mod:`~stickbreak.kernels.chunked`), since numba's
+``prange`` costs seconds of compilation on first use.
+
 Every kernel has a NumPy twin with the same name and signature beside it, in its family's
 ``_reference*.py`` (``mixture/_reference.py``, ``topics/_reference_dense.py``, ``_reference_counts.py``
 ...); the tests check that they agree on ordinary and extreme inputs. Each family's ``_examples.py``

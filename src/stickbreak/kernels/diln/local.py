@@ -30,10 +30,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from ..topics.dense import LOG_P_FLOOR, _accumulate, _gather, _r_step, longest_row
+from ..topics.dense import LOG_P_FLOOR, _accumulate, _gather, _r_step, copy_into, longest_row
 
 SCRATCH, WARM, BEST = 0, 1, 2
 #: Armijo constant and maximal halvings of the Newton step on ``u``.
@@ -126,7 +127,7 @@ def _newton_location(locations, shape, mean_z, u, x, work_t, grad, hess, step, t
         for i in range(j):
             hess[i, j] = hess[j, i]
     if not cholesky_solve(hess, grad, step):
-        step[:] = grad
+        copy_into(step, grad)
     slope = 0.0
     for j in range(dim):
         slope += grad[j] * step[j]
@@ -142,8 +143,8 @@ def _newton_location(locations, shape, mean_z, u, x, work_t, grad, hess, step, t
                 change = 0.0
                 for j in range(dim):
                     change = max(change, abs(trial_u[j] - u[j]))
-                u[:] = trial_u
-                x[:] = trial_x
+                copy_into(u, trial_u)
+                copy_into(x, trial_x)
                 return change
         scale *= 0.5
     return 0.0
@@ -271,9 +272,9 @@ def _solve_doc(local, cnts, shape, locations, correlated, start, a, b, xi, u, do
         return _iterate_doc(local, cnts, shape, locations, correlated, start, a, b, xi, u, doc_topic, p, log_p, s,
                             weight, x, work, max_iter, tol, location_tol, newton_steps)
     a2, b2, u2, doc_topic2, p2, log_p2, s2, x2 = spare
-    a2[:] = a
-    b2[:] = b
-    u2[:] = u
+    copy_into(a2, a)
+    copy_into(b2, b)
+    copy_into(u2, u)
     s2 = s2[: s.size]
     iters, xi_scratch = _iterate_doc(local, cnts, shape, locations, correlated, SCRATCH, a, b, xi, u, doc_topic, p,
                                      log_p, s, weight, x, work, max_iter, tol, location_tol, newton_steps)
@@ -284,25 +285,27 @@ def _solve_doc(local, cnts, shape, locations, correlated, start, a, b, xi, u, do
         _project(locations, u2, x2)
     if (_doc_objective(cnts, s2, doc_topic2, log_p2, shape, a2, b2, xi_warm, u2, x2, correlated)
             > _doc_objective(cnts, s, doc_topic, log_p, shape, a, b, xi_scratch, u, x, correlated)):
-        a[:] = a2
-        b[:] = b2
-        u[:] = u2
-        doc_topic[:] = doc_topic2
-        p[:] = p2
-        log_p[:] = log_p2
-        s[:] = s2
+        copy_into(a, a2)
+        copy_into(b, b2)
+        copy_into(u, u2)
+        copy_into(doc_topic, doc_topic2)
+        copy_into(p, p2)
+        copy_into(log_p, log_p2)
+        copy_into(s, s2)
         return iters + more, xi_warm
     return iters + more, xi_scratch
 
 
 @njit(cache=True, nogil=True)
-def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi, u,
-           doc_topic, max_iter, tol, location_tol, newton_steps, first, last, word_topic, entropy, local_elbo,
-           n_iters):
+def diln_chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi, u,
+               doc_topic, max_iter, tol, location_tol, newton_steps, first, last, word_topic, entropy, local_elbo,
+               n_iters):
+    """:func:`diln_local_step` for documents ``first:last``, accumulating into this chunk's
+    ``word_topic`` (V, T) and ``entropy`` (T,)."""
     n_topics, dim = locations.shape
     longest = longest_row(indptr, first, last)
     p, log_p, doc_entropy, x = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.zeros(n_topics)
-    s, weight, local_buffer = np.empty(longest), np.empty(longest), np.empty(n_topics * longest)
+    s, weight = np.empty(longest), np.empty(longest)
     work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(dim), np.empty(dim),
             np.empty(dim), np.empty(n_topics), np.empty((dim, dim)))
     spare = (np.empty(n_topics), np.empty(n_topics), np.empty(dim), np.empty(n_topics), np.empty(n_topics),
@@ -310,7 +313,7 @@ def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, location
     no_pairs, no_pair_entropy = np.zeros((0, 2), dtype=np.int64), np.zeros(0)
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
-        local = _gather(words, exp_loglik, local_buffer)
+        local = _gather(words, exp_loglik)
         s_doc, weight_doc = s[: words.size], weight[: words.size]
         n_iters[d], xi[d] = _solve_doc(local, cnts, shape, locations, correlated, start, a[d], b[d], xi[d], u[d],
                                        doc_topic[d], p, log_p, s_doc, weight_doc, x, work, spare, max_iter, tol, location_tol,
@@ -324,23 +327,9 @@ def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, location
                                                          correlated)
 
 
-@njit(cache=True, parallel=True)
-def _chunks(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi, u,
-            doc_topic, max_iter, tol, location_tol, newton_steps, word_topic, entropy, local_elbo, n_iters):
-    """``prange`` over the chunks (the leading axis of the accumulators), contiguous runs of documents.
-    Kept free of array expressions: each would become a parallel loop of its own to compile."""
-    n_docs, n_chunks = a.shape[0], word_topic.shape[0]
-    for c in prange(n_chunks):
-        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
-        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi,
-               u, doc_topic, max_iter, tol, location_tol, newton_steps, first, last, word_topic[c], entropy[c],
-               local_elbo, n_iters)
-
-
-@njit(cache=True, nogil=True)
 def diln_local_step(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start,
                     a, b, xi, u, max_iter, tol, location_tol, newton_steps, n_chunks):
-    """Run the document-level coordinate ascent for every document (``prange`` over ``n_chunks`` chunks).
+    """Run the document-level coordinate ascent for every document (``n_chunks`` chunks of documents on threads).
 
     ``a, b`` (D, T), ``xi`` (D,), ``u`` (D, d) hold the warm state when ``start`` is WARM or BEST and
     receive the final one. Stops a document when ``max_k |Delta N_k| < tol`` and ``max |Delta u| < location_tol``
@@ -349,16 +338,20 @@ def diln_local_step(indptr, indices, counts, exp_loglik, centered_loglik, shape,
     the per-document local ELBO (D,) and the iterations (D,).
     """
     n_docs, n_topics = a.shape
-    n_words = exp_loglik.shape[0]
-    n_chunks = max(1, min(n_chunks, n_docs))
+    bounds = even_bounds(n_docs, n_chunks)
     doc_topic = np.zeros((n_docs, n_topics))
-    word_topic = np.zeros((n_chunks, n_words, n_topics))
-    entropy = np.zeros((n_chunks, n_topics))
+    word_topic = np.zeros((len(bounds) - 1, exp_loglik.shape[0], n_topics))
+    entropy = np.zeros((len(bounds) - 1, n_topics))
     local_elbo = np.zeros(n_docs)
     n_iters = np.zeros(n_docs, dtype=np.int64)
-    _chunks(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start, a, b, xi, u,
-            doc_topic, max_iter, tol, location_tol, newton_steps, word_topic, entropy, local_elbo, n_iters)
+
+    def run(c, first, last):
+        diln_chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, bool(correlated), int(start),
+                   a, b, xi, u, doc_topic, int(max_iter), float(tol), float(location_tol), int(newton_steps), first,
+                   last, word_topic[c], entropy[c], local_elbo, n_iters)
+
+    over_chunks(run, bounds)
     total_word_topic = word_topic[0]
-    for c in range(1, n_chunks):
+    for c in range(1, len(bounds) - 1):
         total_word_topic += word_topic[c]
     return doc_topic, total_word_topic, local_elbo, n_iters

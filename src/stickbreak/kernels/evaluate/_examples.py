@@ -1,15 +1,15 @@
 """Example calls of the held-out evaluation kernels (:mod:`stickbreak.kernels.warm`)."""
 
 from .._example_args import csr64, f8, i8
-from .completion_mc import log_gamma_draws, loglik_given_draws, sampled_loglik
-from .hdp_importance import hdp_importance_loglik, importance_log_weights
+from .completion_mc import log_gamma_draws, loglik_given_draws, sampled_chunk
+from .hdp_importance import importance_chunk, importance_log_weights
 
 
 def examples():
     return [
-        (sampled_loglik, (*csr64(), f8(1, 1), f8(1, 1), f8(1, 1), i8(1), 1)),
+        (sampled_chunk, (*csr64(), f8(1, 1), f8(1, 1), f8(1, 1), i8(1), 0, 1, f8(1))),
         (loglik_given_draws, (*csr64(), f8(1, 1), f8(1, 1))),
         (log_gamma_draws, (f8(1), f8(1), 0, 1)),
-        (hdp_importance_loglik, (*csr64(), f8(1, 1), f8(1), 1, 1, i8(1), 1)),
+        (importance_chunk, (*csr64(), f8(1, 1), f8(1), 1, 1, i8(1), 0, 1, f8(1))),
         (importance_log_weights, (i8(1), f8(1), f8(1, 1), f8(1), f8(1), f8(1, 1))),
     ]

@@ -16,7 +16,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from ..chunked import even_bounds, over_chunks
 
 
 @njit(cache=True, nogil=True)
@@ -47,30 +49,38 @@ def _doc_loglik(words, counts, eta_t, log_z, weights):
     return value
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def loglik_given_draws(indptr, words, counts, eta_t, log_z):
     """The score of every document (D,) for given draws ``log Z`` (D, K) and ``eta_t`` (W, K)."""
     n_docs = len(indptr) - 1
     out = np.empty(n_docs)
-    for d in prange(n_docs):
-        weights = np.empty(log_z.shape[1])
+    weights = np.empty(log_z.shape[1])
+    for d in range(n_docs):
         out[d] = _doc_loglik(words[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]], eta_t, log_z[d], weights)
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def sampled_chunk(indptr, words, counts, eta_t, shape, rate, seeds, first, last, out):
+    """:func:`sampled_loglik` for documents ``first:last``."""
+    n_topics = shape.shape[1]
+    log_z, weights = np.empty(n_topics), np.empty(n_topics)
+    for d in range(first, last):
+        np.random.seed(seeds[d])
+        for k in range(n_topics):
+            log_z[k] = _log_gamma_draw(shape[d, k], rate[d, k])
+        out[d] = _doc_loglik(words[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]], eta_t, log_z, weights)
+
+
 def sampled_loglik(indptr, words, counts, eta_t, shape, rate, seeds, n_chunks):
-    """One draw of ``Z_d ~ q(Z_d)`` per document (shape, rate (D, K)) and its score (D,) under ``eta_t``."""
-    n_docs, n_topics = shape.shape
-    out = np.empty(n_docs)
-    n_chunks = max(1, min(n_chunks, n_docs))
-    for c in prange(n_chunks):
-        log_z, weights = np.empty(n_topics), np.empty(n_topics)
-        for d in range(c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks):
-            np.random.seed(seeds[d])
-            for k in range(n_topics):
-                log_z[k] = _log_gamma_draw(shape[d, k], rate[d, k])
-            out[d] = _doc_loglik(words[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]], eta_t, log_z, weights)
+    """One draw of ``Z_d ~ q(Z_d)`` per document (shape, rate (D, K)) and its score (D,) under ``eta_t``
+    (``n_chunks`` chunks of documents on threads)."""
+    out = np.empty(shape.shape[0])
+
+    def run(c, first, last):
+        sampled_chunk(indptr, words, counts, eta_t, shape, rate, seeds, first, last, out)
+
+    over_chunks(run, even_bounds(shape.shape[0], n_chunks))
     return out
 
 

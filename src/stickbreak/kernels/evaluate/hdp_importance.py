@@ -35,7 +35,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from ..chunked import even_bounds, over_chunks
 
 
 @njit(cache=True, nogil=True)
@@ -145,7 +147,8 @@ def _one_doc(words, word_counts, theta_t, prior, n_sweeps, n_samples, tokens, as
 
 
 @njit(cache=True, nogil=True)
-def _chunk(indptr, indices, counts, theta_t, prior, n_sweeps, n_samples, doc_seeds, first, last, out):
+def importance_chunk(indptr, indices, counts, theta_t, prior, n_sweeps, n_samples, doc_seeds, first, last, out):
+    """:func:`hdp_importance_loglik` for documents ``first:last``."""
     longest = 1
     for d in range(first, last):
         n_tokens = 0.0
@@ -162,20 +165,21 @@ def _chunk(indptr, indices, counts, theta_t, prior, n_sweeps, n_samples, doc_see
                           doc_topic, cumulative, g, log_w)
 
 
-@njit(cache=True, parallel=True)
 def hdp_importance_loglik(indptr, indices, counts, theta_t, prior, n_sweeps, n_samples, doc_seeds, n_chunks):
     """``log p(x_d | theta, pi)`` for every document by S.3 importance sampling (module docstring).
 
     CSR triplets (integer-valued ``counts``); ``theta_t`` (V, K) the row-normalised topic-word matrix
     transposed; ``prior`` (K,) = ``b pi_k`` > 0; ``n_sweeps`` >= 0 Gibbs sweeps after the sequential
     initialisation; ``n_samples`` >= 1 proposal draws; ``doc_seeds`` (D,) integers in [0, 2**32).
-    ``prange`` over ``n_chunks`` contiguous chunks of documents. Returns (D,): 0 for an empty
+    ``n_chunks`` contiguous chunks of documents on threads. Returns (D,): 0 for an empty
     document, ``-inf`` if a word has probability zero under every topic.
     """
     n_docs = len(indptr) - 1
     out = np.zeros(n_docs)
-    n_chunks = max(1, min(n_chunks, n_docs))
-    for c in prange(n_chunks):
-        _chunk(indptr, indices, counts, theta_t, prior, n_sweeps, n_samples, doc_seeds,
-               c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks, out)
+
+    def run(c, first, last):
+        importance_chunk(indptr, indices, counts, theta_t, prior, int(n_sweeps), int(n_samples), doc_seeds, first, last,
+                         out)
+
+    over_chunks(run, even_bounds(n_docs, n_chunks))
     return out

@@ -42,13 +42,15 @@ Here ``corner_t = G(s_aa + s_ab, s_ba + s_bb) + G(s_aa, s_ab) + G(s_ba, s_bb)``.
 *not* always <= 0. The merged chain's table entropy is that of its Markov projection, which can
 exceed the original (see ``tests/test_hmm_kernels.py::test_pair_gain_can_be_positive``).
 
-Both public kernels are ``prange``-parallel over chunks of whole sequences. The chunks are balanced
+Both public kernels run chunks of whole sequences on threads (:mod:`~stickbreak.kernels.chunked`). The chunks are balanced
 by frame count, and each chunk keeps its own (K, K) accumulators, summed at the end. NumPy twins
 live in :mod:`stickbreak.kernels.hmm._reference`.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from ..chunked import over_chunks
 
 #: A forward normaliser that is exactly 0 (every path into the frame has probability 0 in floating
 #: point) is replaced by this, so that ``log_norm`` stays finite; the frame's messages stay 0.
@@ -58,18 +60,14 @@ NORM_FLOOR = 1e-300
 _MAX_CHUNKS = 32
 
 
-@njit(cache=True, nogil=True)
 def _sequence_chunks(offsets, n_states):
     """Bounds (n_chunks + 1,) of contiguous runs of sequences with about equal frame counts. The
     per-chunk (K, K) accumulators together stay no larger than a (T, K) array."""
     n_seq = offsets.size - 1
-    n_frames = offsets[n_seq] - offsets[0]
+    n_frames = int(offsets[n_seq] - offsets[0])
     n_chunks = max(1, min(n_seq, _MAX_CHUNKS, n_frames // n_states))
-    bounds = np.empty(n_chunks + 1, dtype=np.int64)
-    for c in range(n_chunks):
-        bounds[c] = np.searchsorted(offsets[:n_seq], offsets[0] + c * n_frames // n_chunks)
-    bounds[n_chunks] = n_seq
-    return bounds
+    targets = offsets[0] + np.arange(n_chunks, dtype=np.int64) * n_frames // n_chunks
+    return np.append(np.searchsorted(offsets[:n_seq], targets), n_seq).astype(np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -211,8 +209,9 @@ def _backward(A, loglik, lo, hi, pairs, resp, bt, b, g, lg, S, start, trans, cro
 
 
 @njit(cache=True, nogil=True)
-def _fb_chunk(a0, A, loglik, offsets, first, last, pairs, resp, log_norm, start, trans, cross, head, gain):
-    """Forward-backward for sequences ``first:last``, with scratch buffers of its own."""
+def fb_chunk(a0, A, loglik, offsets, first, last, pairs, resp, log_norm, start, trans, cross, head, gain):
+    """Forward-backward for sequences ``first:last``, with scratch buffers and (K, K) accumulators
+    of its own."""
     n_states = a0.size
     e, bt, b, g, lg = np.empty(n_states), np.empty(n_states), np.empty(n_states), np.empty(n_states), \
         np.empty(n_states)
@@ -223,15 +222,6 @@ def _fb_chunk(a0, A, loglik, offsets, first, last, pairs, resp, log_norm, start,
         _backward(A, loglik, lo, hi, pairs, resp, bt, b, g, lg, S, start, trans, cross, head, gain)
 
 
-@njit(cache=True, parallel=True)
-def _fb_chunks(a0, A, loglik, offsets, bounds, pairs, resp, log_norm, start, trans, cross, head, gain):
-    """``prange`` over the chunks (the leading axis of the accumulators); no array expressions here."""
-    for c in prange(bounds.size - 1):
-        _fb_chunk(a0, A, loglik, offsets, bounds[c], bounds[c + 1], pairs, resp, log_norm, start[c], trans[c],
-                  cross[c], head[c], gain[c])
-
-
-@njit(cache=True, nogil=True)
 def forward_backward(log_start, log_trans, loglik, offsets, pairs):
     """Exact local step of the HMM for every sequence (module docstring; digest §3.5).
 
@@ -251,40 +241,33 @@ def forward_backward(log_start, log_trans, loglik, offsets, pairs):
     n_seq, n_states, n_pairs = offsets.size - 1, log_start.size, pairs.shape[0]
     bounds = _sequence_chunks(offsets, n_states)
     n_chunks = bounds.size - 1
-    a0, A = np.empty(n_states), np.empty((n_states, n_states))
-    for j in range(n_states):
-        a0[j] = np.exp(log_start[j])
-        for l in range(n_states):
-            A[j, l] = np.exp(log_trans[j, l])
+    a0, A = np.exp(log_start), np.exp(log_trans)
     resp = np.zeros(loglik.shape)
     log_norm = np.zeros(n_seq)
     start, head, gain = np.zeros((n_chunks, n_states)), np.zeros((n_chunks, n_states)), np.zeros((n_chunks, n_pairs))
     trans, cross = np.zeros((n_chunks, n_states, n_states)), np.zeros((n_chunks, n_states, n_states))
-    _fb_chunks(a0, A, loglik, offsets, bounds, pairs, resp, log_norm, start, trans, cross, head, gain)
-    # Sum the chunks in chunk order, with explicit loops: array ``+=`` and row assignment each cost
-    # seconds of compile time.
-    start_counts, pair_gain = np.zeros(n_states), np.zeros(n_pairs)
-    trans_counts, cross_total = np.zeros((n_states, n_states)), np.zeros((n_states, n_states))
-    entropy = np.zeros((n_states + 1, n_states))
-    for c in range(n_chunks):
-        for j in range(n_states):
-            start_counts[j] += start[c, j]
-            entropy[0, j] += head[c, j]
-            for l in range(n_states):
-                trans_counts[j, l] += trans[c, j, l]
-                cross_total[j, l] += cross[c, j, l]
-        for p in range(n_pairs):
-            pair_gain[p] += gain[c, p]
-    for j in range(n_states):
-        for l in range(n_states):
-            m = trans_counts[j, l]
-            h = -cross_total[j, l] - (m * log_trans[j, l] if m > 0.0 else 0.0)
-            entropy[j + 1, l] = max(h, 0.0)  # >= 0 exactly; rounding may leave -1e-16 on deterministic rows
+
+    def run(c, first, last):
+        fb_chunk(a0, A, loglik, offsets, first, last, pairs, resp, log_norm, start[c], trans[c], cross[c], head[c],
+                 gain[c])
+
+    over_chunks(run, bounds)
+    start_counts, trans_counts, cross_total, head_total, pair_gain = start[0], trans[0], cross[0], head[0], gain[0]
+    for c in range(1, n_chunks):  # in chunk order: the same sums whatever the threads
+        start_counts += start[c]
+        trans_counts += trans[c]
+        cross_total += cross[c]
+        head_total += head[c]
+        pair_gain += gain[c]
+    with np.errstate(invalid="ignore"):  # 0 * log 0 where a transition is never taken
+        used = np.where(trans_counts > 0.0, trans_counts * log_trans, 0.0)
+    # >= 0 exactly; rounding may leave -1e-16 on deterministic rows
+    entropy = np.vstack([head_total[None, :], np.maximum(-cross_total - used, 0.0)])
     return resp, start_counts, trans_counts, entropy, log_norm, pair_gain
 
 
 @njit(cache=True, nogil=True)
-def _viterbi_chunk(log_start, log_trans, loglik, offsets, first, last, labels):
+def viterbi_chunk(log_start, log_trans, loglik, offsets, first, last, labels):
     """Viterbi for sequences ``first:last`` (back-pointers sized for the longest of them)."""
     n_states = log_start.size
     longest = 0
@@ -319,16 +302,13 @@ def _viterbi_chunk(log_start, log_trans, loglik, offsets, first, last, labels):
             labels[t - 1] = z
 
 
-@njit(cache=True, parallel=True)
-def _viterbi_chunks(log_start, log_trans, loglik, offsets, bounds, labels):
-    for c in prange(bounds.size - 1):
-        _viterbi_chunk(log_start, log_trans, loglik, offsets, bounds[c], bounds[c + 1], labels)
-
-
-@njit(cache=True, nogil=True)
 def viterbi(log_start, log_trans, loglik, offsets):
     """MAP state path (T,) int64 of every sequence, in log space. Among tied paths it returns the one
     that is smallest read backwards from the last frame (each argmax takes the lowest index)."""
     labels = np.zeros(loglik.shape[0], dtype=np.int64)
-    _viterbi_chunks(log_start, log_trans, loglik, offsets, _sequence_chunks(offsets, log_start.size), labels)
+
+    def run(c, first, last):
+        viterbi_chunk(log_start, log_trans, loglik, offsets, first, last, labels)
+
+    over_chunks(run, _sequence_chunks(offsets, log_start.size))
     return labels

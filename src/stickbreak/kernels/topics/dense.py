@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from ..chunked import even_bounds, over_chunks
 from ..special import digamma
 
 #: Smallest ``p_k = exp psi(theta_k)``: keeps every ``s_u`` positive when a prior weight underflows.
@@ -36,6 +37,14 @@ FAST = {"reassoc", "contract", "arcp", "nsz"}
 PAIR_MIN_COUNT = 1e-10
 #: Where each document's fixed point starts.
 SCRATCH, WARM, BEST = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def copy_into(target, source):
+    """``target[:] = source`` for 1-D arrays of equal size, as a loop: array assignment compiles
+    its shape check's error message, about a second of first use."""
+    for i in range(target.size):
+        target[i] = source[i]
 
 
 @njit(cache=True, nogil=True)
@@ -68,10 +77,11 @@ def _r_step(local, counts, p, s, weight, doc_topic):
 
 
 @njit(cache=True, nogil=True)
-def _gather(words, exp_loglik, buffer):
-    """The document's topic-major likelihood slice ``local[k, u] = exp_loglik[words[u], k]``."""
+def _gather(words, exp_loglik):
+    """The document's topic-major likelihood slice ``local[k, u] = exp_loglik[words[u], k]`` (a new
+    array: a reshaped slice of one buffer would compile reshape's error path, a second of first use)."""
     n_topics = exp_loglik.shape[1]
-    local = buffer[: n_topics * words.size].reshape((n_topics, words.size))
+    local = np.empty((n_topics, words.size))
     for u in range(words.size):
         row = exp_loglik[words[u]]
         for k in range(n_topics):
@@ -124,12 +134,26 @@ def _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s, trial, trial
     """Adopt the trial state when its ``L_d`` beats ``best``; returns the new best and whether it did."""
     value = _objective(counts, trial_s, trial, prior, prior_rest, trial_log_p)
     if value > best:
-        doc_topic[:] = trial
-        p[:] = trial_p
-        log_p[:] = trial_log_p
-        s[:] = trial_s
+        copy_into(doc_topic, trial)
+        copy_into(p, trial_p)
+        copy_into(log_p, trial_log_p)
+        copy_into(s, trial_s)
         return value, True
     return best, False
+
+
+@njit(cache=True, nogil=True)
+def _next_smallest(values, visited):
+    """The unvisited topic with the smallest value above ``RESTART_MIN_COUNT`` (ties: the lowest
+    index), now marked visited; -1 when none is left. Restarts visit topics in this order, a
+    selection rather than a sort, which is one more kernel to compile on first use."""
+    best, best_value = -1, math.inf
+    for k in range(values.size):
+        if not visited[k] and RESTART_MIN_COUNT < values[k] < best_value:
+            best, best_value = k, values[k]
+    if best >= 0:
+        visited[best] = True
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -138,11 +162,11 @@ def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, 
     n_topics = p.size
     trial, trial_p, trial_log_p, trial_s, scratch = work[0], work[1], work[2], work[3][: s.size], work[4]
     best = _objective(counts, s, doc_topic, prior, prior_rest, log_p)
-    order = np.argsort(doc_topic)
+    initial, visited = doc_topic.copy(), np.zeros(n_topics, dtype=np.bool_)
     accepted, tried = 0, 0
-    for i in range(n_topics):
-        j = order[i]
-        if tried >= n_restarts:
+    while tried < n_restarts:
+        j = _next_smallest(initial, visited)  # smallest used topics first, in their order before any restart
+        if j < 0:
             break
         if doc_topic[j] <= RESTART_MIN_COUNT:
             continue
@@ -152,9 +176,9 @@ def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, 
         if used < 2:
             break
         tried += 1
-        trial[:] = doc_topic
+        copy_into(trial, doc_topic)
         trial[j] = 0.0
-        _iterate(local, counts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, 2, -1.0)
+        _iterate(local, counts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, np.int64(2), -1.0)  # int64: a literal 2 compiles twice
         best, better = _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s,
                                     trial, trial_p, trial_log_p, trial_s, best)
         accepted += better
@@ -204,7 +228,7 @@ def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight
     Returns ``(iterations, accepted restarts)``; ``state``, ``p``, ``log_p`` and ``s`` hold the result."""
     warm_copy = work[5]
     if start != SCRATCH:
-        warm_copy[:] = state
+        copy_into(warm_copy, state)
     if start != WARM:  # initialise from the likelihood and the prior weights (Alg. 5.1, line 1)
         for k in range(prior.size):
             p[k] = max(prior[k], P_FLOOR)
@@ -212,7 +236,7 @@ def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight
     iters = _iterate(local, cnts, prior, state, p, log_p, s, weight, scratch, max_iter, tol)
     if start == BEST:  # also from the previous counts; keep the better (never below last lap's)
         trial, trial_p, trial_log_p, trial_s = work[0], work[1], work[2], work[3][: s.size]
-        trial[:] = warm_copy
+        copy_into(trial, warm_copy)
         iters += _iterate(local, cnts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, max_iter, tol)
         best = _objective(cnts, s, state, prior, prior_rest, log_p)
         _keep_better(cnts, prior, prior_rest, state, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best)
@@ -234,44 +258,33 @@ def longest_row(indptr, first, last):
 
 
 @njit(cache=True, nogil=True)
-def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-           max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted,
-           doc_weight):
+def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+                max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted,
+                doc_weight):
+    """The fixed point of documents ``first:last`` (:func:`topic_local_step`), accumulating into
+    this chunk's ``word_topic`` (V, K), ``entropy`` (K,) and ``pair_entropy`` (M,)."""
     n_topics = prior.size
     longest = longest_row(indptr, first, last)
     p, log_p, scratch, doc_entropy = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
-    s, weight, local_buffer = np.empty(longest), np.empty(longest), np.empty(n_topics * longest)
+    s, weight = np.empty(longest), np.empty(longest)
     work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest), np.empty(n_topics),
             np.empty(n_topics))
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
-        local = _gather(words, exp_loglik, local_buffer)
+        local = _gather(words, exp_loglik)
         s_doc, weight_doc = s[: words.size], weight[: words.size]
         n_iters[d], n_accepted[d] = _solve_doc(local, cnts, prior, prior_rest, doc_topic[d], start, p, log_p,
                                                s_doc, weight_doc, scratch, work, max_iter, tol, n_restarts)
         _accumulate(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, word_topic, entropy,
                     doc_entropy, pairs, pair_entropy)
         if doc_weight.shape[0] > 0:
-            doc_weight[d] = p
+            copy_into(doc_weight[d], p)
 
 
-@njit(cache=True, parallel=True)
-def _chunks(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start, max_iter, tol,
-            n_restarts, pairs, word_topic, entropy, pair_entropy, n_iters, n_accepted, doc_weight):
-    """``prange`` over the chunks (the leading axis of the accumulators), contiguous runs of documents.
-    Kept free of array expressions: each would become a parallel loop of its own to compile."""
-    n_docs, n_chunks = doc_topic.shape[0], word_topic.shape[0]
-    for c in prange(n_chunks):
-        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
-        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-               max_iter, tol, n_restarts, pairs, first, last, word_topic[c], entropy[c], pair_entropy[c], n_iters,
-               n_accepted, doc_weight)
-
-
-@njit(cache=True, nogil=True)
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
                      max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
-    """Run the fixed point for every document (``prange`` over ``n_chunks`` contiguous chunks).
+    """Run the fixed point for every document, over ``n_chunks`` contiguous chunks on threads
+    (:mod:`~stickbreak.kernels.chunked`).
 
     ``doc_topic`` (D, K) holds the previous counts unless ``start`` is SCRATCH, and receives the
     final ones. ``start``: SCRATCH (from the likelihood), WARM (from the previous counts: never
@@ -287,27 +300,32 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
     A ``doc_topic`` in another layout (a warm start's columns picked by a move arrive F-ordered) is
     solved in a C-ordered copy and written back, so the document loop compiles once, for C arrays.
     """
-    n_docs, n_topics = doc_topic.shape
-    n_words = exp_loglik.shape[0]
-    n_chunks = max(1, min(n_chunks, n_docs))
-    word_topic = np.zeros((n_chunks, n_words, n_topics))
-    entropy = np.zeros((n_chunks, n_topics))
-    pair_entropy = np.zeros((n_chunks, pairs.shape[0]))
-    n_iters = np.zeros(n_docs, dtype=np.int64)
-    n_accepted = np.zeros(n_docs, dtype=np.int64)
     state = np.ascontiguousarray(doc_topic)
-    _chunks(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, state, start, max_iter, tol,
-            n_restarts, pairs, word_topic, entropy, pair_entropy, n_iters, n_accepted, doc_weight)
+    bounds = even_bounds(state.shape[0], n_chunks)
+    word_topic, entropy, pair_entropy, n_iters, n_accepted = chunk_accumulators(bounds, exp_loglik.shape[0], state.shape,
+                                                                                pairs.shape[0])
+
+    def run(c, first, last):
+        topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, float(prior_rest), state, int(start),
+                    int(max_iter), float(tol), int(n_restarts), pairs, first, last, word_topic[c], entropy[c],
+                    pair_entropy[c], n_iters, n_accepted, doc_weight)
+
+    over_chunks(run, bounds)
     doc_topic[:] = state
     return sum_chunks(word_topic, entropy, pair_entropy) + (n_iters, n_accepted)
 
 
-@njit(cache=True, nogil=True)
+def chunk_accumulators(bounds, n_words, doc_topic_shape, n_pairs):
+    """Zeroed ``word_topic`` (C, V, K), ``entropy`` (C, K), ``pair_entropy`` (C, M) for the chunks of
+    ``bounds``, and the per-document iterations and accepted restarts (D,)."""
+    (n_docs, n_topics), n_chunks = doc_topic_shape, len(bounds) - 1
+    return (np.zeros((n_chunks, n_words, n_topics)), np.zeros((n_chunks, n_topics)), np.zeros((n_chunks, n_pairs)),
+            np.zeros(n_docs, dtype=np.int64), np.zeros(n_docs, dtype=np.int64))
+
+
 def sum_chunks(word_topic, entropy, pair_entropy):
     """The chunks' accumulators summed in chunk order: ``(word_topic[0] + ..., entropy[0] + ..., ...)``."""
-    total_word_topic = word_topic[0]
-    total_entropy = entropy[0]
-    total_pair_entropy = pair_entropy[0]
+    total_word_topic, total_entropy, total_pair_entropy = word_topic[0], entropy[0], pair_entropy[0]
     for c in range(1, word_topic.shape[0]):
         total_word_topic += word_topic[c]
         total_entropy += entropy[c]

@@ -1,12 +1,15 @@
-"""Kernels for held-out document completion of topic models (CSR triplets, ``prange`` over documents).
+"""Kernels for held-out document completion of topic models (CSR triplets, chunks of documents on
+threads, :mod:`~stickbreak.kernels.chunked`).
 
 Each document is handled by one thread from start to finish and writes only its own row, so the
-results do not depend on the number of threads or on scheduling. NumPy twins live in
+results do not depend on the number of chunks or on scheduling. NumPy twins live in
 :mod:`stickbreak.kernels.topics._reference_evaluate`.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from ..chunked import even_bounds, over_chunks, thread_budget
 
 
 @njit(cache=True, nogil=True)
@@ -43,8 +46,15 @@ def _fixed_point_one_doc(start, stop, indices, counts, phi_t, prior, max_iter, t
     return max_iter
 
 
-@njit(cache=True, parallel=True)
-def doc_topic_fixed_point(indptr, indices, counts, phi_t, prior, max_iter, tol):
+@njit(cache=True, nogil=True)
+def fixed_point_chunk(indptr, indices, counts, phi_t, prior, max_iter, tol, first, last, theta, n_iter):
+    """:func:`doc_topic_fixed_point` for documents ``first:last``."""
+    for d in range(first, last):
+        n_iter[d] = _fixed_point_one_doc(indptr[d], indptr[d + 1], indices, counts, phi_t, prior, max_iter, tol,
+                                         theta[d])
+
+
+def doc_topic_fixed_point(indptr, indices, counts, phi_t, prior, max_iter, tol, n_chunks=None):
     """MAP document-topic proportions with the topics fixed (peers.md §3.2; Hughes 2016, Eq. 5.59).
 
     Iterates ``theta_dk <- (a_k + theta_dk sum_w n_dw phi_kw / sum_j theta_dj phi_jw) / (sum_k a_k + N_d)``
@@ -52,28 +62,26 @@ def doc_topic_fixed_point(indptr, indices, counts, phi_t, prior, max_iter, tol):
     maximises ``sum_k a_k log theta_k + sum_w n_dw log sum_k theta_k phi_kw`` on the simplex (the MAP
     under Dirichlet(1 + a)). Words with ``phi_kw = 0`` for every k are skipped (not counted in N_d).
 
-    ``phi_t`` is (V, K), the row-normalised topic-word matrix transposed; ``prior`` is (K,) > 0.
-    Returns ``theta`` (D, K) and the iterations used per document (D,).
+    ``phi_t`` is (V, K), the row-normalised topic-word matrix transposed; ``prior`` is (K,) > 0;
+    ``n_chunks`` threads (default: every core). Returns ``theta`` (D, K) and the iterations used per
+    document (D,).
     """
     n_docs = len(indptr) - 1
     theta = np.empty((n_docs, phi_t.shape[1]))
     n_iter = np.empty(n_docs, dtype=np.int64)
-    for d in prange(n_docs):
-        n_iter[d] = _fixed_point_one_doc(indptr[d], indptr[d + 1], indices, counts, phi_t, prior,
-                                         max_iter, tol, theta[d])
+
+    def run(c, first, last):
+        fixed_point_chunk(indptr, indices, counts, phi_t, prior, int(max_iter), float(tol), first, last, theta, n_iter)
+
+    over_chunks(run, even_bounds(n_docs, thread_budget() if n_chunks is None else n_chunks))
     return theta, n_iter
 
 
-@njit(cache=True, parallel=True)
-def doc_heldout_loglik(indptr, indices, counts, phi_t, theta):
-    """``out[d] = sum_w n_dw log sum_k theta_dk phi_kw`` (Hughes 2016, Eq. 5.59; ``-inf`` if a word has p = 0).
-
-    ``phi_t`` is (V, K), the topic-word matrix transposed; ``theta`` is (D, K).
-    """
-    n_docs = len(indptr) - 1
+@njit(cache=True, nogil=True)
+def heldout_loglik_chunk(indptr, indices, counts, phi_t, theta, first, last, out):
+    """:func:`doc_heldout_loglik` for documents ``first:last``."""
     n_comp = phi_t.shape[1]
-    out = np.zeros(n_docs)
-    for d in prange(n_docs):
+    for d in range(first, last):
         total = 0.0
         for j in range(indptr[d], indptr[d + 1]):
             w = indices[j]
@@ -82,4 +90,19 @@ def doc_heldout_loglik(indptr, indices, counts, phi_t, theta):
                 p += theta[d, k] * phi_t[w, k]
             total += counts[j] * np.log(p)
         out[d] = total
+
+
+def doc_heldout_loglik(indptr, indices, counts, phi_t, theta, n_chunks=None):
+    """``out[d] = sum_w n_dw log sum_k theta_dk phi_kw`` (Hughes 2016, Eq. 5.59; ``-inf`` if a word has p = 0).
+
+    ``phi_t`` is (V, K), the topic-word matrix transposed; ``theta`` is (D, K); ``n_chunks`` threads
+    (default: every core).
+    """
+    n_docs = len(indptr) - 1
+    out = np.zeros(n_docs)
+
+    def run(c, first, last):
+        heldout_loglik_chunk(indptr, indices, counts, phi_t, theta, first, last, out)
+
+    over_chunks(run, even_bounds(n_docs, thread_budget() if n_chunks is None else n_chunks))
     return out

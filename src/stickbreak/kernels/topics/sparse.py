@@ -30,10 +30,12 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from .dense import LOG_P_FLOOR, P_FLOOR, PAIR_MIN_COUNT, RESTART_MIN_COUNT, SCRATCH, WARM, longest_row, sum_chunks
+from .dense import (LOG_P_FLOOR, P_FLOOR, PAIR_MIN_COUNT, RESTART_MIN_COUNT, SCRATCH, WARM, _next_smallest,
+                    chunk_accumulators, longest_row, sum_chunks)
 from .sparse_select import _reweight_rows, _select_rows, top_l_of_row  # noqa: F401  (top_l_of_row: public here too)
 
 #: A topic leaves a document's active set once its expected count is at most this.
@@ -213,11 +215,11 @@ def _restarts(words, counts, centered_loglik, prior, prior_rest, state, trial, n
     doc_topic = state.doc_topic
     n_topics = doc_topic.size
     best = _objective(counts, state, prior, prior_rest)
-    order = np.argsort(doc_topic, kind="mergesort")  # stable: ties (L = 1 gives whole counts) by index
+    initial, visited = doc_topic.copy(), np.zeros(n_topics, dtype=np.bool_)
     accepted, tried = 0, 0
-    for i in range(n_topics):
-        j = order[i]
-        if tried >= n_restarts:
+    while tried < n_restarts:
+        j = _next_smallest(initial, visited)  # ties (L = 1 gives whole counts) by index
+        if j < 0:
             break
         if doc_topic[j] <= RESTART_MIN_COUNT:
             continue
@@ -229,7 +231,7 @@ def _restarts(words, counts, centered_loglik, prior, prior_rest, state, trial, n
         tried += 1
         _copy_state(state, trial, words.size)
         trial.doc_topic[j] = 0.0
-        _iterate(words, counts, centered_loglik, prior, trial, 2, -1.0, True, False)
+        _iterate(words, counts, centered_loglik, prior, trial, np.int64(2), -1.0, True, False)  # not a literal
         value = _objective(counts, trial, prior, prior_rest)
         if value > best:
             best = value
@@ -313,9 +315,11 @@ def _for_doc(state, n_words):
 
 
 @njit(cache=True, nogil=True)
-def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start, n_active,
-           max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted,
-           doc_weight):
+def sparse_topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
+                       n_active, max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy,
+                       n_iters, n_accepted, doc_weight):
+    """The L-sparse fixed point of documents ``first:last`` (:func:`sparse_topic_local_step`),
+    accumulating into this chunk's ``word_topic``, ``entropy`` and ``pair_entropy``."""
     n_topics = prior.size
     longest = longest_row(indptr, first, last)
     state, trial = _new_state(n_topics, longest, n_active), _new_state(n_topics, longest, n_active)
@@ -334,20 +338,6 @@ def _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_re
                 doc_weight[d, state.active[j]] = state.p[state.active[j]]
 
 
-@njit(cache=True, parallel=True)
-def _chunks(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start, n_active,
-            max_iter, tol, n_restarts, pairs, word_topic, entropy, pair_entropy, n_iters, n_accepted, doc_weight):
-    """``prange`` over the chunks (the leading axis of the accumulators), contiguous runs of documents.
-    Kept free of array expressions: each would become a parallel loop of its own to compile."""
-    n_docs, n_chunks = doc_topic.shape[0], word_topic.shape[0]
-    for c in prange(n_chunks):
-        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
-        _chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-               n_active, max_iter, tol, n_restarts, pairs, first, last, word_topic[c], entropy[c], pair_entropy[c],
-               n_iters, n_accepted, doc_weight)
-
-
-@njit(cache=True, nogil=True)
 def sparse_topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic,
                             start, n_active, max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
     """:func:`~stickbreak.kernels.topics.dense.topic_local_step` with at most ``n_active`` (L) non-zero
@@ -357,17 +347,17 @@ def sparse_topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik
     ``doc_weight`` receives each document's final weights ``p_dk`` on its active topics and 0 on
     the others: :func:`sparse_token_share` rebuilds the exact sparse responsibilities from them.
     """
-    n_docs, n_topics = doc_topic.shape
-    n_words = exp_loglik.shape[0]
-    n_chunks = max(1, min(n_chunks, n_docs))
-    word_topic = np.zeros((n_chunks, n_words, n_topics))
-    entropy = np.zeros((n_chunks, n_topics))
-    pair_entropy = np.zeros((n_chunks, pairs.shape[0]))
-    n_iters = np.zeros(n_docs, dtype=np.int64)
-    n_accepted = np.zeros(n_docs, dtype=np.int64)
     state = np.ascontiguousarray(doc_topic)
-    _chunks(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, state, start, n_active,
-            max_iter, tol, n_restarts, pairs, word_topic, entropy, pair_entropy, n_iters, n_accepted, doc_weight)
+    bounds = even_bounds(state.shape[0], n_chunks)
+    word_topic, entropy, pair_entropy, n_iters, n_accepted = chunk_accumulators(bounds, exp_loglik.shape[0], state.shape,
+                                                                                pairs.shape[0])
+
+    def run(c, first, last):
+        sparse_topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, float(prior_rest), state,
+                           int(start), int(n_active), int(max_iter), float(tol), int(n_restarts), pairs, first, last,
+                           word_topic[c], entropy[c], pair_entropy[c], n_iters, n_accepted, doc_weight)
+
+    over_chunks(run, bounds)
     doc_topic[:] = state
     return sum_chunks(word_topic, entropy, pair_entropy) + (n_iters, n_accepted)
 

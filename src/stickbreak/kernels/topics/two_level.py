@@ -42,8 +42,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from ..chunked import even_bounds, over_chunks
 from ..special import digamma
 from .dense import FAST
 
@@ -415,8 +416,8 @@ def _doc_topic(order, zeta_val, zeta_idx, zeta_n, g1, g2, theta):
 
 
 @njit(cache=True, nogil=True)
-def _chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, start, first, last,
-           word_topic, n_pointers, n_tokens, elbo, n_iters, doc_topic):
+def sticks_chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, start, first,
+                 last, word_topic, n_pointers, n_tokens, elbo, n_iters, doc_topic):
     """Documents ``first..last-1`` with this chunk's own scratch buffers and accumulators. With
     ``START_BEST`` each document is solved from both starts (into slots 0 and 1 of ``W``, ``zeta``,
     ``gamma``) and the slot of the higher ``L_d`` is kept; ``n_iters`` counts both runs."""
@@ -457,19 +458,6 @@ def _chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, m
             _doc_topic(order, zeta_val[kept], zeta_idx[kept], zeta_n[kept], g1[kept], g2[kept], doc_topic[d])
 
 
-@njit(cache=True, parallel=True)
-def _chunks(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, start, word_topic,
-            n_pointers, n_tokens, elbo, n_iters, doc_topic):
-    """``prange`` over the chunks (the leading axis of the accumulators), contiguous runs of documents.
-    Kept free of array expressions: each would become a parallel loop of its own to compile."""
-    n_docs, n_chunks = indptr.size - 1, word_topic.shape[0]
-    for c in prange(n_chunks):
-        first, last = c * n_docs // n_chunks, (c + 1) * n_docs // n_chunks
-        _chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_atoms, max_iter, tol, start, first, last,
-               word_topic[c], n_pointers[c], n_tokens[c], elbo, n_iters, doc_topic)
-
-
-@njit(cache=True, nogil=True)
 def hdp_sticks_local_step(indptr, indices, counts, elog_beta_t, elog_corpus, alpha, n_atoms, max_iter, tol,
                           start, n_chunks, doc_topic):
     """Fig. 9 lines 5-10 for every document, over ``n_chunks`` threads (chunks of documents, each
@@ -488,11 +476,18 @@ def hdp_sticks_local_step(indptr, indices, counts, elog_beta_t, elog_corpus, alp
     """
     (n_words, n_topics), n_docs = elog_beta_t.shape, indptr.size - 1
     order = np.argsort(-elog_corpus, kind="mergesort")
-    n_chunks = max(1, min(n_chunks, n_docs))
+    prior = np.ascontiguousarray(elog_corpus[order])
+    bounds = even_bounds(n_docs, n_chunks)
+    n_chunks = len(bounds) - 1
     word_topic, totals = np.zeros((n_chunks, n_words, n_topics)), np.zeros((2, n_chunks, n_topics))  # pointers, tokens
     elbo, n_iters = np.zeros(n_docs), np.zeros(n_docs, dtype=np.int64)
-    _chunks(indptr, indices, counts, elog_beta_t, order, elog_corpus[order], alpha, n_atoms, max_iter, tol, start,
-            word_topic, totals[0], totals[1], elbo, n_iters, doc_topic)
+
+    def run(c, first, last):
+        sticks_chunk(indptr, indices, counts, elog_beta_t, order, prior, float(alpha), int(n_atoms), int(max_iter),
+                     float(tol), int(start), first, last, word_topic[c], totals[0, c], totals[1, c], elbo, n_iters,
+                     doc_topic)
+
+    over_chunks(run, bounds)
     for c in range(1, n_chunks):
         word_topic[0] += word_topic[c]
         totals[:, 0] += totals[:, c]

@@ -34,44 +34,26 @@ SCALE_FLOOR = 1e-100
 
 
 # ---------------------------------------------------------------------------------------------------- minibatch set-up
-@njit(cache=True, nogil=True)
 def batch_vocabulary(indptr, indices, counts, rows):
-    """Rows ``rows`` of a CSR matrix over their own word types.
+    """Rows ``rows`` of a CSR matrix over their own word types (NumPy: run once per minibatch).
 
     Returns ``word_ids`` (W_b,) sorted global ids, ``doc_ptr`` (D+1,), and per nonzero (document-major)
     the local word id ``locs`` and the count ``cnts``.
     """
-    n_docs = len(rows)
-    doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
-    for d in range(n_docs):
-        doc_ptr[d + 1] = doc_ptr[d] + indptr[rows[d] + 1] - indptr[rows[d]]
-    nnz = doc_ptr[n_docs]
-    glob = np.empty(nnz, dtype=np.int64)
-    cnts = np.empty(nnz)
-    for d in range(n_docs):
-        offset = indptr[rows[d]] - doc_ptr[d]
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            glob[i] = indices[offset + i]
-            cnts[i] = counts[offset + i]
-    order = np.argsort(glob)
-    locs = np.empty(nnz, dtype=np.int64)
-    word_ids = np.empty(nnz, dtype=np.int64)
-    n_words = 0
-    for i in range(nnz):
-        e = order[i]
-        if n_words == 0 or glob[e] != word_ids[n_words - 1]:
-            word_ids[n_words] = glob[e]
-            n_words += 1
-        locs[e] = n_words - 1
-    return word_ids[:n_words].copy(), doc_ptr, locs, cnts
+    rows = np.asarray(rows, dtype=np.int64)
+    starts, lengths = indptr[rows].astype(np.int64), (indptr[rows + 1] - indptr[rows]).astype(np.int64)
+    doc_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=doc_ptr[1:])
+    taken = np.repeat(starts - doc_ptr[:-1], lengths) + np.arange(doc_ptr[-1], dtype=np.int64)
+    word_ids, locs = np.unique(indices[taken].astype(np.int64), return_inverse=True)
+    return word_ids, doc_ptr, locs.astype(np.int64).ravel(), counts[taken].astype(np.float64)
 
 
 @njit(cache=True, nogil=True)
-def _setup(indptr, indices, counts, rows, M_t, M_sum, scale, eta, u, v, a, n_comp, capacity):
-    """The minibatch over its word types (:func:`batch_vocabulary`) and the sampler's component arrays
-    with room for ``capacity``: ``post[j, k] = eta + scale M_t[w_j, k]``, its column sums and the sticks
+def _setup(word_ids, M_t, M_sum, scale, eta, u, v, a, n_comp, capacity):
+    """The sampler's component arrays over the minibatch's word types (:func:`batch_vocabulary`) with
+    room for ``capacity``: ``post[j, k] = eta + scale M_t[w_j, k]``, its column sums and the sticks
     ``(u, v)`` for ``k < n_comp``; the prior (``eta``, ``1``, ``a``) after."""
-    word_ids, doc_ptr, locs, cnts = batch_vocabulary(indptr, indices, counts, rows)
     n_vocab = M_t.shape[0]
     post = np.full((len(word_ids), capacity), eta)
     for j in range(len(word_ids)):
@@ -82,20 +64,25 @@ def _setup(indptr, indices, counts, rows, M_t, M_sum, scale, eta, u, v, a, n_com
     for k in range(n_comp):
         post_sum[k] += scale * M_sum[k]
     uu, vv = _grown(u[:n_comp], capacity, 1.0), _grown(v[:n_comp], capacity, a)
-    return word_ids, doc_ptr, locs, cnts, post, post_sum, uu, vv
+    return post, post_sum, uu, vv
 
 
 @njit(cache=True, nogil=True)
 def _grown_columns(a, capacity, fill):
+    """``a`` with columns up to ``capacity``, the new ones at ``fill`` (loops: an array assignment
+    compiles its error message, a second of first use)."""
     out = np.full((a.shape[0], capacity), fill)
-    out[:, :a.shape[1]] = a
+    for i in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            out[i, k] = a[i, k]
     return out
 
 
 @njit(cache=True, nogil=True)
 def _grown(a, capacity, fill):
     out = np.full(capacity, fill)
-    out[:len(a)] = a
+    for k in range(len(a)):
+        out[k] = a[k]
     return out
 
 
@@ -187,7 +174,6 @@ def _move_doc(post, post_sum, m, locs, cnts, start, stop, n_tok, k, sign):
         post[locs[i], k] += sign * cnts[i]
 
 
-@njit(cache=True, nogil=True)
 def dp_minibatch_gibbs(indptr, indices, counts, rows, M_t, M_sum, scale, eta, u, v, a, n_comp, n_sweeps, seed):
     """One sample of the minibatch's document labels from the locally collapsed ``q(z)`` (Wang & Blei
     2012, §2.3; digest §2): sequential initialisation (documents added one at a time), then ``n_sweeps``
@@ -199,10 +185,20 @@ def dp_minibatch_gibbs(indptr, indices, counts, rows, M_t, M_sum, scale, eta, u,
     component, ``item_stats`` (K,) documents per component, and the plug-in log-likelihood (D,) of
     each document under the global parameters before the step (:func:`dp_plugin_loglik`).
     """
+    word_ids, doc_ptr, locs, cnts = batch_vocabulary(indptr, indices, counts, rows)
+    labels, word_stats, item_stats, new_index, loglik = dp_minibatch_sample(
+        word_ids, doc_ptr, locs, cnts, M_t, M_sum, float(scale), float(eta), u, v, float(a), int(n_comp),
+        int(n_sweeps), int(seed))
+    return new_index[labels], word_ids, word_stats, item_stats, loglik
+
+
+@njit(cache=True, nogil=True)
+def dp_minibatch_sample(word_ids, doc_ptr, locs, cnts, M_t, M_sum, scale, eta, u, v, a, n_comp, n_sweeps, seed):
+    """:func:`dp_minibatch_gibbs` on the minibatch's own word types; returns the labels before
+    relabelling, the statistics, and the new index of every old label."""
     np.random.seed(seed)
-    n_vocab, n_docs = M_t.shape[0], len(rows)
-    word_ids, doc_ptr, locs, cnts, post, post_sum, uu, vv = _setup(
-        indptr, indices, counts, rows, M_t, M_sum, scale, eta, u, v, a, n_comp, n_comp + min(n_docs, GROW_BY))
+    n_vocab, n_docs = M_t.shape[0], len(doc_ptr) - 1
+    post, post_sum, uu, vv = _setup(word_ids, M_t, M_sum, scale, eta, u, v, a, n_comp, n_comp + min(n_docs, GROW_BY))
     loglik = dp_plugin_loglik(post, post_sum, locs, cnts, doc_ptr, u, v, n_comp, n_vocab)
     n_tok, prior_evidence = _doc_totals(doc_ptr, cnts, eta, n_vocab)
     m = np.zeros(len(post_sum))
@@ -228,8 +224,7 @@ def dp_minibatch_gibbs(indptr, indices, counts, rows, M_t, M_sum, scale, eta, u,
     for d in range(n_docs):
         nz_label[doc_ptr[d]:doc_ptr[d + 1]] = labels[d]
     word_stats, new_index = _summarise(len(word_ids), locs, cnts, nz_label, m, n_comp, n_total)
-    item_stats = _kept(m, new_index, word_stats.shape[1])
-    return new_index[labels], word_ids, word_stats, item_stats, loglik
+    return labels, word_stats, _kept(m, new_index, word_stats.shape[1]), new_index, loglik
 
 
 # ---------------------------------------------------------------------------------------------------- HDP
@@ -311,7 +306,6 @@ def _expand_tokens(doc_ptr, locs, cnts):
     return tok_loc, tok_doc, doc_len
 
 
-@njit(cache=True, nogil=True)
 def hdp_minibatch_gibbs(indptr, indices, counts, rows, M_t, M_sum, scale, eta, u, v, a, b, n_comp, n_sweeps,
                         seed):
     """One sample of the minibatch's topic assignments and table counts (Wang & Blei 2012, S.2.2).
@@ -326,17 +320,27 @@ def hdp_minibatch_gibbs(indptr, indices, counts, rows, M_t, M_sum, scale, eta, u
     ``item_stats`` (K,) table counts ``sum_t s_tk``, and per document the plug-in log-likelihood
     (:func:`hdp_plugin_token_loglik`) under the global parameters before the step.
     """
+    word_ids, doc_ptr, locs, cnts = batch_vocabulary(indptr, indices, counts, rows)
+    return (word_ids,) + hdp_minibatch_sample(word_ids, doc_ptr, locs, cnts, M_t, M_sum, float(scale), float(eta), u,
+                                              v, float(a), float(b), int(n_comp), int(n_sweeps), int(seed))
+
+
+@njit(cache=True, nogil=True)
+def hdp_minibatch_sample(word_ids, doc_ptr, locs, cnts, M_t, M_sum, scale, eta, u, v, a, b, n_comp, n_sweeps, seed):
+    """:func:`hdp_minibatch_gibbs` on the minibatch's own word types: ``(word_stats, item_stats, loglik)``."""
     np.random.seed(seed)
     n_vocab = M_t.shape[0]
-    word_ids, doc_ptr, locs, cnts, post, post_sum, uu, vv = _setup(
-        indptr, indices, counts, rows, M_t, M_sum, scale, eta, u, v, a, n_comp, n_comp + GROW_BY)
+    post, post_sum, uu, vv = _setup(word_ids, M_t, M_sum, scale, eta, u, v, a, n_comp, n_comp + GROW_BY)
     tok_loc, tok_doc, doc_len = _expand_tokens(doc_ptr, locs, cnts)
-    phi = post[:, :n_comp] / post_sum[:n_comp]  # posterior means before the step, for the plug-in
+    phi = np.empty((len(word_ids), n_comp))  # posterior means before the step, for the plug-in
+    for j in range(len(word_ids)):
+        for k in range(n_comp):
+            phi[j, k] = post[j, k] / post_sum[k]
     stick, pi = np.zeros(len(post_sum)), np.zeros(len(post_sum))
     for k in range(n_comp):
         stick[k] = np.random.beta(u[k], v[k])
     rest = _sticks_to_weights(stick, n_comp, pi)
-    doc_topic = np.zeros((len(rows), len(post_sum)))
+    doc_topic = np.zeros((len(doc_ptr) - 1, len(post_sum)))
     z = np.full(len(tok_loc), -1, dtype=np.int64)
     prob = np.empty(len(post_sum) + 1)
     n_total = n_comp
@@ -371,9 +375,12 @@ def hdp_minibatch_gibbs(indptr, indices, counts, rows, M_t, M_sum, scale, eta, u
     loglik = hdp_plugin_token_loglik(phi, log_w, b, tok_loc, tok_doc, z, doc_topic[:, :n_total], doc_len,
                                      n_comp, n_vocab)
     tables = _table_totals(doc_topic, pi, b, n_total)
-    word_stats, new_index = _summarise(len(word_ids), tok_loc, np.ones(len(tok_loc)), z,
-                                       doc_topic[:, :n_total].sum(axis=0), n_comp, n_total)
-    return word_ids, word_stats, _kept(tables, new_index, word_stats.shape[1]), loglik
+    sizes = np.zeros(n_total)
+    for d in range(doc_topic.shape[0]):
+        for k in range(n_total):
+            sizes[k] += doc_topic[d, k]
+    word_stats, new_index = _summarise(len(word_ids), tok_loc, np.ones(len(tok_loc)), z, sizes, n_comp, n_total)
+    return word_stats, _kept(tables, new_index, word_stats.shape[1]), loglik
 
 
 # ---------------------------------------------------------------------------------------------------- global step

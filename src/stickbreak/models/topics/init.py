@@ -13,10 +13,10 @@ documents' word distributions (:func:`kmeans_l1_topics`).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
+from ...kernels.chunked import thread_budget
 from ...kernels.topics.kmeans_l1 import assign_l1
 
 TOPIC_INIT_METHODS = ("random", "documents", "exponential", "kmeans_l1")
@@ -40,7 +40,7 @@ def _l1_centroids(X: sp.csr_matrix, labels: np.ndarray, previous: np.ndarray) ->
 
 def _assign(X: sp.csr_matrix, centroids: np.ndarray):
     return assign_l1(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, np.ascontiguousarray(centroids.T),
-                     centroids.sum(axis=1), 4 * numba.get_num_threads())
+                     centroids.sum(axis=1), 4 * thread_budget())
 
 
 def _seed_l1(X: sp.csr_matrix, n_clusters: int, rng: np.random.Generator) -> np.ndarray:
