@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/stickbreak fit topics ap --model hdp --n-topics 50 --max-laps 20 --heldout 0.1 --seed 0 --out runs/ap
+	$(BIN)/stickbreak fit topics ap --model hdp --heldout 0.1 --seed 0 --out runs/ap
 
 # Compile the numba kernels into their cache once, before the test workers start (they would each
 # compile the same kernels on a cold cache); then run every test.
