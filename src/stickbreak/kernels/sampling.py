@@ -146,7 +146,7 @@ def doc_log_evidence(post, post_sum, locs, cnts, start, stop, n_tokens, n_comp, 
     after §2.3; digest §7: cost O(unique words) per component)."""
     out[:n_comp] = 0.0
     add_log_rising(post_sum, n_tokens, n_comp, -1.0, out)
-    add_log_word_products(post, locs, cnts, start, stop, True, n_comp, out)
+    add_log_word_products(post, locs, cnts, start, stop, np.bool_(True), n_comp, out)
 
 
 @njit(cache=True, nogil=True)
@@ -158,7 +158,7 @@ def dm_log_evidence(lam_words, lam_total, counts):
     post = np.empty((n, 1))
     post[:, 0] = lam_words
     out = np.empty(1)
-    doc_log_evidence(post, np.full(1, lam_total), np.arange(n), counts, 0, n, counts.sum(), 1, out)
+    doc_log_evidence(post, np.full(1, lam_total), np.arange(n), counts, np.int64(0), n, counts.sum(), np.int64(1), out)
     return out[0]
 
 

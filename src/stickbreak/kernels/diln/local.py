@@ -276,10 +276,10 @@ def _solve_doc(local, cnts, shape, locations, correlated, start, a, b, xi, u, do
     copy_into(b2, b)
     copy_into(u2, u)
     s2 = s2[: s.size]
-    iters, xi_scratch = _iterate_doc(local, cnts, shape, locations, correlated, SCRATCH, a, b, xi, u, doc_topic, p,
-                                     log_p, s, weight, x, work, max_iter, tol, location_tol, newton_steps)
-    more, xi_warm = _iterate_doc(local, cnts, shape, locations, correlated, WARM, a2, b2, xi, u2, doc_topic2, p2,
-                                 log_p2, s2, weight, x2, work, max_iter, tol, location_tol, newton_steps)
+    iters, xi_scratch = _iterate_doc(local, cnts, shape, locations, correlated, np.int64(SCRATCH), a, b, xi, u,
+                                     doc_topic, p, log_p, s, weight, x, work, max_iter, tol, location_tol, newton_steps)
+    more, xi_warm = _iterate_doc(local, cnts, shape, locations, correlated, np.int64(WARM), a2, b2, xi, u2, doc_topic2,
+                                 p2, log_p2, s2, weight, x2, work, max_iter, tol, location_tol, newton_steps)
     if correlated:
         _project(locations, u, x)
         _project(locations, u2, x2)

@@ -57,7 +57,7 @@ def _select_top(row, n_active, heap_w, heap_i, mark, out_idx):
         if w > heap_w[0]:  # equal weight: the kept entry has the lower index
             heap_w[0] = w
             heap_i[0] = k
-            _sift_down(heap_w, heap_i, n_active, 0)
+            _sift_down(heap_w, heap_i, n_active, np.int64(0))
     if n_active <= _INSERTION_LIMIT:
         for j in range(n_active):
             out_idx[j] = heap_i[j]

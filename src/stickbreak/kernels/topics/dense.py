@@ -38,6 +38,9 @@ PAIR_MIN_COUNT = 1e-10
 #: Where each document's fixed point starts.
 SCRATCH, WARM, BEST = 0, 1, 2
 
+# Constant arguments between kernels are passed as ``np.int64(...)`` / ``np.bool_(...)``: numba
+# compiles a callee once more for every literal value it is called with (seconds of first use).
+
 
 @njit(cache=True, nogil=True)
 def copy_into(target, source):
@@ -178,7 +181,7 @@ def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, 
         tried += 1
         copy_into(trial, doc_topic)
         trial[j] = 0.0
-        _iterate(local, counts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, np.int64(2), -1.0)  # int64: a literal 2 compiles twice
+        _iterate(local, counts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, np.int64(2), -1.0)
         best, better = _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s,
                                     trial, trial_p, trial_log_p, trial_s, best)
         accepted += better

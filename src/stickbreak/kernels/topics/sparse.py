@@ -87,7 +87,7 @@ def _r_step(words, counts, centered_loglik, state, full, doc_topic):
                      state.seeds, state.best_index, state.best_value)
     else:
         _reweight_rows(words, state.p, centered_loglik, state.log_p, state.index, state.resp, state.lik, state.log_s,
-                       False)
+                       np.bool_(False))
     index, resp = state.index, state.resp
     doc_topic[:] = 0.0
     for u in range(words.size):
@@ -143,7 +143,7 @@ def _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, always
                 return it + 1
             if holds_all:  # an exact re-weighting ends it: redo it with the logs (identical values)
                 _reweight_rows(words, state.p, centered_loglik, state.log_p, state.index, state.resp, state.lik,
-                               state.log_s, True)
+                               state.log_s, np.bool_(True))
                 return it + 1
             force_full = True
     return max_iter
@@ -205,7 +205,7 @@ def _start(words, counts, exp_loglik, centered_loglik, prior, previous, start, s
     for k in range(n_topics):
         state.p[k] = max(prior[k], P_FLOOR)
         state.log_p[k] = math.log(state.p[k])
-    _r_step(words, counts, centered_loglik, state, True, state.doc_topic)
+    _r_step(words, counts, centered_loglik, state, np.bool_(True), state.doc_topic)
 
 
 @njit(cache=True, nogil=True)
@@ -231,7 +231,7 @@ def _restarts(words, counts, centered_loglik, prior, prior_rest, state, trial, n
         tried += 1
         _copy_state(state, trial, words.size)
         trial.doc_topic[j] = 0.0
-        _iterate(words, counts, centered_loglik, prior, trial, np.int64(2), -1.0, True, False)  # not a literal
+        _iterate(words, counts, centered_loglik, prior, trial, np.int64(2), -1.0, np.bool_(True), np.bool_(False))
         value = _objective(counts, trial, prior, prior_rest)
         if value > best:
             best = value
@@ -245,18 +245,20 @@ def _solve_doc(words, counts, exp_loglik, centered_loglik, prior, prior_rest, pr
                max_iter, tol, n_restarts):
     """One document from SCRATCH, WARM or the better of both (BEST), then restarts; returns
     ``(iterations, accepted restarts)``."""
-    _start(words, counts, exp_loglik, centered_loglik, prior, previous, WARM if start == WARM else SCRATCH, state)
-    iters = _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, False, start == WARM)
+    first = np.int64(WARM if start == WARM else SCRATCH)
+    _start(words, counts, exp_loglik, centered_loglik, prior, previous, first, state)
+    iters = _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, np.bool_(False), start == WARM)
     if start != SCRATCH and start != WARM:  # BEST: also from the previous counts, keep the better
-        _start(words, counts, exp_loglik, centered_loglik, prior, previous, WARM, trial)
-        iters += _iterate(words, counts, centered_loglik, prior, trial, max_iter, tol, False, True)
+        _start(words, counts, exp_loglik, centered_loglik, prior, previous, np.int64(WARM), trial)
+        iters += _iterate(words, counts, centered_loglik, prior, trial, max_iter, tol, np.bool_(False), np.bool_(True))
         if _objective(counts, trial, prior, prior_rest) > _objective(counts, state, prior, prior_rest):
             _copy_state(trial, state, words.size)
     accepted = 0
     if n_restarts > 0:
         accepted = _restarts(words, counts, centered_loglik, prior, prior_rest, state, trial, n_restarts)
         if accepted > 0:
-            iters += _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, False, False)
+            iters += _iterate(words, counts, centered_loglik, prior, state, max_iter, tol, np.bool_(False),
+                              np.bool_(False))
     return iters, accepted
 
 
@@ -368,7 +370,7 @@ def sparse_token_share(indptr, indices, exp_loglik, centered_loglik, doc_weight,
     rebuilt from ``doc_weight`` (D, K) of :func:`sparse_topic_local_step` by the same selection (a
     birth's target share). Shape (nnz,)."""
     n_docs, n_topics = doc_weight.shape
-    longest = longest_row(indptr, 0, n_docs)
+    longest = longest_row(indptr, np.int64(0), n_docs)
     share = np.zeros(indices.size)
     active, position = np.empty(n_topics, dtype=np.int64), np.full(n_topics, -1, dtype=np.int64)
     log_p, products = np.empty(n_topics), np.empty(n_topics)
@@ -378,7 +380,7 @@ def sparse_token_share(indptr, indices, exp_loglik, centered_loglik, doc_weight,
     seeded, seeds = np.zeros(n_topics, dtype=np.bool_), np.empty(n_active, dtype=np.int64)
     best_index, best_value = np.empty(n_active, dtype=np.int64), np.empty(n_active)
     for d in range(n_docs):
-        held = 0
+        held = np.int64(0)
         for k in range(n_topics):
             if doc_weight[d, k] > 0.0:
                 active[held] = k

@@ -59,7 +59,7 @@ def top_l_of_row(log_row, log_p, active, n_active_topics, size, index, resp):
     """Top-``size`` responsibilities of one word type in the log domain: ``W_k = log_row[k] + log_p[k]``
     over ``active[:n_active_topics]`` (Alg. 7.2). Fills ``index`` and ``resp`` (-1 and 0 past the
     selected count) and returns ``log sum_selected exp W``."""
-    held = 0
+    held = np.int64(0)  # not a literal 0: numba would compile the callees for it too
     for j in range(n_active_topics):
         k = active[j]
         value = log_row[k] + log_p[k]
@@ -87,7 +87,7 @@ def _rank(products, n_topics, size, index, u, position, seeded, seeds, best_inde
             seeds[n_seeds] = column
             seeded[column] = True
             n_seeds += 1
-    held = 0
+    held = np.int64(0)  # not a literal 0: numba would compile the callees for it too
     for i in range(n_seeds):
         held = _insert(products[seeds[i]], seeds[i], held, size, best_value, best_index)
     for j in range(n_topics):

@@ -143,7 +143,7 @@ def dp_plugin_loglik(post, post_sum, locs, cnts, doc_ptr, u, v, n_comp, n_vocab)
             n_tokens += cnts[i]
         for k in range(n_comp):
             joint[k] = log_w[k] - n_tokens * log_norm[k]
-        add_log_word_products(post, locs, cnts, doc_ptr[d], doc_ptr[d + 1], False, n_comp, joint)
+        add_log_word_products(post, locs, cnts, doc_ptr[d], doc_ptr[d + 1], np.bool_(False), n_comp, joint)
         joint[n_comp] = log_w[n_comp] - n_tokens * math.log(n_vocab)
         top = joint.max()
         total = 0.0
