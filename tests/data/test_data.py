@@ -32,7 +32,7 @@ def test_dense_data_errors(X, message):
 @pytest.mark.parametrize(
     "X, message",
     [
-        (np.array([[1, -2], [0, 3]]), r"negative counts in documents \[0\]"),
+        (np.array([[1, -2], [0, 3]]), r"documents \[0\] have negative counts"),
         (np.array([[1.5, 2], [0, 3]]), r"non-integer counts.*tf-idf"),
         (np.array([[1, 2], [0, 0], [0, 0]]), r"empty documents.*rows \[1, 2\].*drop them"),
         (np.array([[np.nan, 1.0]]), r"NaN or infinite"),

@@ -1,27 +1,16 @@
 """scikit-learn contract, save/load round trip, callbacks, interruption (DESIGN layer 4)."""
 
 import json
-import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import stickbreak
 from stickbreak import DPMixture, FiniteMixture, persist
 
 from conftest import ALL_FAMILIES, real_data_for
-
-
-@parametrize_with_checks(
-    [DPMixture(algorithm="vb", n_components=3, max_laps=30, tol=1e-4), FiniteMixture(n_components=3, max_laps=30, tol=1e-4)]
-)
-def test_sklearn_estimator_checks(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
 
 
 @pytest.mark.parametrize("name", ALL_FAMILIES)

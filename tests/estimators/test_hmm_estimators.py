@@ -24,7 +24,7 @@ def toy():
 @pytest.fixture(scope="module")
 def sticky(toy):
     X, lengths, _ = toy
-    return HDPHMM(n_states=20, stickiness=50.0, random_state=0).fit(X, lengths)
+    return HDPHMM(n_states=20, stickiness=50.0, random_state=0).fit(X, lengths=lengths)
 
 
 def test_sticky_hdphmm_recovers_the_toy_segmentation(toy, sticky):
@@ -57,7 +57,7 @@ def test_predict_proba_score_and_input_forms(toy, sticky):
     for other in (sticky.predict(pieces), sticky.predict(seqs)):
         np.testing.assert_array_equal(other, states)
     per_sequence = sticky.score_sequences(pieces)
-    assert per_sequence.shape == (6,) and sticky.score(X, lengths) == pytest.approx(per_sequence.sum())
+    assert per_sequence.shape == (6,) and sticky.score(X, lengths=lengths) == pytest.approx(per_sequence.sum())
     assert sticky.predict(X[:50]).shape == (50,)  # without lengths: one sequence
     with pytest.raises(ValueError, match="X has 3 features, but HDPHMM is expecting 2"):
         sticky.predict(np.ones((5, 3)))
@@ -73,7 +73,7 @@ def test_save_load_round_trip(tmp_path, toy, sticky):
     assert type(back) is HDPHMM and back.get_params() == {**sticky.get_params(), "callbacks": None}
     np.testing.assert_array_equal(back.predict(X, lengths), sticky.predict(X, lengths))
     np.testing.assert_array_equal(back.predict_proba(X, lengths), sticky.predict_proba(X, lengths))
-    assert back.score(X, lengths) == sticky.score(X, lengths)
+    assert back.score(X, lengths=lengths) == sticky.score(X, lengths=lengths)
     for name in ("transmat_", "startprob_", "state_weights_", "means_", "covariances_", "state_counts_"):
         np.testing.assert_array_equal(getattr(back, name), getattr(sticky, name))
     assert back.trace_ == sticky.trace_ and back.moves_ == sticky.moves_ and back.elbo_ == sticky.elbo_
@@ -97,7 +97,7 @@ def test_clone_get_params_and_the_two_classes():
 def test_births_grow_the_toy_from_one_state(toy):
     X, lengths, labels = toy
     model = HDPHMM(n_states=1, stickiness=50.0, moves=("birth", "merge", "delete"), n_batches=3, random_state=0)
-    model.fit(X, lengths)
+    model.fit(X, lengths=lengths)
     assert hamming_distance(labels, model.predict(X, lengths)) == 0.0
     assert model.n_states_ == len(np.unique(labels))
     kinds = [m["kind"] for m in model.moves_]
@@ -106,7 +106,7 @@ def test_births_grow_the_toy_from_one_state(toy):
 
 def test_finite_hmm_keeps_its_states(toy):
     X, lengths, labels = toy
-    model = FiniteHMM(n_states=8, stickiness=50.0, random_state=0).fit(X, lengths)
+    model = FiniteHMM(n_states=8, stickiness=50.0, random_state=0).fit(X, lengths=lengths)
     assert model.n_states_ == 8 and model.moves_ == []  # no moves by default: K stays
     np.testing.assert_allclose(model.state_weights_, 1 / 8)
     np.testing.assert_allclose(model.transmat_.sum(axis=1), 1.0)
@@ -134,7 +134,7 @@ def test_stochastic_and_batch_vb_run(toy, algorithm):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = HDPHMM(n_states=10, stickiness=50.0, algorithm=algorithm, n_batches=3, max_laps=8,
-                       random_state=0).fit(X, lengths)
+                       random_state=0).fit(X, lengths=lengths)
     assert model.n_states_ == 10 and model.moves_ == []  # no moves outside memoized VI
     assert model.trace_[-1]["exact"] == (algorithm == "vb") and np.isfinite(model.elbo_)
     assert hamming_distance(toy[2], model.predict(X, lengths)) < 0.1
@@ -143,7 +143,7 @@ def test_stochastic_and_batch_vb_run(toy, algorithm):
 def test_two_threads_give_the_same_fit(toy):
     X, lengths, _ = toy
     fits = [HDPHMM(n_states=10, stickiness=50.0, n_batches=2, max_laps=5, tol=0, random_state=0, n_jobs=n)
-            .fit(X, lengths) for n in (1, 2)]
+            .fit(X, lengths=lengths) for n in (1, 2)]
     np.testing.assert_array_equal(fits[0].predict(X, lengths), fits[1].predict(X, lengths))
     assert fits[0].elbo_ == fits[1].elbo_
 
@@ -153,7 +153,7 @@ def test_callbacks_progress_bar_and_bernoulli_frames(toy, capsys):
     seen = []
     model = FiniteHMM(n_states=4, obs_model="bern", max_laps=50, tol=0, random_state=0, verbose=1,
                       callbacks=[lambda record, params: seen.append(record.lap) or record.lap >= 3])
-    model.fit((X > 0).astype(float), lengths)
+    model.fit((X > 0).astype(float), lengths=lengths)
     assert seen == [1, 2, 3] and model.stop_reason_ == "callback" and model.probs_.shape == (4, 2)
     assert "FiniteHMM" in capsys.readouterr().err  # the progress bar
 
@@ -161,12 +161,13 @@ def test_callbacks_progress_bar_and_bernoulli_frames(toy, capsys):
 @pytest.mark.parametrize(
     "est, args, kwargs, message",
     [
-        (HDPHMM(), ([[0.0, 1.0]] * 4, [2, 0, 2]), {}, r"lengths \[1\] are below 1 frame.*drop the empty sequences"),
-        (HDPHMM(), (np.ones((10, 2)), [4, 5]), {}, r"lengths add up to 9 frames but X has 10"),
-        (HDPHMM(), (np.ones((10, 2)), [4.5, 5.5]), {}, r"lengths must be a 1-D list of whole numbers"),
+        (HDPHMM(), ([[0.0, 1.0]] * 4,), {"lengths": [2, 0, 2]}, r"lengths \[1\] are below 1 frame.*drop the empty sequences"),
+        (HDPHMM(), (np.ones((10, 2)),), {"lengths": [4, 5]}, r"lengths add up to 9 frames but X has 10"),
+        (HDPHMM(), (np.ones((10, 2)),), {"lengths": [4.5, 5.5]}, r"lengths must be a 1-D list of whole numbers"),
+        (HDPHMM(), (np.ones((10, 2)), [5, 5]), {}, r"second argument of fit is y.*2 entries for 10 frames.*lengths="),
         (HDPHMM(), ([np.ones((3, 2)), np.ones((0, 2))],), {}, r"X\[1\] has 0 items"),
         (HDPHMM(), (np.array([[1.0, np.nan]] * 4), [2, 2]), {}, r"NaN values in rows \[0, 1, 2, 3\].*impute"),
-        (HDPHMM(n_batches=3), (np.ones((10, 2)), [5, 5]), {}, r"n_batches=3 exceeds the number of sequences \(2\)"),
+        (HDPHMM(n_batches=3), (np.ones((10, 2)),), {"lengths": [5, 5]}, r"n_batches=3 exceeds the number of sequences \(2\)"),
         (HDPHMM(algorithm="stochastic"), (np.ones((30, 2)),), {}, r"X holds one sequence.*several sequences"),
         (HDPHMM(obs_model="poisson"), (np.ones((10, 2)),), {}, r"unknown observation model 'poisson'"),
         (HDPHMM(obs_model="mult"), (np.ones((10, 2)),), {}, r"obs_model='mult' models whole documents"),
@@ -181,7 +182,7 @@ def test_callbacks_progress_bar_and_bernoulli_frames(toy, capsys):
         (HDPHMM(obs_prior={"colour": 1}), (np.ones((10, 2)),), {}, r"unknown prior option\(s\) \['colour'\]"),
         (HDPHMM(move_options={"colour": 1}), (np.ones((10, 2)),), {}, r"unknown move option"),
         (HDPHMM(n_jobs=0), (np.ones((10, 2)),), {}, r"n_jobs must be a positive integer or -1"),
-        (HDPHMM(), ([np.ones((3, 2))] * 2, [3, 3]), {}, r"list of sequences.*drop it"),
+        (HDPHMM(), ([np.ones((3, 2))] * 2,), {"lengths": [3, 3]}, r"list of sequences.*drop it"),
         (HDPHMM(obs_model="ar_gauss"), (np.ones((10, 2)),), {"Xprev": np.ones((9, 2))}, r"Xprev has shape \(9, 2\)"),
     ],
 )

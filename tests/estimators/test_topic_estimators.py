@@ -85,14 +85,31 @@ def test_gensim_style_corpus_input(corpus):
     assert est.n_features_in_ == int(corpus[:60].indices.max()) + 1
 
 
-@pytest.mark.parametrize("bad,match", [
-    (lambda X: X.multiply(-1), "negative"),
-    (lambda X: X * 0.5, "non-integer|fractional"),
-    (lambda X: sp.vstack([X[:3], sp.csr_matrix((1, X.shape[1])), X[3:6]]).tocsr(), "empty"),
+@pytest.mark.parametrize("est,bad,kwargs,match", [
+    (LDA(n_topics=3), lambda X: X.multiply(-1), {}, "documents .* have negative counts"),
+    (LDA(n_topics=3, algorithm="gibbs"), lambda X: X * 0.5, {}, "non-integer counts.*samples word tokens"),
+    (HDPTopicModel(algorithm="truncation_free"), lambda X: X * 0.5, {}, "non-integer counts.*samples word tokens"),
+    (LDA(n_topics=3), lambda X: sp.vstack([X[:3], sp.csr_matrix((1, X.shape[1])), X[3:6]]).tocsr(),
+     {"empty": "error"}, "empty document"),
 ])
-def test_bad_input_is_rejected_before_work(corpus, bad, match):
+def test_bad_input_is_rejected_before_work(corpus, est, bad, kwargs, match):
     with pytest.raises(DataError, match=match):
-        LDA(n_topics=3).fit(bad(corpus[:10].copy()))
+        est.fit(bad(corpus[:10].copy()), **kwargs)
+
+
+def test_weights_and_empty_documents_fit_with_the_variational_algorithms(corpus):
+    """tf-idf-like weights fit as weighted counts and score on word types; an empty document is
+    kept by default (no topics from it, the prior's proportions out), or skipped with a warning."""
+    weights = corpus[:60] * 0.5
+    est = LDA(n_topics=3, max_laps=3, tol=0, random_state=0).fit(weights)
+    assert np.isfinite(est.score(weights)) and est.lower_bound_ < 0
+    with_empty = sp.vstack([corpus[:30], sp.csr_matrix((1, corpus.shape[1])), corpus[30:60]]).tocsr()
+    kept = LDA(n_topics=3, max_laps=3, tol=0, random_state=0).fit(with_empty)
+    prior = np.full(3, 1.0 / 3)
+    np.testing.assert_allclose(kept.transform(with_empty)[30], prior)
+    with pytest.warns(UserWarning, match="empty"):
+        skipped = LDA(n_topics=3, max_laps=3, tol=0, random_state=0).fit(with_empty, empty="skip")
+    assert skipped.transform(with_empty).shape == (61, 3) and skipped.n_features_in_ == kept.n_features_in_
 
 
 def test_bad_options_and_vocabulary_mismatch(corpus):

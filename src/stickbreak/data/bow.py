@@ -8,23 +8,39 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import DataError, describe_rows
+from .errors import DataError, DataTypeError, describe_rows
 
 
-def _as_count_matrix(X, what: str) -> sp.csr_matrix:
-    if sp.issparse(X):
-        mat = sp.csr_matrix(X)
-    else:
-        arr = np.asarray(X)
-        if arr.dtype.kind not in "biuf":
-            raise DataError(f"{what} has dtype {arr.dtype}; word counts must be numeric.")
-        if arr.ndim != 2:
-            raise DataError(f"{what} must be 2-D (n_documents, vocabulary_size), got shape {arr.shape}.")
-        mat = sp.csr_matrix(arr)
+def _numeric_array(X, what: str) -> np.ndarray:
+    """``X`` as a numeric array; object arrays of numbers are converted (as scikit-learn does)."""
+    arr = np.asarray(X)
+    if arr.dtype.kind == "c":
+        raise DataError(f"Complex data not supported: {what} has complex values; word counts are real numbers.")
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise DataTypeError(f"{what} holds values that are not numbers; each argument must be a string holding "
+                                "a number, or a number (word counts: count raw text first, e.g. with "
+                                "sklearn's CountVectorizer).") from None
+    if arr.dtype.kind not in "biuf":
+        raise DataTypeError(f"{what} has dtype {arr.dtype}; word counts must be numeric (count raw text first, "
+                            "e.g. with sklearn's CountVectorizer).")
+    if arr.ndim != 2:
+        raise DataError(f"{what} must be 2-D (n_documents, vocabulary_size), got shape {arr.shape}; Reshape your "
+                        "data: X.reshape(1, -1) for a single document.")
+    return arr
+
+
+def _as_count_matrix(X, what: str, integer: bool = True) -> sp.csr_matrix:
+    mat = sp.csr_matrix(X) if sp.issparse(X) else sp.csr_matrix(_numeric_array(X, what))
+    if mat.dtype.kind == "c":
+        raise DataError(f"Complex data not supported: {what} has complex values; word counts are real numbers.")
     if mat.dtype.kind not in "biuf":
-        raise DataError(f"{what} has dtype {mat.dtype}; word counts must be numeric.")
+        raise DataTypeError(f"{what} has dtype {mat.dtype}; word counts must be numeric.")
     if mat.shape[0] == 0 or mat.shape[1] == 0:
-        raise DataError(f"{what} has shape {mat.shape}; it needs at least one document and one word.")
+        raise DataError(f"{what} has {mat.shape[0]} sample(s) and {mat.shape[1]} feature(s) (shape={mat.shape}) "
+                        "while a minimum of 1 is required: it needs at least one document and one word.")
     mat = mat.astype(np.float64)
     mat.sum_duplicates()
     mat.sort_indices()
@@ -33,14 +49,21 @@ def _as_count_matrix(X, what: str) -> sp.csr_matrix:
         raise DataError(f"{what} contains NaN or infinite counts; word counts must be finite.")
     if (data < 0).any():
         rows = np.unique(np.repeat(np.arange(mat.shape[0]), np.diff(mat.indptr))[data < 0])
-        raise DataError(f"{what} has negative counts in documents {describe_rows(rows)}; counts must be >= 0.")
-    if (data != np.round(data)).any():
+        raise DataError(f"Negative values in data passed to {what}: documents {describe_rows(rows)} have negative "
+                        "counts; word counts must be >= 0.")
+    if integer and not is_integral(data):
         raise DataError(
-            f"{what} has non-integer counts (e.g. {data[data != np.round(data)][0]}); "
-            "the multinomial model needs raw word counts, not tf-idf or normalised frequencies."
+            f"{what} has non-integer counts (e.g. {data[data != np.round(data)][0]}); this algorithm samples "
+            "word tokens, so it needs raw word counts, not tf-idf or normalised frequencies (the variational "
+            "algorithms 'vb', 'stochastic' and 'memoized' take any non-negative weights)."
         )
     mat.eliminate_zeros()
     return mat
+
+
+def is_integral(values: np.ndarray) -> bool:
+    """Whether every value is a whole number (word counts, not weights)."""
+    return bool(np.all(values == np.round(values)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,8 +75,9 @@ class BagOfWords:
 
     @classmethod
     def from_counts(cls, X, vocabulary: Sequence[str] | None = None, what: str = "X",
-                    allow_empty: bool = False) -> "BagOfWords":
-        mat = _as_count_matrix(X, what)
+                    allow_empty: bool = False, integer: bool = True) -> "BagOfWords":
+        """Validated counts (finite, >= 0; whole numbers unless ``integer=False``: weights)."""
+        mat = _as_count_matrix(X, what, integer)
         if not allow_empty:
             empty = np.flatnonzero(np.diff(mat.indptr) == 0)
             if len(empty):

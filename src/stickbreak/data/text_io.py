@@ -205,7 +205,8 @@ def write_npz(bow, path) -> None:
 
 
 # ------------------------------------------------------------------------------------- adapters
-def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: str = "error") -> BagOfWords:
+def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: str = "error",
+                    integer: bool = True) -> BagOfWords:
     """A :class:`BagOfWords` from counts in any common form.
 
     ``X``: a BagOfWords, a scipy.sparse matrix (e.g. ``CountVectorizer.fit_transform`` output), a
@@ -213,11 +214,13 @@ def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: st
     vocabulary size is ``len(vocabulary)``, else ``n_words``, else the largest id + 1).
     ``vocabulary``: words in column order, a vocabulary file, a fitted ``CountVectorizer``, a
     ``{word: id}`` mapping, or a gensim ``Dictionary``-like object (``len`` and ``id2token`` / ``[id]``).
+    ``empty``: what to do with documents without words, ``"error"``, ``"skip"`` (drop them, with a
+    warning) or ``"keep"``. ``integer=False`` accepts non-integer weights (e.g. tf-idf).
     """
     _check_policy(empty)
     vocab = _vocab_of(vocabulary)
     if isinstance(X, BagOfWords):
-        return _finish(X.counts, X.vocabulary if vocab is None else vocab, "X", empty)
+        return _finish(X.counts, X.vocabulary if vocab is None else vocab, "X", empty, integer)
     if not (sp.issparse(X) or hasattr(X, "__array__") or isinstance(X, (str, bytes))):
         X = list(X)
         first = next((doc for doc in X if isinstance(doc, (str, bytes)) or len(doc)), None)
@@ -226,7 +229,7 @@ def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: st
                             "as_bag_of_words(CountVectorizer().fit_transform(texts), vocabulary=vectorizer).")
         if first is None or not np.isscalar(first[0]):
             return _from_pairs(X, _vocabulary_size(vocab, n_words), vocab, empty)
-    return _finish(X, vocab, "X", empty)
+    return _finish(X, vocab, "X", empty, integer)
 
 
 def to_gensim_corpus(bow) -> list[list[tuple[int, int]]]:
@@ -276,8 +279,8 @@ def _assemble(docs, words, counts, shape, vocab, source, empty) -> BagOfWords:
     return _finish(mat, vocab, source, empty)
 
 
-def _finish(X, vocab, source, empty) -> BagOfWords:
-    bow = BagOfWords.from_counts(X, what=source, allow_empty=True)
+def _finish(X, vocab, source, empty, integer: bool = True) -> BagOfWords:
+    bow = BagOfWords.from_counts(X, what=source, allow_empty=True, integer=integer)
     if vocab is not None:
         if len(vocab) != bow.n_features:
             raise DataError(f"the vocabulary has {len(vocab)} words but {source} has {bow.n_features} word columns; "

@@ -82,9 +82,9 @@ def prepare_data(X, family, learn_cfg, rng: np.random.Generator) -> DataPlan:
         return DataPlan(X.sample(INIT_SAMPLE, rng), batches, source, X.n_features, X)
     data = family.check_data(X, "X")
     # memoized VI keeps one cached summary per batch; SVI draws fresh minibatches every lap; the
-    # executor splits each batch among its workers itself
+    # executor splits each batch among its workers itself. Fewer items than n_batches: one per batch.
     batches = driver.split_batches(data, learn_cfg.n_batches, int(rng.integers(2**31)))
-    source = (InMemoryMinibatches(data, learn_cfg.n_batches, learn_cfg.sampling)
+    source = (InMemoryMinibatches(data, min(learn_cfg.n_batches, data.n_items), learn_cfg.sampling)
               if learn_cfg.algorithm in MINIBATCH_ALGORITHMS else batches.data)
     return DataPlan(data, batches, source, data.n_features, data)
 

@@ -206,21 +206,23 @@ class TopicVariant:
     """One way a topic estimator fits: ``model(est, obs_prior, options, stochastic)`` is the model it
     keeps (and saves), ``plan(...)`` how it trains; ``sparse``: ``n_active`` (L-sparse local steps)
     applies; ``streams``: ``partial_fit`` can take stochastic steps on the model; ``resumable``: it
-    can write checkpoints (``fit(checkpoint=...)``)."""
+    can write checkpoints (``fit(checkpoint=...)``); ``integer_counts``: it samples tokens, so the
+    counts must be whole numbers (the variational fits take any non-negative weights, e.g. tf-idf)."""
 
     model: Callable
     plan: Callable
     sparse: bool = False
     streams: bool = False
     resumable: bool = False
+    integer_counts: bool = False
 
 
 DIRECT = TopicVariant(direct_model, variational, sparse=True, streams=True, resumable=True)
 _VARIATIONAL = ("vb", "stochastic", "memoized")
 LDA_VARIANTS = {**{(name, "direct"): DIRECT for name in _VARIATIONAL},
-                **{(name, "direct"): TopicVariant(direct_model, collapsed_lda) for name in COLLAPSED_ALGORITHMS}}
+                **{(name, "direct"): TopicVariant(direct_model, collapsed_lda, integer_counts=True) for name in COLLAPSED_ALGORITHMS}}
 HDP_VARIANTS = {**{(name, "direct"): DIRECT for name in _VARIATIONAL},
                 ("vb", "two_level"): TopicVariant(two_level_model, variational, streams=True),
                 ("stochastic", "two_level"): TopicVariant(two_level_model, two_level_svi, streams=True),
-                ("truncation_free", "direct"): TopicVariant(sampled_model, truncation_free),
-                ("gibbs", "direct"): TopicVariant(sampled_model, hdp_gibbs)}
+                ("truncation_free", "direct"): TopicVariant(sampled_model, truncation_free, integer_counts=True),
+                ("gibbs", "direct"): TopicVariant(sampled_model, hdp_gibbs, integer_counts=True)}

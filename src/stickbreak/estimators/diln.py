@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
+from ..data.bow import is_integral
 from ..models.diln.model import DILNModel, DILNPrior, DilnStats, nearest_by_cosine, topic_correlation
 from ..config import DILNOptions, check_int, check_positive
 from ._topic_plans import BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL, TopicVariant, variational
@@ -201,6 +202,8 @@ class DILN(_TopicEstimator):
         """Held-out per-word log-likelihood (nats) by the paper's document completion (§5.1, Eq. 40):
         each document's tokens are split at random in half (seed 0), q of the document is fitted to the
         first half, and the second is scored by Monte Carlo over q(Z) and q(eta)
-        (:func:`stickbreak.evaluate.model_completion`). Higher is better."""
-
-        return float(model_completion(self, X, seed=0, n_samples=n_samples).per_word)
+        (:func:`stickbreak.evaluate.model_completion`). Higher is better. Non-integer weights (tf-idf)
+        have no tokens to split: their word types are split instead."""
+        data = self._validated(X)
+        mode = "tokens" if is_integral(data.counts.data) else "types"
+        return float(model_completion(self, data.counts, seed=0, n_samples=n_samples, mode=mode).per_word)

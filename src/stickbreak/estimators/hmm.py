@@ -90,6 +90,18 @@ def as_sequences(X, lengths=None, Xprev=None, what: str = "X") -> Sequences:
     return Sequences.from_arrays(frames, offsets, what, Xprev=Xprev)
 
 
+def without_targets(y, seqs: Sequences, method: str) -> Sequences:
+    """``seqs``, after checking ``y``: scikit-learn passes targets as the second argument of ``fit``
+    and ``score``, which an HMM ignores (unsupervised), one per frame; the frames per sequence go by
+    keyword, ``lengths=``. A second argument of another length is lengths passed by position
+    (hmmlearn's ``fit(X, lengths)``), refused rather than read as one long sequence."""
+    if y is not None and np.ndim(y) >= 1 and len(y) != seqs.n_frames:
+        raise DataError(f"the second argument of {method} is y (targets, ignored as in scikit-learn), but it has "
+                        f"{len(y)} entries for {seqs.n_frames} frames; pass the frames per sequence by keyword: "
+                        f"{method}(X, lengths=...).")
+    return seqs
+
+
 def _checked_frames(family, seqs: Sequences, what: str = "X"):
     """What ``family`` scores (frames, with predecessors for AR models), validated by the family."""
     if getattr(family, "needs_predecessor", False):
@@ -160,19 +172,20 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         return HMMModel(family, obs_prior, self._transitions, self._transitions_prior())
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, lengths=None, *, Xprev=None, checkpoint=None):
+    def fit(self, X, y=None, *, lengths=None, Xprev=None, checkpoint=None):
         """Fit to sequences from a ``contiguous_blocks`` (or ``kmeans++``) start; returns ``self``.
 
         ``X``: the frames of all sequences stacked (n_frames, n_features) with ``lengths`` (frames
-        per sequence, in order; default one sequence), a list of 2-D arrays, or a
+        per sequence, in order, by keyword; default one sequence), a list of 2-D arrays, or a
         :class:`~stickbreak.data.Sequences`. ``Xprev`` (``obs_model="ar_gauss"`` only; optional):
         each frame's predecessor, laid out like ``X``; by default the previous frame of the same
         sequence, the first frame being its own predecessor. A ``Sequences`` may carry its own.
         Every setting and the data are checked before any work starts. ``checkpoint``: a directory
-        where the state is saved after every lap, for :func:`stickbreak.resume`.
+        where the state is saved after every lap, for :func:`stickbreak.resume`. ``y`` is ignored
+        (scikit-learn's convention for unsupervised estimators).
         """
         learn_cfg, moves_cfg = self._configs()
-        seqs = as_sequences(X, lengths, Xprev)
+        seqs = without_targets(y, as_sequences(X, lengths, Xprev), "fit")
         frames = _checked_frames(self._family(), seqs)
         n_seq = seqs.n_items
         if learn_cfg.n_batches > n_seq:
@@ -245,15 +258,17 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         with numba_threads(self.n_jobs):
             return self.model_.log_predictive(self.params_, seqs)
 
-    def score(self, X, lengths=None, *, Xprev=None) -> float:
-        """Total log predictive density of the sequences, in nats (higher is better).
+    def score(self, X, y=None, *, lengths=None, Xprev=None) -> float:
+        """Total log predictive density of the sequences, in nats (higher is better); ``lengths`` by
+        keyword, ``y`` ignored (as in :meth:`fit`).
 
         A *plug-in* predictive: the forward algorithm run with the posterior-mean start and
         transition probabilities and each state's posterior predictive density per frame
         (:meth:`stickbreak.models.hmm.model.HMMModel.log_predictive`), not the exact Bayesian predictive,
         which integrates over the transition parameters jointly along the sequence.
         """
-        return float(np.sum(self.score_sequences(X, lengths, Xprev=Xprev)))
+        seqs = without_targets(y, as_sequences(X, lengths, Xprev), "score")
+        return float(np.sum(self.score_sequences(seqs)))
 
     # ------------------------------------------------------------------ persistence
     def save(self, path):

@@ -23,6 +23,7 @@ from ..config import LearnConfig, MovesConfig, TopicOptions, check_choice, check
 from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, ShardStore
+from ..data.bow import is_integral
 from ..data.text_io import as_bag_of_words
 from ..evaluate.topics import document_completion
 from ..parallel import open_executor
@@ -176,13 +177,13 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         """The first global parameters around the initial topics ``lam`` (subclasses may draw more)."""
         return model.initial_params(lam, n_docs)
 
-    def _as_bow(self, X, vocabulary=None, empty: str = "error") -> BagOfWords:
+    def _as_bow(self, X, vocabulary=None, empty: str = "keep", integer: bool = False) -> BagOfWords:
         if isinstance(X, ShardStore):  # validated when written
             return X
-        return as_bag_of_words(X, vocabulary, empty=empty)
+        return as_bag_of_words(X, vocabulary, empty=empty, integer=integer)
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None, vocabulary=None, heldout=None, *, checkpoint=None):
+    def fit(self, X, y=None, vocabulary=None, heldout=None, *, empty="keep", checkpoint=None):
         """Fit to a document-word count matrix (scipy sparse, dense, :class:`~stickbreak.data.BagOfWords`,
         a gensim-style corpus or a :class:`~stickbreak.data.ShardStore`); returns ``self``.
 
@@ -192,10 +193,16 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         sweep into ``heldout_per_word_`` (Welling et al. 2008, §7, Eqs. 30-31). ``checkpoint``: a
         directory where the state is saved after every lap, for :func:`stickbreak.resume` (the direct
         family's "vb", "stochastic" and "memoized").
+
+        Counts may be non-negative weights (e.g. tf-idf) for the variational algorithms; the sampling
+        ones (collapsed, "truncation_free", HDP "gibbs") need whole numbers. ``empty``: documents
+        without words are kept (``"keep"``: they add nothing to the topics, as in scikit-learn and
+        gensim), dropped with a warning (``"skip"``) or refused (``"error"``).
         """
-        data = self._as_bow(X, vocabulary)
+        variant = self._variant()
+        data = self._as_bow(X, vocabulary, empty=empty, integer=variant.integer_counts)
         self._check_weights_options()
-        variant, options = self._variant(), self._options()
+        options = self._options()
         vars(self).pop("_stream", None)  # a later partial_fit streams on from this fit
         learn_cfg = self._learn_config(data.n_items, options)
         moves_cfg = self._moves_config()
@@ -204,7 +211,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         session = open_checkpoint(self, checkpoint, rng, variant.resumable, data)
         model = self._make_model(data.n_features)
         layout = prepare_data(data, mult, learn_cfg, rng)
-        heldout_counts = None if heldout is None else self._as_bow(heldout, empty="keep").counts
+        heldout_counts = None if heldout is None else self._as_bow(heldout, integer=True).counts
         plan = variant.plan(self, model, data, layout, learn_cfg, options, rng, heldout_counts)
         if heldout is not None and "heldout" not in plan.learner_options:
             raise ValueError(f"heldout is scored during collapsed inference only; algorithm={self.algorithm!r} "
@@ -279,7 +286,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
     # ------------------------------------------------------------------ using the model
     def _validated(self, X) -> BagOfWords:
         check_is_fitted(self, "params_")
-        data = self._as_bow(X, empty="keep")  # an empty document gets the prior's proportions
+        data = self._as_bow(X)  # an empty document gets the prior's proportions
         check_n_features(self, data.n_features)
         return data
 
@@ -313,9 +320,11 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
     def score(self, X, y=None) -> float:
         """Held-out log-likelihood per word (nats) by document completion: each document's tokens
         are split at random in half (seed 0); the first half estimates its topic proportions, the
-        second is scored (:func:`stickbreak.evaluate.document_completion`). Higher is better."""
+        second is scored (:func:`stickbreak.evaluate.document_completion`). Higher is better.
+        Non-integer weights (tf-idf) have no tokens to split: their word types are split instead."""
         data = self._validated(X)
-        return float(document_completion(self, data.counts, mode="tokens", seed=0).per_word)
+        mode = "tokens" if is_integral(data.counts.data) else "types"
+        return float(document_completion(self, data.counts, mode=mode, seed=0).per_word)
 
     def perplexity(self, X) -> float:
         """``exp(-score(X))``: held-out perplexity per word."""
@@ -375,6 +384,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True  # word counts (or non-negative weights)
         tags.non_deterministic = False
         return tags
 

@@ -103,15 +103,16 @@ def completion_monte_carlo(topic_dirichlet, doc_shape, doc_rate, heldout, n_samp
 
 
 def model_completion(estimator, X=None, *, observed=None, heldout=None, heldout_fraction: float = 0.5, seed=0,
-                     n_samples: int = 100) -> MonteCarloCompletion:
-    """Eq. 40 for a fitted topic model: ``X`` split by :func:`split_documents` (random tokens, ``seed``),
+                     n_samples: int = 100, mode: str = "tokens") -> MonteCarloCompletion:
+    """Eq. 40 for a fitted topic model: ``X`` split by :func:`split_documents` (random tokens, or word
+    types with ``mode="types"``, ``seed``),
     or a given ``observed``/``heldout`` split; the documents' ``q`` from ``estimator.doc_topic_posterior``
     on the observed parts, the topics' from ``estimator.components_``. The same protocol for DILN,
     the HDP and LDA."""
     if X is not None:
         if observed is not None or heldout is not None:
             raise DataError("pass either X (split here) or observed and heldout, not both.")
-        observed, heldout = split_documents(X, "tokens", heldout_fraction, seed)
+        observed, heldout = split_documents(X, mode, heldout_fraction, seed)
     elif observed is None or heldout is None:
         raise DataError("model_completion needs X, or both observed and heldout.")
     observed, heldout = sp.csr_matrix(_counts(observed, "observed")), _counts(heldout, "heldout")

@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ..data import DataError
+from ..data.bow import is_integral
 from ..kernels.chunked import thread_budget
 from ..kernels.evaluate.hdp_importance import hdp_importance_loglik as _hdp_kernel
 from .topics import _check_vocabulary, _counts, _topic_word, perplexity
@@ -77,6 +78,9 @@ def _prepare(topic_word, weights, X, renormalize: bool):
     theta = _topic_word(topic_word)
     pi = _weights(weights, theta.shape[0], renormalize)
     X = _counts(X, "X")
+    if not is_integral(X.data):
+        raise DataError("X has non-integer counts (weights such as tf-idf); the likelihood is over word tokens, so "
+                        "pass raw word counts.")
     _check_vocabulary(theta, X, "X")
     scored = np.flatnonzero(np.diff(X.indptr) > 0)
     if len(scored) == 0:

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..data import BagOfWords, DataError
+from ..data.bow import is_integral
 from ..data.errors import describe_rows
 from ..kernels.topics.evaluate import doc_heldout_loglik, doc_topic_fixed_point
 
@@ -29,10 +30,10 @@ COHERENCE_MEASURES = ("umass", "npmi")
 # ---------------------------------------------------------------------------------------------
 
 def _counts(X, what: str) -> sp.csr_matrix:
-    """Validated CSR float64 counts (empty documents allowed)."""
+    """Validated CSR float64 counts or non-negative weights (empty documents allowed)."""
     if isinstance(X, BagOfWords):
         return X.counts
-    return BagOfWords.from_counts(X, what=what, allow_empty=True).counts
+    return BagOfWords.from_counts(X, what=what, allow_empty=True, integer=False).counts
 
 
 def _topic_word(model_or_topic_word) -> np.ndarray:
@@ -109,6 +110,9 @@ def split_documents(X, mode: str = "tokens", heldout_fraction: float = 0.5, seed
     if not 0.0 < float(heldout_fraction) < 1.0:
         raise DataError(f"heldout_fraction must lie strictly between 0 and 1, got {heldout_fraction}.")
     X = _counts(X, "X")
+    if mode == "tokens" and not is_integral(X.data):
+        raise DataError("X has non-integer counts (weights such as tf-idf), which have no tokens to split; "
+                        "use mode='types' (split word types) or pass raw word counts.")
     rng = np.random.default_rng(seed)
     n_docs = X.shape[0]
     entry_rows = np.repeat(np.arange(n_docs), np.diff(X.indptr))
