@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 from stickbreak import DPMixture
 from stickbreak.data import BagOfWords, DataError, DenseData, Sequences, batch_indices
+from stickbreak.data.text_io import as_bag_of_words
 
 
 @pytest.mark.parametrize(
@@ -156,3 +157,27 @@ def test_empty_documents_have_zero_base_measure():
 
     expected = [gammaln(4) - gammaln(3), 0.0, gammaln(5) - gammaln(4), 0.0]
     np.testing.assert_allclose(mult.log_base_per_item(bow), expected)
+
+
+def test_bag_of_words_behaves_like_its_sparse_matrix():
+    counts = sp.csr_matrix(np.array([[1, 0, 2], [0, 3, 0], [4, 0, 0], [0, 0, 5]], dtype=float))
+    bow = BagOfWords.from_counts(counts, vocabulary=["a", "b", "c"])
+    assert bow.shape == (4, 3) and len(bow) == 4 and bow.ndim == 2 and bow.nnz == 5 and bow.sum() == 15
+    head = bow[:2]
+    assert isinstance(head, BagOfWords) and head.shape == (2, 3) and head.vocabulary == ("a", "b", "c")
+    np.testing.assert_array_equal(bow[1].toarray(), [[0, 3, 0]])
+    np.testing.assert_array_equal(bow[np.array([True, False, False, True])].toarray(), counts[[0, 3]].toarray())
+    cut = bow[1:, [2, 0]]
+    assert cut.vocabulary == ("c", "a") and cut.toarray().tolist() == [[0, 0], [0, 4], [5, 0]]
+    assert [doc.shape for doc in bow] == [(1, 3)] * 4 and list(bow)[3].toarray().tolist() == [[0, 0, 5]]
+    np.testing.assert_array_equal(bow.sum(axis=1).A1, [3, 3, 4, 5])
+
+
+def test_token_lists_are_counted_over_their_words_or_a_given_vocabulary():
+    docs = [["apple", "pie", "pie"], ["banana"], []]
+    bow = as_bag_of_words(docs, empty="keep")
+    assert bow.vocabulary == ("apple", "banana", "pie") and bow.toarray().tolist() == [[1, 0, 2], [0, 1, 0], [0, 0, 0]]
+    over = as_bag_of_words([["pie", "cherry"]], tokens_over=("apple", "pie"))
+    assert over.vocabulary == ("apple", "pie") and over.toarray().tolist() == [[0, 1]]  # cherry: not a column
+    with pytest.raises(DataError, match=r"document 0 holds 1 among its words"):
+        as_bag_of_words([["a", 1]])

@@ -65,3 +65,28 @@ def test_streaming_chunks_and_errors(tmp_path):
         DPMixture(obs_model="gauss").fit(store)
     with pytest.raises(IndexError):
         store[3]
+
+
+def test_shards_keep_the_vocabulary_and_refuse_a_damaged_shard(tmp_path):
+    from stickbreak import LDA
+    from stickbreak.data import BagOfWords, DataError, ShardStore
+
+    rng = np.random.default_rng(0)
+    counts = sp.csr_matrix(rng.poisson(1.0, size=(60, 12)).astype(float))
+    bow = BagOfWords.from_counts(counts, vocabulary=[f"w{i}" for i in range(12)], allow_empty=True)
+    store = ShardStore.write(bow, tmp_path / "s", n_batches=3)
+    assert store.vocabulary == bow.vocabulary and store[1].vocabulary == bow.vocabulary
+    model = LDA(n_topics=2, max_laps=2, tol=0, random_state=0).fit(store)
+    assert model.vocabulary_ == bow.vocabulary and isinstance(model.top_words(2)[0]["words"][0][0], str)
+    with pytest.raises(DataError, match="does not read shards"):
+        LDA(n_topics=2, algorithm="gibbs").fit(store)
+    data = np.load(tmp_path / "s" / "shard_00001.data.npy")
+    data[0] = np.nan
+    np.save(tmp_path / "s" / "shard_00001.data.npy", data)
+    with pytest.raises(DataError, match=r"shard_00001 .* is corrupt: it holds NaN"):
+        LDA(n_topics=2, max_laps=2).fit(ShardStore.open(tmp_path / "s"))
+    indices = np.load(tmp_path / "s" / "shard_00002.indices.npy")
+    indices[0] = 99
+    np.save(tmp_path / "s" / "shard_00002.indices.npy", indices)
+    with pytest.raises(DataError, match=r"shard_00002 .* is corrupt: its arrays do not match"):
+        ShardStore.open(tmp_path / "s")[2]

@@ -155,3 +155,22 @@ def test_cli_fit_topics_with_moves(tmp_path, capsys, corpus):
     assert "moves accepted/tried: merge" in text and ", delete " in text
     assert main(["fit", "topics", str(path), "--model", "lda", "--moves", "merge", "--quiet"]) == 2
     assert "--moves needs --model hdp" in capsys.readouterr().err
+
+
+def test_partial_fit_goes_on_from_a_fit_and_from_a_loaded_model(corpus, tmp_path):
+    """After fit, the stream's step is the fit's last (laps x batches) and its documents the fit's,
+    so the next step is small; a saved and loaded model takes the same step."""
+    est = LDA(n_topics=3, algorithm="stochastic", n_batches=4, max_laps=3, tol=0, random_state=0).fit(corpus[:80])
+    back = stickbreak.load(est.save(tmp_path / "lda"))
+    before = est.components_.copy()
+    est.partial_fit(corpus[80:100])
+    assert est._stream["step"] == 3 * 4 + 1 and est._stream["seen"] == 100
+    assert np.abs(est.components_ - before).sum() < 0.5 * before.sum()  # a step of (delay + 13)^-decay, not a restart
+    np.testing.assert_allclose(back.partial_fit(corpus[80:100]).components_, est.components_, rtol=1e-12)
+
+
+def test_token_lists_fit_and_transform_over_the_fitted_vocabulary():
+    docs = [["apple", "pie", "pie"], ["banana", "split"], ["apple", "banana"]] * 10
+    est = LDA(n_topics=2, max_laps=3, random_state=0).fit(docs)
+    assert est.vocabulary_ == ("apple", "banana", "pie", "split")
+    assert est.transform([["apple", "cherry"], ["pie"]]).shape == (2, 2)  # cherry is not in the vocabulary

@@ -68,7 +68,12 @@ def is_integral(values: np.ndarray) -> bool:
 
 @dataclass(frozen=True, eq=False)
 class BagOfWords:
-    """Word counts as CSR (``counts[d, v]`` = times word v occurs in document d), float64 values."""
+    """Word counts as CSR (``counts[d, v]`` = times word v occurs in document d), float64 values.
+
+    Behaves like the sparse matrix it wraps where a corpus is used as one: ``shape``, ``len`` (the
+    documents), ``bow[rows]`` and ``bow[rows, columns]`` (a BagOfWords, the vocabulary cut to the
+    columns), iteration over one-document BagOfWords, ``nnz``, ``sum`` and ``toarray``.
+    """
 
     counts: sp.csr_matrix
     vocabulary: tuple[str, ...] | None = None
@@ -97,6 +102,46 @@ class BagOfWords:
     @property
     def n_items(self) -> int:
         return self.counts.shape[0]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.counts.shape
+
+    @property
+    def ndim(self) -> int:
+        return 2
+
+    @property
+    def nnz(self) -> int:
+        return self.counts.nnz
+
+    def __len__(self) -> int:
+        return self.counts.shape[0]
+
+    def __getitem__(self, index) -> "BagOfWords":
+        """Documents (and, with a pair, word columns) as a BagOfWords; a single document stays a row."""
+        rows, columns = index if isinstance(index, tuple) else (index, slice(None))
+        counts, vocabulary = self.counts[[rows] if np.isscalar(rows) else rows], self.vocabulary
+        if not (isinstance(columns, slice) and columns == slice(None)):
+            counts = counts[:, columns]
+            if vocabulary is not None:
+                vocabulary = tuple(np.asarray(vocabulary, dtype=object)[columns])
+        return BagOfWords(sp.csr_matrix(counts), vocabulary)
+
+    def __iter__(self):
+        for d in range(self.n_items):
+            yield self[d]
+
+    def sum(self, axis=None):
+        """Total tokens (``axis=None``), per word (0) or per document (1), as ``scipy.sparse`` sums."""
+        return self.counts.sum(axis=axis)
+
+    def toarray(self) -> np.ndarray:
+        """The dense (documents x words) counts."""
+        return self.counts.toarray()
+
+    def tocsr(self) -> sp.csr_matrix:
+        return self.counts
 
     @property
     def n_features(self) -> int:

@@ -95,16 +95,28 @@ class ShardStore(Sequence):
         if not 0 <= b < len(self):
             raise IndexError(f"shard {b} out of range (0..{len(self) - 1})")
         stem = self.directory / f"shard_{b:05d}"
+        size = int(self.meta["sizes"][b])
         if self.meta["kind"] == "dense":
-            return DenseData(np.load(f"{stem}.npy", mmap_mode="r"))
-        parts = [np.load(f"{stem}.{name}.npy", mmap_mode="r") for name in ("data", "indices", "indptr")]
-        counts = sp.csr_matrix(tuple(parts), shape=(len(parts[2]) - 1, self.meta["n_features"]), copy=False)
-        vocabulary = tuple(self.meta["vocabulary"]) if self.meta["vocabulary"] else None
-        return BagOfWords(counts, vocabulary)
+            X = np.load(f"{stem}.npy", mmap_mode="r")
+            _check_shard(stem, X.ndim == 2 and X.shape == (size, self.n_features), np.isfinite(X).all())
+            return DenseData(X)
+        data, indices, indptr = (np.load(f"{stem}.{name}.npy", mmap_mode="r") for name in ("data", "indices", "indptr"))
+        structure = (indptr.ndim == 1 and len(indptr) == size + 1 and len(indices) == len(data) and indptr[0] == 0
+                     and indptr[-1] == len(data) and bool(np.all(np.diff(indptr) >= 0))
+                     and (len(indices) == 0 or (indices.min() >= 0 and indices.max() < self.n_features)))
+        _check_shard(stem, structure, np.isfinite(data).all() and not (data < 0).any())
+        counts = sp.csr_matrix((data, indices, indptr), shape=(size, self.n_features), copy=False)
+        return BagOfWords(counts, self.vocabulary)
 
     @property
     def kind(self) -> str:
         return self.meta["kind"]
+
+    @property
+    def vocabulary(self) -> tuple[str, ...] | None:
+        """The words of the columns (bag-of-words shards written with a vocabulary), else None."""
+        words = self.meta.get("vocabulary")
+        return tuple(words) if words else None
 
     @property
     def n_items(self) -> int:
@@ -125,6 +137,18 @@ class ShardStore(Sequence):
         if self.kind == "dense":
             return DenseData(np.concatenate([np.asarray(p.X) for p in parts]))
         return BagOfWords(sp.vstack([p.counts for p in parts]).tocsr(), parts[0].vocabulary)
+
+
+def _check_shard(stem: Path, structure_ok: bool, values_ok: bool) -> None:
+    """Every read checks its shard (O(size)): a file edited or damaged since it was written is refused."""
+    if not structure_ok:
+        problem = "its arrays do not match shards.json (shape, row pointers or word ids out of range)"
+    elif not values_ok:
+        problem = "it holds NaN, infinite or negative values"
+    else:
+        return
+    raise DataError(f"shard {stem.name} in {stem.parent} is corrupt: {problem}; write the shards again "
+                    "(ShardStore.write) from the source data.")
 
 
 def _as_data(chunk, what: str):

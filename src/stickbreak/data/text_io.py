@@ -206,7 +206,7 @@ def write_npz(bow, path) -> None:
 
 # ------------------------------------------------------------------------------------- adapters
 def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: str = "error",
-                    integer: bool = True) -> BagOfWords:
+                    integer: bool = True, tokens_over=None) -> BagOfWords:
     """A :class:`BagOfWords` from counts in any common form.
 
     ``X``: a BagOfWords, a scipy.sparse matrix (e.g. ``CountVectorizer.fit_transform`` output), a
@@ -214,8 +214,12 @@ def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: st
     vocabulary size is ``len(vocabulary)``, else ``n_words``, else the largest id + 1).
     ``vocabulary``: words in column order, a vocabulary file, a fitted ``CountVectorizer``, a
     ``{word: id}`` mapping, or a gensim ``Dictionary``-like object (``len`` and ``id2token`` / ``[id]``).
-    ``empty``: what to do with documents without words, ``"error"``, ``"skip"`` (drop them, with a
-    warning) or ``"keep"``. ``integer=False`` accepts non-integer weights (e.g. tf-idf).
+    Token lists (``[["apple", "pie"], ["pie"]]``: documents as lists of words) are counted over
+    ``vocabulary`` if given (words outside it are dropped, as ``CountVectorizer.transform`` does),
+    else over their own sorted words, which become the vocabulary. Raw text is refused with the
+    vectoriser to use; ``tokens_over`` (a fitted model's vocabulary) counts token lists over it
+    and leaves other input alone. ``empty``: what to do with documents without words, ``"error"``, ``"skip"``
+    (drop them, with a warning) or ``"keep"``. ``integer=False`` accepts non-integer weights (e.g. tf-idf).
     """
     _check_policy(empty)
     vocab = _vocab_of(vocabulary)
@@ -227,6 +231,8 @@ def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: st
         if isinstance(first, (str, bytes)):
             raise DataError("X holds raw text; count the words first, e.g. "
                             "as_bag_of_words(CountVectorizer().fit_transform(texts), vocabulary=vectorizer).")
+        if first is not None and isinstance(first[0], str):
+            return _from_tokens(X, vocab if tokens_over is None else tokens_over, empty)
         if first is None or not np.isscalar(first[0]):
             return _from_pairs(X, _vocabulary_size(vocab, n_words), vocab, empty)
     return _finish(X, vocab, "X", empty, integer)
@@ -320,6 +326,25 @@ def _caller_level() -> int:
     while frame is not None and frame.f_globals.get("__name__", "").startswith("stickbreak.data"):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def _from_tokens(docs, vocab, empty) -> BagOfWords:
+    """Documents as lists of word strings, counted over ``vocab`` (others dropped) or their own words."""
+    if any(isinstance(doc, (str, bytes)) for doc in docs):
+        raise DataError("X mixes token lists and raw text; give every document as a list of words.")
+    lengths = np.array([len(doc) for doc in docs], np.int64)
+    flat = list(chain.from_iterable(docs))
+    if not all(isinstance(word, str) for word in flat):
+        k = next(k for k, word in enumerate(flat) if not isinstance(word, str))
+        raise DataError(f"document {_doc_of(np.concatenate(([0], np.cumsum(lengths))), k)} holds {flat[k]!r} among "
+                        "its words; token lists hold strings (or pass (word_id, count) pairs, gensim-style).")
+    words = tuple(sorted(set(flat))) if vocab is None else tuple(vocab)
+    index = {word: i for i, word in enumerate(words)}
+    ids = np.fromiter((index.get(word, -1) for word in flat), dtype=np.int64, count=len(flat))
+    known = ids >= 0
+    rows = np.repeat(np.arange(len(docs)), lengths)[known]
+    counts = sp.csr_matrix((np.ones(int(known.sum())), (rows, ids[known])), shape=(len(docs), len(words)))
+    return _finish(counts, words, "X", empty)
 
 
 def _from_pairs(docs, size, vocab, empty) -> BagOfWords:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -20,6 +22,25 @@ from ..report import write_report
 
 #: Items sampled from an on-disk store for prior defaults and initialisation.
 INIT_SAMPLE = 20_000
+
+
+@contextmanager
+def numba_threads(n_jobs: int):
+    """Give the kernels ``n_jobs`` threads (-1: all cores) inside the block: numba's thread budget,
+    which :func:`~stickbreak.kernels.chunked.over_chunks` honours."""
+    available = numba.config.NUMBA_NUM_THREADS
+    wanted = available if n_jobs == -1 else max(1, min(int(n_jobs), available))
+    old = numba.get_num_threads()
+    numba.set_num_threads(wanted)
+    try:
+        yield wanted
+    finally:
+        numba.set_num_threads(old)
+
+
+def check_n_jobs(n_jobs) -> None:
+    if not (n_jobs == -1 or (isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1)):
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
 
 
 def as_generator(random_state) -> np.random.Generator:

@@ -206,7 +206,8 @@ class TopicVariant:
     """One way a topic estimator fits: ``model(est, obs_prior, options, stochastic)`` is the model it
     keeps (and saves), ``plan(...)`` how it trains; ``sparse``: ``n_active`` (L-sparse local steps)
     applies; ``streams``: ``partial_fit`` can take stochastic steps on the model; ``resumable``: it
-    can write checkpoints (``fit(checkpoint=...)``); ``integer_counts``: it samples tokens, so the
+    can write checkpoints (``fit(checkpoint=...)``); ``shards``: it fits from a
+    :class:`~stickbreak.data.ShardStore` (out of core); ``integer_counts``: it samples tokens, so the
     counts must be whole numbers (the variational fits take any non-negative weights, e.g. tf-idf)."""
 
     model: Callable
@@ -214,10 +215,11 @@ class TopicVariant:
     sparse: bool = False
     streams: bool = False
     resumable: bool = False
+    shards: bool = False
     integer_counts: bool = False
 
 
-DIRECT = TopicVariant(direct_model, variational, sparse=True, streams=True, resumable=True)
+DIRECT = TopicVariant(direct_model, variational, sparse=True, streams=True, resumable=True, shards=True)
 _VARIATIONAL = ("vb", "stochastic", "memoized")
 LDA_VARIANTS = {**{(name, "direct"): DIRECT for name in _VARIATIONAL},
                 **{(name, "direct"): TopicVariant(direct_model, collapsed_lda, integer_counts=True) for name in COLLAPSED_ALGORITHMS}}

@@ -18,7 +18,8 @@ from ..data.bow import is_integral
 from ..models.diln.model import DILNModel, DILNPrior, DilnStats, nearest_by_cosine, topic_correlation
 from ..config import DILNOptions, check_int, check_positive
 from ._topic_plans import BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL, TopicVariant, variational
-from .topics import _TopicEstimator, numba_threads
+from ._common import numba_threads
+from .topics import _TopicEstimator
 from ..evaluate.completion_mc import model_completion
 
 

@@ -37,7 +37,7 @@ from ._checkpoint import open_checkpoint
 from ._common import ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
-from .topics import check_n_jobs, numba_threads
+from ._common import check_n_jobs, numba_threads
 
 #: Observation models that score single frames (``"mult"`` models documents of word counts).
 HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern")

@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import numba
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -22,7 +20,7 @@ from ..models.topics.two_level import TwoLevelHDP
 from ..config import LearnConfig, MovesConfig, TopicOptions, check_choice, check_int, check_positive, moves_config
 from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
-from ..data import BagOfWords, ShardStore
+from ..data import BagOfWords, DataError, ShardStore
 from ..data.bow import is_integral
 from ..data.text_io import as_bag_of_words
 from ..evaluate.topics import document_completion
@@ -32,7 +30,8 @@ from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import initial_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
-from ._common import ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features, prepare_data
+from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features, check_n_jobs,
+                      numba_threads, prepare_data)
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
@@ -42,24 +41,6 @@ from ._topic_plans import (DIRECT, HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIO
 
 #: The HDP's concentrations ``learn_concentration`` may set by empirical Bayes.
 LEARNABLE = ("doc_topic_prior", "concentration")
-
-
-@contextmanager
-def numba_threads(n_jobs: int):
-    """Run numba's parallel kernels on ``n_jobs`` threads (-1: all cores) inside the block."""
-    available = numba.config.NUMBA_NUM_THREADS
-    wanted = available if n_jobs == -1 else max(1, min(int(n_jobs), available))
-    old = numba.get_num_threads()
-    numba.set_num_threads(wanted)
-    try:
-        yield wanted
-    finally:
-        numba.set_num_threads(old)
-
-
-def check_n_jobs(n_jobs) -> None:
-    if not (n_jobs == -1 or (isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1)):
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
 
 
 class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, TransformerMixin, BaseEstimator):
@@ -142,6 +123,10 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
     def _n_chunks(self) -> int:
         return numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
 
+    def _fits_minibatches(self) -> bool:
+        """Whether ``fit``'s learner steps on minibatches (its model then has the stochastic local tolerance)."""
+        return learner_spec(self._algorithm, list(LEARNERS)).minibatches
+
     def _make_model(self, n_words: int = 0, obs_prior=None, stochastic: bool | None = None):
         """The model this estimator keeps for its algorithm and family (topic-word prior over
         ``n_words`` words unless ``obs_prior`` is given); ``stochastic`` (default: the learner's
@@ -153,7 +138,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
             raise ValueError(f"n_active (L-sparse local steps) applies to algorithm 'vb', 'svi' or 'memoized' with "
                              f"the direct variational family, not {self.algorithm!r}; drop n_active or change algorithm")
         if stochastic is None:
-            stochastic = learner_spec(self._algorithm, list(LEARNERS)).minibatches
+            stochastic = self._fits_minibatches()
         if obs_prior is None:
             obs_prior = {"lam": np.full(n_words, float(self._topic_word_prior()))}
         return variant.model(self, obs_prior, options, stochastic)
@@ -177,10 +162,11 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         """The first global parameters around the initial topics ``lam`` (subclasses may draw more)."""
         return model.initial_params(lam, n_docs)
 
-    def _as_bow(self, X, vocabulary=None, empty: str = "keep", integer: bool = False) -> BagOfWords:
-        if isinstance(X, ShardStore):  # validated when written
+    def _as_bow(self, X, vocabulary=None, empty: str = "keep", integer: bool = False, tokens_over=None) -> BagOfWords:
+        """``X`` as counts; token lists are counted over ``tokens_over`` (a fitted model's vocabulary)."""
+        if isinstance(X, ShardStore):  # validated when written, and on every read
             return X
-        return as_bag_of_words(X, vocabulary, empty=empty, integer=integer)
+        return as_bag_of_words(X, vocabulary, empty=empty, integer=integer, tokens_over=tokens_over)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, vocabulary=None, heldout=None, *, empty="keep", checkpoint=None):
@@ -201,9 +187,12 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         """
         variant = self._variant()
         data = self._as_bow(X, vocabulary, empty=empty, integer=variant.integer_counts)
+        if isinstance(data, ShardStore) and not variant.shards:
+            raise DataError(f"algorithm={self.algorithm!r} (variational_family={self._family!r}) keeps the whole "
+                            "corpus in memory and does not read shards; fit it on the documents themselves "
+                            "(e.g. concat_items(list(store))) or use algorithm 'vb', 'stochastic' or 'memoized'.")
         self._check_weights_options()
         options = self._options()
-        vars(self).pop("_stream", None)  # a later partial_fit streams on from this fit
         learn_cfg = self._learn_config(data.n_items, options)
         moves_cfg = self._moves_config()
         check_moves(learn_cfg.algorithm, moves_cfg.moves)
@@ -220,11 +209,15 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
                               verbose=self.verbose, executor=executor, checkpoint=session)
         self.n_features_in_ = data.n_features
-        self.vocabulary_ = getattr(data, "vocabulary", None)
+        self.vocabulary_ = data.vocabulary
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
                          fitted.lower_bound)
         for name, value in fitted.attributes.items():
             setattr(self, name, value)
+        vars(self).pop("_stream", None)
+        if variant.streams:  # partial_fit goes on from here, as the step after this fit's last
+            self._stream = self._new_stream(len(fitted.trace) * learn_cfg.n_batches, data.n_items, rng,
+                                            self._fits_minibatches())
         return self
 
     def partial_fit(self, X, y=None, vocabulary=None):
@@ -242,8 +235,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
                              "assumed size)")
         options = self._options()
         rng = as_generator(self.random_state)
-        if "_stream" not in vars(self):  # the first call; after fit, the stream continues from the fitted topics
-            self._stream = self._new_stream(0, 0, rng)
+        if "_stream" not in vars(self):  # the first call (fit leaves the stream at its last step and documents)
+            self._stream = self._new_stream(0, 0, rng, stochastic_model=True)
         if not hasattr(self, "params_"):
             model = self._make_model(data.n_features, stochastic=True)
             lam = initial_topics(data, model.obs_prior["lam"], self.n_topics, self.init, rng)
@@ -261,12 +254,12 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         self._set_fitted(self.model_, params, stats, self.trace_ + [record], "partial_fit")
         return self
 
-    def _new_stream(self, step: int, seen: int, rng=None) -> dict:
+    def _new_stream(self, step: int, seen: int, rng=None, stochastic_model: bool = True) -> dict:
         """A ``partial_fit`` stream after ``step`` calls and ``seen`` documents (its whole state: the
         SVI step draws nothing at random)."""
         learner = make_learner(self._learn_config(options=self._options()), MovesConfig(),
                                rng if rng is not None else as_generator(self.random_state), "stochastic")
-        return {"learner": learner, "step": step, "seen": seen}
+        return {"learner": learner, "step": step, "seen": seen, "stochastic_model": stochastic_model}
 
     def _set_fitted(self, model: TopicModel, params: TopicParams, stats: SuffStats, trace, stop_reason: str,
                     lower_bound: float | None = None):
@@ -286,7 +279,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
     # ------------------------------------------------------------------ using the model
     def _validated(self, X) -> BagOfWords:
         check_is_fitted(self, "params_")
-        data = self._as_bow(X)  # an empty document gets the prior's proportions
+        data = self._as_bow(X, tokens_over=self.vocabulary_)  # an empty document gets the prior's proportions
         check_n_features(self, data.n_features)
         return data
 
@@ -362,15 +355,15 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
             arrays["vocabulary"] = np.array(self.vocabulary_, dtype=str)
         extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_}
         if "_stream" in vars(self):  # a partial_fit stream: a loaded model goes on with the next step
-            extra["stream"] = {"step": self._stream["step"], "seen": self._stream["seen"]}
+            extra["stream"] = {key: self._stream[key] for key in ("step", "seen", "stochastic_model")}
         return persist.save_model(path, type(self).__name__, params, arrays, extra)
 
     @classmethod
     def _from_saved(cls, meta, arrays):
         est = cls._from_params(meta["params"])
         stream = meta["extra"].get("stream")
-        model = est._make_model(0, obs_prior=persist.nested_arrays(arrays, "obs_prior."),
-                                stochastic=True if stream is not None else None)
+        stochastic = None if stream is None else stream.get("stochastic_model", True)  # older files lack it
+        model = est._make_model(0, obs_prior=persist.nested_arrays(arrays, "obs_prior."), stochastic=stochastic)
         params = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs.")["lam"],
                                    persist.nested_arrays(arrays, "weights."))
         extra = meta["extra"]
@@ -378,7 +371,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         est.vocabulary_ = tuple(arrays["vocabulary"].tolist()) if "vocabulary" in arrays else None
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"])
         if stream is not None:
-            est._stream = est._new_stream(int(stream["step"]), int(stream["seen"]))
+            est._stream = est._new_stream(int(stream["step"]), int(stream["seen"]), stochastic_model=stochastic)
         return est
 
     def __sklearn_tags__(self):
