@@ -131,7 +131,7 @@ UCI_HEAD = "2\n3\n3\n"
 @pytest.mark.parametrize("text, message", [
     (UCI_HEAD + "1 1 2\n1 2 -2\n2 3 1\n", r"count -2 at line 5 of docword.bad.txt is negative"),
     (UCI_HEAD + "1 1 2\n1 2 1.5\n2 3 1\n", r"count 1.5 at line 5 of docword.bad.txt is fractional.*tf-idf"),
-    (UCI_HEAD + "1 1 2\n1 0 1\n2 3 1\n", r"word id 0 at line 5 .* out of range 1..3 \(UCI ids are 1-based\)"),
+    (UCI_HEAD + "1 1 2\n1 0 1\n2 3 1\n", r"word id 0 at line 5 .* out of range 1..3 \(ids in this file are 1-based\)"),
     (UCI_HEAD + "1 1 2\n1 4 1\n2 3 1\n", r"word id 4 at line 5 .* out of range 1..3"),
     (UCI_HEAD + "1 1 2\n3 2 1\n2 3 1\n", r"document id 3 at line 5 .* out of range 1..2"),
     (UCI_HEAD + "1 1 2\n2 3 1\n", r"declares NNZ=3 entries .* but lists 2.*truncated"),
@@ -190,10 +190,10 @@ def test_matrix_market_orientation_and_errors(tmp_path, corpus):
     write_matrix_market(BagOfWords(corpus.counts.T.tocsr()), tmp_path / "terms_by_docs.mtx")
     assert (read_matrix_market(tmp_path / "terms_by_docs.mtx", transpose=True).counts != corpus.counts).nnz == 0
     (tmp_path / "neg.mtx").write_text("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3\n2 1 -2\n")
-    with pytest.raises(DataError, match=r"count -2 at entry 2 of neg.mtx \(document 1, word 0, 0-based\) is negative"):
+    with pytest.raises(DataError, match=r"count -2 at line 4 of neg.mtx is negative"):
         read_matrix_market(tmp_path / "neg.mtx")
     (tmp_path / "junk.mtx").write_text("hello\n")
-    with pytest.raises(DataError, match="junk.mtx is not a valid Matrix Market file"):
+    with pytest.raises(DataError, match="junk.mtx does not start with a Matrix Market banner"):
         read_matrix_market(tmp_path / "junk.mtx")
 
 
@@ -287,3 +287,35 @@ def test_read_data_reads_text_corpora(tmp_path, corpus):
         assert (X.counts != corpus.counts).nnz == 0
     X, _, _ = read_data(str(tmp_path / "dir" / "bow.npz"))
     assert sp.issparse(X)  # a bare .npz keeps its old meaning: a sparse matrix
+
+
+@pytest.mark.parametrize("text, message", [
+    ("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 2\n", "Complex data not supported"),
+    ("%%MatrixMarket matrix array real general\n1 1\n1\n", "'array real general'.*coordinate real general"),
+    ("%%MatrixMarket matrix coordinate real symmetric\n1 1 1\n1 1 1\n", "'coordinate real symmetric'"),
+    ("%%MatrixMarket matrix coordinate integer general\n2 2 3\n1 1 3\n2 1 2\n", "declares 3 entries .* lists 2"),
+    ("%%MatrixMarket matrix coordinate integer general\n% only comments\n", "ends before its size line"),
+    ("%%MatrixMarket matrix coordinate integer general\n1000000000000000 5 1\n1 1 1\n",
+     "declares 1,000,000,000,000,000 documents.* needs about .* GiB"),
+    ("not a matrix\n", "does not start with a Matrix Market banner"),
+])
+def test_matrix_market_files_that_cannot_be_word_counts_are_refused_by_name(tmp_path, text, message):
+    (tmp_path / "bad.mtx").write_text(text)
+    with pytest.raises(DataError, match=message):
+        read_matrix_market(tmp_path / "bad.mtx")
+
+
+def test_scipy_save_npz_files_are_read_in_their_own_layout(tmp_path):
+    counts = sp.csr_matrix(np.array([[1, 0, 2], [0, 3, 0]], dtype=float))
+    for layout in ("csr", "csc", "coo"):
+        sp.save_npz(tmp_path / f"{layout}.npz", counts.asformat(layout))
+        np.testing.assert_array_equal(read_npz(tmp_path / f"{layout}.npz").counts.toarray(), counts.toarray())
+    sp.save_npz(tmp_path / "bsr.npz", counts.tobsr())
+    with pytest.raises(DataError, match="scipy 'bsr' matrix"):
+        read_npz(tmp_path / "bsr.npz")
+
+
+def test_a_malformed_sparse_matrix_is_refused():
+    negative = sp.csr_matrix((np.ones(2), np.array([0, -1]), np.array([0, 1, 2])), shape=(2, 3))
+    with pytest.raises(DataError, match="malformed CSR matrix .*indices must be >= 0"):
+        BagOfWords.from_counts(negative)

@@ -32,8 +32,19 @@ def _numeric_array(X, what: str) -> np.ndarray:
     return arr
 
 
+def _valid_sparse(X, what: str) -> sp.csr_matrix:
+    """A scipy sparse matrix as CSR after checking its structure (indices in range, pointers monotone)."""
+    try:
+        if X.format in ("csr", "csc"):
+            X.check_format(full_check=True)
+        return sp.csr_matrix(X)
+    except (ValueError, IndexError) as exc:
+        raise DataError(f"{what} is a malformed {X.format.upper()} matrix ({exc}); build it with scipy's "
+                        "constructors from valid row/column indices.") from exc
+
+
 def _as_count_matrix(X, what: str, integer: bool = True) -> sp.csr_matrix:
-    mat = sp.csr_matrix(X) if sp.issparse(X) else sp.csr_matrix(_numeric_array(X, what))
+    mat = _valid_sparse(X, what) if sp.issparse(X) else sp.csr_matrix(_numeric_array(X, what))
     if mat.dtype.kind == "c":
         raise DataError(f"Complex data not supported: {what} has complex values; word counts are real numbers.")
     if mat.dtype.kind not in "biuf":

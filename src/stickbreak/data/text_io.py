@@ -20,6 +20,7 @@ import os
 import sys
 import warnings
 import zipfile
+import zlib
 from collections.abc import Mapping
 from itertools import chain
 from numbers import Real
@@ -31,9 +32,14 @@ import scipy.sparse as sp
 
 from .bow import BagOfWords
 from .errors import DataError, describe_rows
-from .text_parse import (check_entries, join_columns, ldac_entries, parse_ldac_lines, parse_uci_lines, read_bytes, read_vocabulary, split_uci_header, uci_entries, write_bytes, write_vocabulary)
+from .text_parse import (check_declared_size, check_entries, join_columns, ldac_entries, parse_ldac_lines,
+                         parse_uci_lines, read_bytes, read_vocabulary, split_mm_header, split_uci_header, uci_entries,
+                         write_bytes, write_vocabulary)
 
 EMPTY_POLICIES = ("error", "skip", "keep")
+#: What numpy, zipfile and zlib raise on a damaged npz (anything else is a bug to report).
+_DAMAGED_NPZ = (ValueError, OSError, TypeError, AttributeError, KeyError, IndexError, OverflowError, EOFError,
+                NotImplementedError, zipfile.BadZipFile, zlib.error)
 _SUFFIXES = {".npz": "npz", ".mm": "mm", ".mtx": "mm", ".dat": "ldac", ".ldac": "ldac"}
 
 
@@ -44,6 +50,7 @@ def read_uci(docword_path, vocab_path=None, *, empty: str = "error") -> BagOfWor
     name = Path(docword_path).name
     raw = read_bytes(docword_path)
     (n_docs, n_words, nnz), body, n_header = split_uci_header(raw, name)
+    check_declared_size(n_docs, name)
     vocab = _vocab_of(vocab_path)
     entries = uci_entries(body, n_header + 1) or parse_uci_lines(body, name, n_header)
     if len(entries.counts) != nnz:
@@ -74,23 +81,24 @@ def read_ldac(dat_path, vocab_path=None, *, n_words: int | None = None, empty: s
 
 
 def read_matrix_market(path, vocab_path=None, *, transpose: bool = False, empty: str = "error") -> BagOfWords:
-    """Matrix Market (``scipy.io.mmread``) with documents as rows, as gensim's ``MmCorpus`` writes them.
+    """Matrix Market coordinate files with documents as rows, as gensim's ``MmCorpus`` writes them.
 
     Pass ``transpose=True`` for a term-document file (words as rows, documents as columns).
     """
     _check_policy(empty)
     name = Path(path).name
-    try:
-        mat = scipy.io.mmread(io.BytesIO(read_bytes(path)))
-    except (ValueError, TypeError, IndexError, OverflowError, RuntimeError) as exc:
-        raise DataError(f"{name} is not a valid Matrix Market file ({exc}); write one with write_matrix_market "
-                        "or scipy.io.mmwrite.") from exc
-    mat = sp.coo_matrix(mat)
-    mat = mat.T.tocoo() if transpose else mat
-    data = mat.data.astype(np.float64)
-    check_entries(mat.row, mat.col, data, mat.shape,
-                  lambda k: f"entry {k + 1} of {name} (document {mat.row[k]}, word {mat.col[k]}, 0-based)")
-    return _assemble(mat.row, mat.col, data, mat.shape, _vocab_of(vocab_path), name, empty)
+    (n_rows, n_cols, nnz), body, n_header = split_mm_header(read_bytes(path), name)
+    check_declared_size(n_cols if transpose else n_rows, name)
+    entries = uci_entries(body, n_header + 1) or parse_uci_lines(body, name, n_header)
+    if len(entries.counts) != nnz:
+        raise DataError(f"{name} declares {nnz} entries in its size line but lists {len(entries.counts)}; "
+                        "restore the missing lines if the file was truncated, or fix the size line.")
+    rows, cols = entries.docs - 1, entries.words - 1
+    shape = (n_rows, n_cols)
+    if transpose:
+        rows, cols, shape = cols, rows, (n_cols, n_rows)
+    check_entries(rows, cols, entries.counts, shape, _at_line(entries.lines, name), id_base=1)
+    return _assemble(rows, cols, entries.counts, shape, _vocab_of(vocab_path), name, empty)
 
 
 def read_npz(path, vocab_path=None, *, empty: str = "error") -> BagOfWords:
@@ -107,21 +115,39 @@ def read_npz(path, vocab_path=None, *, empty: str = "error") -> BagOfWords:
                         "for the text formats.")
     try:
         with np.load(path, allow_pickle=False) as z:
-            missing = sorted({"data", "indices", "indptr", "shape"} - set(z.files))
-            if missing:
-                raise DataError(f"{name} lacks the CSR arrays {missing}; a bag-of-words npz holds data, "
-                                "indices, indptr and shape (write one with write_npz).")
-            mat = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(int(s) for s in z["shape"]))
-            mat.check_format(full_check=True)
+            mat = _stored_matrix(z, name)
             stored = tuple(str(w) for w in z["vocabulary"]) if "vocabulary" in z.files else None
-    except (ValueError, OSError, TypeError, AttributeError) as exc:
+    except _DAMAGED_NPZ as exc:
         if isinstance(exc, DataError):
             raise
-        raise DataError(f"cannot read {name} as a bag-of-words npz ({exc}); write one with write_npz.") from exc
+        raise DataError(f"cannot read {name} as a bag-of-words npz ({type(exc).__name__}: {exc}); the file is "
+                        "damaged or not written by write_npz: write it again.") from exc
     vocab = _vocab_of(vocab_path) if vocab_path is not None else stored
     if vocab is None:
         vocab = _vocab_of(next((p for p in _siblings(path, "vocab.txt") if p.exists()), None))
     return _finish(mat, vocab, name, empty)
+
+
+def _stored_matrix(z, name: str) -> sp.csr_matrix:
+    """The counts of an npz: our CSR arrays, or what ``scipy.sparse.save_npz`` wrote (its ``format``
+    says csr, csc or coo), validated structurally (indices in range, pointers monotone)."""
+    layout = z["format"].item() if "format" in z.files else b"csr"
+    layout = layout.decode("ascii", "replace") if isinstance(layout, bytes) else str(layout)
+    needed = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"), "coo": ("data", "row", "col")}
+    if layout not in needed:
+        raise DataError(f"{name} holds a scipy '{layout}' matrix; save word counts as csr (write_npz, or "
+                        "scipy.sparse.save_npz of a csr/csc/coo matrix).")
+    missing = sorted({*needed[layout], "shape"} - set(z.files))
+    if missing:
+        raise DataError(f"{name} lacks the {layout.upper()} arrays {missing}; a bag-of-words npz holds data, "
+                        "indices, indptr and shape (write one with write_npz).")
+    shape = tuple(int(s) for s in z["shape"])
+    if layout == "coo":
+        mat = sp.coo_matrix((z["data"], (z["row"], z["col"])), shape=shape)
+    else:
+        mat = (sp.csr_matrix if layout == "csr" else sp.csc_matrix)((z["data"], z["indices"], z["indptr"]), shape=shape)
+        mat.check_format(full_check=True)
+    return mat.tocsr()
 
 
 def corpus_format(path) -> str | None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from pathlib import Path
 from typing import Callable, NamedTuple
 
 import numpy as np
 
 from .errors import DataError
+from .memory import check_memory
 
 _INT = re.compile(r"[+-]?\d+\Z")
 _STRING = np.dtypes.StringDType()
@@ -39,8 +41,9 @@ def read_bytes(path) -> bytes:
             gzipped = fh.read(2) == b"\x1f\x8b"
         with (gzip.open if gzipped else open)(path, "rb") as fh:
             return fh.read()
-    except (OSError, EOFError) as exc:
-        raise DataError(f"cannot read {path}: {exc}; check the path (and that a .gz file is complete).") from exc
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataError(f"cannot read {path}: {exc}; check the path (and that a .gz file is complete and "
+                        "not damaged).") from exc
 
 
 def write_bytes(path, payload: bytes) -> None:
@@ -179,6 +182,44 @@ def split_uci_header(raw: bytes, name: str) -> tuple[list[int], bytes, int]:
     return values, raw[pos:], line_no
 
 
+def check_declared_size(n_docs: int, name: str) -> None:
+    """A header's document count, checked before anything is allocated for it (row pointers and
+    their copies, 8 bytes each)."""
+    check_memory(32.0 * (n_docs + 1), f"{name}, whose header declares {n_docs:,} documents,",
+                 "check the header (a damaged file declares absurd sizes), or split the corpus.")
+
+
+def split_mm_header(raw: bytes, name: str) -> tuple[list[int], bytes, int]:
+    """A Matrix Market coordinate file's size line (rows, columns, entries), its body and the number
+    of lines before the body. Only what a word-count matrix can be is accepted: ``matrix coordinate``
+    with a ``real`` or ``integer`` field and ``general`` symmetry; the rest is refused by name."""
+    end = raw.find(b"\n")
+    banner = raw[: len(raw) if end < 0 else end].decode("utf-8", "replace").lower().split()
+    if len(banner) != 5 or banner[0] != "%%matrixmarket" or banner[1] != "matrix":
+        raise DataError(f"{name} does not start with a Matrix Market banner (%%MatrixMarket matrix coordinate real "
+                        "general); write one with write_matrix_market or scipy.io.mmwrite.")
+    layout, field, symmetry = banner[2:]
+    if field == "complex":
+        raise DataError(f"Complex data not supported: {name} holds complex values; word counts are real numbers.")
+    if layout != "coordinate" or field not in ("real", "integer", "double") or symmetry != "general":
+        raise DataError(f"{name} is a Matrix Market '{layout} {field} {symmetry}' matrix; word counts are read from "
+                        "'coordinate real general' or 'coordinate integer general' files (gensim's MmCorpus and "
+                        "write_matrix_market write those).")
+    pos, line_no = (len(raw) if end < 0 else end + 1), 1
+    while pos < len(raw):
+        end = raw.find(b"\n", pos)
+        end = len(raw) if end < 0 else end
+        text, pos, line_no = raw[pos:end].strip(), end + 1, line_no + 1
+        if not text or text.startswith(b"%"):
+            continue
+        fields = text.split()
+        if len(fields) != 3 or not all(f.isdigit() for f in fields):
+            raise DataError(f"line {line_no} of {name} is {text[:40].decode(errors='replace')!r}, but after its "
+                            "comments a Matrix Market coordinate file gives 'rows columns entries'.")
+        return [int(f) for f in fields], raw[pos:], line_no
+    raise DataError(f"{name} ends before its size line 'rows columns entries'; the file is truncated.")
+
+
 def parse_uci_lines(body: bytes, name: str, first_line: int) -> Entries:
     rows = []
     for no, line in enumerate(body.decode("utf-8", "replace").split("\n"), first_line + 1):
@@ -229,7 +270,7 @@ def check_entries(docs, words, counts, shape, locate: Callable[[int], str], id_b
 
     ``docs``/``words`` are 0-based; ``id_base`` is how the file numbers them (1 for UCI), for messages.
     """
-    ones = " (UCI ids are 1-based)" if id_base else ""
+    ones = " (ids in this file are 1-based)" if id_base else ""
     for ids, size, what in ((docs, shape[0], "document"), (words, shape[1], "word")):
         bad = np.flatnonzero((ids < 0) | (ids >= size))
         if len(bad):
