@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import driver
 from ..config import MINIBATCH_ALGORITHMS
 from ..data import DataError
+from ..data.memory import check_memory
 from ..data.shards import ShardStore
 from ..learn import InMemoryMinibatches, StoredMinibatches
 from ..learn.registry import LEARNERS, canonical
@@ -41,6 +42,12 @@ def numba_threads(n_jobs: int):
 def check_n_jobs(n_jobs) -> None:
     if not (n_jobs == -1 or (isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1)):
         raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
+
+
+def check_fit_memory(owner: str, n_floats: float, fix: str) -> None:
+    """Refuse a fit whose arrays (about ``n_floats`` float64 values in all, from the estimator's
+    sizes) cannot fit in the available memory, before any work."""
+    check_memory(8.0 * n_floats, f"{owner}'s fit", fix)
 
 
 def as_generator(random_state) -> np.random.Generator:

@@ -34,10 +34,10 @@ from ..priors import top_sticks as sticks
 from ..priors import transition_finite as finite_hmm
 from ..priors import transition_hdp as hdp_hmm
 from ._checkpoint import open_checkpoint
-from ._common import ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features
+from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_fit_memory, check_n_features,
+                      check_n_jobs, numba_threads)
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
-from ._common import check_n_jobs, numba_threads
 
 #: Observation models that score single frames (``"mult"`` models documents of word counts).
 HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern")
@@ -188,6 +188,9 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         seqs = without_targets(y, as_sequences(X, lengths, Xprev), "fit")
         frames = _checked_frames(self._family(), seqs)
         n_seq = seqs.n_items
+        n_states, dim = int(self.n_states), seqs.n_features  # K x K transitions per chunk, K per frame, K x D x D
+        check_fit_memory(type(self).__name__, n_states * (n_states * 70 + 4 * seqs.n_frames + 6 * dim * dim),
+                         f"lower n_states (now {n_states}).")
         if learn_cfg.n_batches > n_seq:
             raise ValueError(f"n_batches={learn_cfg.n_batches} exceeds the number of sequences ({n_seq}): batches "
                              f"hold whole sequences; use n_batches <= {n_seq} (or split long sequences)")

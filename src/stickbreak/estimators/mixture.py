@@ -26,7 +26,8 @@ from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
 from ..parallel import open_executor
 from ._checkpoint import open_checkpoint
-from ._common import ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features, prepare_data
+from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_fit_memory, check_n_features,
+                      prepare_data)
 from ._fitting import FitPlan, lookup_plan, run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
 from ..models.mixture.truncation_free import TruncationFreeDPMixture
@@ -145,6 +146,15 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         return data
 
     # ------------------------------------------------------------------ fitting
+    def _check_memory(self, n_components: int, n_items: int, n_features: int, n_batches: int) -> None:
+        """Per component a D x D scale (D for the other families) in a few copies; per batch an
+        items x components responsibility matrix and its logs; components x components pair scores."""
+        per_component = n_features * n_features if self.obs_model == "gauss" else n_features
+        check_fit_memory(type(self).__name__,
+                         n_components * (6 * per_component + 3 * -(-n_items // n_batches) + n_components),
+                         f"lower n_components (now {n_components})" + (" or raise n_batches" if n_batches == 1 else "")
+                         + ".")
+
     def fit(self, X, y=None, *, checkpoint=None):
         """Fit from a k-means++ (or random) start by the chosen ``algorithm``; returns ``self``.
 
@@ -163,6 +173,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         if session is not None:
             session.check_data(data.whole)
         mixture_cfg = self._configs(data.batches.n_items)[0]
+        self._check_memory(mixture_cfg.n_components, data.batches.n_items, data.n_features, learn_cfg.n_batches)
         model = make_mixture_model(mixture_cfg, data.sample)
         plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
         with open_executor(self.executor, learn_cfg.n_jobs) as executor:

@@ -30,8 +30,8 @@ from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import initial_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
-from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_n_features, check_n_jobs,
-                      numba_threads, prepare_data)
+from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_fit_memory, check_n_features,
+                      check_n_jobs, numba_threads, prepare_data)
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
@@ -123,6 +123,15 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
     def _n_chunks(self) -> int:
         return numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
 
+    def _check_memory(self, data, learn_cfg: LearnConfig) -> None:
+        """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
+        (and memoized VI's cached statistics per batch); K per document for the local steps."""
+        n_topics, n_words, n_docs = int(self.n_topics), data.n_features, data.n_items
+        caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
+        check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs),
+                         f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
+                         + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "") + ".")
+
     def _fits_minibatches(self) -> bool:
         """Whether ``fit``'s learner steps on minibatches (its model then has the stochastic local tolerance)."""
         return learner_spec(self._algorithm, list(LEARNERS)).minibatches
@@ -194,6 +203,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         self._check_weights_options()
         options = self._options()
         learn_cfg = self._learn_config(data.n_items, options)
+        self._check_memory(data, learn_cfg)
         moves_cfg = self._moves_config()
         check_moves(learn_cfg.algorithm, moves_cfg.moves)
         rng = as_generator(self.random_state)

@@ -1,0 +1,115 @@
+"""The catalogue of bad input (issue 27): each case is refused before any work with the library's
+own error, whose message names the problem and the fix. One row per case: what is passed, the
+error type and a pattern of its message. Reader fuzzing is in ``tests/data/test_reader_fuzz.py``."""
+
+import gzip
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from stickbreak import DILN, HDPHMM, LDA, DPMixture, HDPTopicModel
+from stickbreak.data import BagOfWords, DataError, ShardStore, as_bag_of_words, read_corpus
+from stickbreak.data.errors import DataTypeError
+
+RNG = np.random.default_rng(0)
+COUNTS = sp.csr_matrix(RNG.poisson(1.0, size=(30, 12)).astype(float) + np.eye(30, 12))
+POINTS = RNG.normal(size=(60, 2))
+
+
+def write(tmp_path, name, payload):
+    path = tmp_path / name
+    path.write_bytes(payload if isinstance(payload, bytes) else payload.encode())
+    return path
+
+
+def fitted_diln():
+    return DILN(n_topics=4, latent_dim=2, max_laps=2, random_state=0).fit(COUNTS)
+
+
+def shards_with(tmp_path, damage):
+    store = ShardStore.write(BagOfWords.from_counts(COUNTS), tmp_path / "s", n_batches=2)
+    damage(tmp_path / "s")
+    return ShardStore.open(tmp_path / "s") if store else None
+
+
+def nan_in_shard(directory):
+    data = np.load(directory / "shard_00001.data.npy")
+    data[0] = np.nan
+    np.save(directory / "shard_00001.data.npy", data)
+
+
+CASES = {
+    # estimators: sizes the machine cannot hold
+    "topics too many for memory": (lambda t: LDA(n_topics=10**9).fit(COUNTS), DataError,
+                                   r"LDA's fit needs about .* GiB .* available; lower n_topics"),
+    "states too many for memory": (lambda t: HDPHMM(n_states=10**7).fit(POINTS), DataError,
+                                   r"HDPHMM's fit needs about .* GiB.*lower n_states"),
+    "clusters too many for memory": (lambda t: DPMixture(n_components=10**7).fit(POINTS), DataError,
+                                     r"DPMixture's fit needs about .* GiB.*lower n_components"),
+    # estimators: input
+    "hmm lengths where y goes": (lambda t: HDPHMM().fit(POINTS, [30, 30]), DataError,
+                                 r"second argument of fit is y .* 2 entries for 60 frames.*fit\(X, lengths=\.\.\.\)"),
+    "weights for a token sampler": (lambda t: LDA(algorithm="gibbs").fit(COUNTS * 0.5), DataError,
+                                    r"non-integer counts .*samples word tokens.*'vb', 'stochastic' and 'memoized'"),
+    "negative counts": (lambda t: LDA().fit(-COUNTS), DataError, r"Negative values in data passed to X"),
+    "complex counts": (lambda t: LDA().fit(COUNTS.toarray() + 1j), DataError, r"Complex data not supported"),
+    "one document as 1-D": (lambda t: LDA().fit(np.ones(5)), DataError, r"must be 2-D.*Reshape your data"),
+    "strings in an array": (lambda t: LDA().fit(np.array([["a", "b"]], dtype=object)), DataTypeError,
+                            r"argument must be a string holding a number.*CountVectorizer"),
+    "no words": (lambda t: LDA().fit(np.zeros((3, 0))), DataError, r"0 feature\(s\) \(shape=\(3, 0\)\)"),
+    "NaN counts": (lambda t: LDA().fit(np.array([[1.0, np.nan]])), DataError, r"NaN or infinite counts"),
+    "empty documents refused on request": (
+        lambda t: LDA().fit(sp.vstack([COUNTS, sp.csr_matrix((1, 12))]).tocsr(), empty="error"), DataError,
+        r"1 empty document\(s\) .* rows \[30\].*empty='skip'"),
+    "malformed CSR": (lambda t: LDA().fit(sp.csr_matrix((np.ones(2), np.array([0, -1]), np.array([0, 1, 2])),
+                                                        shape=(2, 3))), DataError, r"malformed CSR matrix"),
+    "token lists with numbers": (lambda t: as_bag_of_words([["a", 1]]), DataError, r"token lists hold strings"),
+    "score with another vocabulary size": (lambda t: fitted_diln().score(COUNTS[:, :5]), ValueError,
+                                           r"X has 5 features, but DILN is expecting 12 features"),
+    "sampler on shards": (lambda t: HDPTopicModel(algorithm="gibbs").fit(shards_with(t, lambda d: None)),
+                          DataError, r"keeps the whole corpus in memory and does not read shards"),
+    "damaged shard": (lambda t: LDA(max_laps=2).fit(shards_with(t, nan_in_shard)), DataError,
+                      r"shard_00001 .* is corrupt: it holds NaN.*ShardStore.write"),
+    # readers
+    "damaged gzip": (lambda t: read_corpus(write(t, "docword.x.txt.gz", gzip.compress(b"2\n2\n1\n1 1 1\n")[:-12]
+                                                 + b"\x00" * 12)), DataError, r"cannot read .*damaged"),
+    "not a zip archive": (lambda t: read_corpus(write(t, "bad.npz", b"PK\x03\x04" + bytes(60))), DataError,
+                          r"bad.npz is not an npz \(zip\) archive"),
+    "damaged npz": (lambda t: read_corpus(_damaged_npz(t)), DataError,
+                    r"cannot read c.npz as a bag-of-words npz .*damaged"),
+    "complex Matrix Market": (lambda t: read_corpus(write(t, "c.mtx", "%%MatrixMarket matrix coordinate complex "
+                                                          "general\n1 1 1\n1 1 1 2\n")), DataError,
+                              r"Complex data not supported: c.mtx"),
+    "Matrix Market header of 10^15 documents": (
+        lambda t: read_corpus(write(t, "h.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                                                "1000000000000000 5 1\n1 1 1\n")), DataError,
+        r"h.mtx, whose header declares 1,000,000,000,000,000 documents, needs about .* GiB"),
+    "UCI header of 10^15 documents": (lambda t: read_corpus(write(t, "docword.h.txt", "1000000000000000\n5\n1\n1 1 1\n")),
+                                      DataError, r"docword.h.txt, whose header declares .* documents, needs about"),
+    "UCI entries missing": (lambda t: read_corpus(write(t, "docword.m.txt", "2\n3\n3\n1 1 1\n2 3 1\n")), DataError,
+                            r"declares NNZ=3 entries .* lists 2.*truncated"),
+    "scipy bsr npz": (lambda t: read_corpus(_bsr(t)), DataError, r"scipy 'bsr' matrix"),
+}
+
+
+def _damaged_npz(tmp_path):
+    """A valid archive whose compressed member is overwritten (the zip directory stays intact)."""
+    np.savez_compressed(tmp_path / "c.npz", data=COUNTS.data, indices=COUNTS.indices, indptr=COUNTS.indptr,
+                        shape=np.array(COUNTS.shape))
+    raw = bytearray((tmp_path / "c.npz").read_bytes())
+    raw[60:90] = bytes(30)
+    (tmp_path / "c.npz").write_bytes(bytes(raw))
+    return tmp_path / "c.npz"
+
+
+def _bsr(tmp_path):
+    sp.save_npz(tmp_path / "m.npz", COUNTS.tobsr())
+    return tmp_path / "m.npz"
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_is_refused_by_name(case, tmp_path):
+    call, error, message = CASES[case]
+    with pytest.raises(error, match=message):
+        call(tmp_path)
