@@ -32,6 +32,9 @@ def test_fit_mixture_on_bundled_digits(tmp_path, capsys):
         rows = list(csv.DictReader(fh))
     assert len(rows) == model.n_iter_ and float(rows[-1]["elbo"]) == pytest.approx(model.lower_bound_)
     assert (out_dir / "clusters.csv").exists()
+    with open(out_dir / "labels.csv") as fh:
+        labels = list(csv.DictReader(fh))
+    assert len(labels) == 1797 and [int(r["cluster"]) for r in labels] == model.labels_.tolist()
 
 
 def test_fit_mixture_from_files_and_options(tmp_path, capsys):
@@ -141,3 +144,31 @@ def test_a_fit_interrupted_by_ctrl_c_says_so_and_exits_130(tmp_path, monkeypatch
     out = capsys.readouterr().out
     assert code == 130 and "interrupted (Ctrl-C" in out and "stopped (max laps)" not in out
     assert (tmp_path / "run" / "model.npz").exists()
+
+
+def test_fit_commands_share_their_output_flags_and_list_only_usable_choices(capsys):
+    for command in ("mixture", "topics", "hmm"):
+        with pytest.raises(SystemExit):
+            main(["fit", command, "--help"])
+        text = capsys.readouterr().out
+        assert "--progress" in text and "--quiet" in text and "--n-batches" in text
+        if command == "mixture":
+            assert "ar_gauss" not in text.split("--obs {")[1].split("}")[0] and "gibbs" not in text
+
+
+def test_topic_runs_write_document_topics_and_eval_scores_the_held_out_documents(tmp_path, capsys):
+    out_dir = tmp_path / "run"
+    assert main(["fit", "topics", "ap", "--model", "lda", "-K", "4", "--max-laps", "2", "--heldout", "0.1",
+                 "--out", str(out_dir), "--quiet"]) == 0
+    fitted = capsys.readouterr().out
+    with open(out_dir / "doc_topics.csv") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["document", "topic 0", "topic 1", "topic 2", "topic 3"] and len(rows) == 1 + 2246 - 225
+    assert main(["eval", str(out_dir / "model.npz"), "ap"]) == 0
+    out = capsys.readouterr().out
+    assert "scoring the 225 documents `fit --heldout` held out" in out
+    held_out = fitted.split("held-out documents: 225; per-word log-likelihood ")[1].split()[0]
+    assert f"per-word log-likelihood {held_out} nats" in out  # the same documents, the same score
+    with pytest.warns(UserWarning, match="training documents is optimistic"):
+        main(["fit", "topics", "ap", "--model", "lda", "-K", "4", "--max-laps", "2", "--out", str(tmp_path / "all"),
+              "--quiet"]) or main(["eval", str(tmp_path / "all" / "model.npz"), "ap"])

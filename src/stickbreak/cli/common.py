@@ -99,6 +99,14 @@ def _executor(value: str) -> str:
     return value
 
 
+def add_output_options(parser, per_lap_table: bool = False) -> None:
+    """``--progress`` and ``--quiet``, the same in every fit command: a progress bar (the default
+    unless the command prints a per-lap table) or nothing per lap."""
+    what = "a progress bar instead of the per-lap table" if per_lap_table else "a progress bar (the default)"
+    parser.add_argument("--progress", action="store_true", help=what)
+    parser.add_argument("--quiet", action="store_true", help="nothing per lap")
+
+
 def add_executor_option(parser) -> None:
     """``--executor`` of a fit command: where the local steps run (with ``--n-jobs`` workers)."""
     parser.add_argument("--executor", type=_executor, default=None, metavar="WHERE",

@@ -14,9 +14,9 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
-                     exit_code,
-                     out_directory, parse_moves, read_sequence_data, stop_status)
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option,
+                     add_output_options, checkpoint_target, exit_code, out_directory, parse_moves, read_sequence_data,
+                     stop_status)
 from .report import save_run
 
 
@@ -38,7 +38,7 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--finite", action="store_true", help="a finite HMM with Dirichlet rows instead of the HDP-HMM")
     p.add_argument("--algorithm", default="memoized", choices=("memoized", "vb", "stochastic"),
                    help="memoized VI (default; the only one with moves), batch vb or stochastic VI")
-    p.add_argument("--batches", "--n-batches", dest="batches", type=int, default=1,
+    p.add_argument("--n-batches", "--batches", dest="n_batches", type=int, default=1,
                    help="batches (minibatches for stochastic) of whole sequences; at most the number of sequences")
     p.add_argument("--moves", default=None, help=MOVES_HELP)
     p.add_argument("--move-option", action="append", metavar="KEY=VALUE", help="move setting (repeatable); see MovesConfig")
@@ -55,8 +55,7 @@ def add_fit_hmm(sub) -> None:
                    help="also score only frames whose true label is >= 0 (negative labels mark background)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=out_directory, help="directory for model.npz, states.csv, trace.csv, summary.json, run.json and report.html")
-    p.add_argument("--progress", action="store_true", help="a progress bar instead of the per-lap table")
-    p.add_argument("--quiet", action="store_true", help="no per-lap output")
+    add_output_options(p, per_lap_table=True)
     add_checkpoint_option(p)
     add_executor_option(p)
     p.set_defaults(run=run_fit_hmm)
@@ -68,7 +67,7 @@ def _estimator(args):
     options = dict(obs_model=args.obs, obs_prior=_parse_options(args.prior, "--prior"),
                    transition_concentration=args.transition_concentration,
                    start_concentration=args.start_concentration, stickiness=args.stickiness, algorithm=args.algorithm,
-                   n_batches=args.batches, moves=moves, move_options=_parse_options(args.move_option, "--move-option"),
+                   n_batches=args.n_batches, moves=moves, move_options=_parse_options(args.move_option, "--move-option"),
                    init=args.init, max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs,
                    executor=args.executor, random_state=args.seed,
                    verbose=1 if args.progress and not args.quiet else 0)

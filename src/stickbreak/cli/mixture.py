@@ -7,26 +7,31 @@ import time
 import numpy as np
 
 from .. import datasets, obs
-from ..config import ALGORITHMS, INIT_METHODS, SAMPLING
+from ..config import INIT_METHODS, SAMPLING
 from ..priors import MIXTURE_WEIGHTS
 from ..data.shards import ShardStore
 from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
+from ..estimators.mixture import MIXTURE_PLANS
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
-                     exit_code,
-                     out_directory, parse_moves, stop_status)
+from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option,
+                     add_output_options, checkpoint_target, exit_code, out_directory, parse_moves, stop_status)
 from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
 MAX_ROWS_SHOWN = 15
+#: What a mixture of independent items can use: the AR Gaussian needs sequences (``fit hmm``).
+MIXTURE_OBS = tuple(sorted(name for name in obs.OBS_MODELS if name != "ar_gauss"))
+#: The mixture estimators' algorithms, with SVI's other name.
+MIXTURE_ALGORITHMS = (*MIXTURE_PLANS, "svi")
 
 
 def add_fit_mixture(sub) -> None:
     p = sub.add_parser("mixture", help="DP or finite mixture", description="Fit a DP or finite mixture by variational Bayes.")
     p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names())}) or a .npy/.npz/.csv file")
-    p.add_argument("--obs", default="gauss", choices=sorted(obs.OBS_MODELS), help="observation model (default gauss)")
+    p.add_argument("--obs", default="gauss", choices=MIXTURE_OBS,
+                   help="observation model (default gauss; ar_gauss needs sequences: `stickbreak fit hmm`)")
     p.add_argument("--weights", default="dp", choices=sorted(MIXTURE_WEIGHTS), help="dp (default) or finite mixture weights")
     p.add_argument("-K", "--n-components", type=int, default=None,
                    help="initial number of clusters (dp, default: one per 100 items, 1 to 100; memoized VI's moves "
@@ -37,9 +42,9 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("--n-active", type=int, default=None, metavar="L",
                    help="at most L clusters per item get non-zero responsibility (L-sparse, faster for large K; "
                         "default: dense)")
-    p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
-                   help="vb (batch), stochastic (SVI) or memoized (needed for moves); default memoized for dp, vb "
-                        "for finite")
+    p.add_argument("--algorithm", default=None, choices=MIXTURE_ALGORITHMS,
+                   help="vb (batch), stochastic (= svi, SVI), memoized (needed for moves) or truncation_free (dp, "
+                        "mult); default memoized for dp, vb for finite")
     p.add_argument("--moves", default=None, help=MOVES_HELP)
     p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
                    help="move setting (repeatable), e.g. max_components=100; see MovesConfig")
@@ -52,8 +57,9 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("--sampling", default="without_replacement", choices=SAMPLING)
     p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=out_directory, help="directory for model.npz, trace.csv, clusters.csv, run.json and report.html")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--out", type=out_directory,
+                   help="directory for model.npz, trace.csv, clusters.csv, labels.csv, run.json and report.html")
+    add_output_options(p)
     add_checkpoint_option(p)
     add_executor_option(p)
     p.set_defaults(run=_run_fit_mixture)
@@ -129,6 +135,7 @@ def _run_fit_mixture(args) -> int:
         keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
         _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
         _write_csv(args.out / "clusters.csv", table[0], table[1:])
-        print(f"wrote {args.out}/model.npz, trace.csv, clusters.csv")
+        _write_csv(args.out / "labels.csv", ["item", "cluster"], enumerate(est.labels_.tolist()))
+        print(f"wrote {args.out}/model.npz, trace.csv, clusters.csv, labels.csv")
         save_run(args, "mixture", est, seconds, X, labels)
     return exit_code(est)

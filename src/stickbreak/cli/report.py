@@ -17,17 +17,19 @@ from .common import read_sequence_data
 SEQUENCE_READER = ("ids", "id_column", "label_column", "time_column")
 
 
-def _source(spec: str) -> str:
+def source_of(spec: str) -> str:
     """A data file as an absolute path (the report may run elsewhere), a bundled name as is."""
     path = Path(spec)
     return str(path.resolve()) if path.exists() else spec
 
 
-def save_run(args, command: str, est, seconds: float, X, labels=None, scores=None) -> None:
+def save_run(args, command: str, est, seconds: float, X, labels=None, scores=None, heldout_documents=None) -> None:
     """The ``--out`` hook of ``fit COMMAND`` ("mixture", "topics", "hmm"): ``run.json`` and ``report.html``
-    in ``args.out``; ``scores``: ``{name: value}`` the command printed (held-out, Hamming)."""
+    in ``args.out``; ``scores``: ``{name: value}`` the command printed (held-out, Hamming);
+    ``heldout_documents``: the rows of the data the fit held out (``stickbreak eval`` scores those)."""
     X = None if isinstance(X, ShardStore) else X
-    run = {"command": command, "data": _source(args.data), "seconds": seconds,
+    run = {"command": command, "data": source_of(args.data), "seconds": seconds,
+           "heldout_documents": list(heldout_documents or []),
            "scores": {name: float(value) for name, value in (scores or {}).items()},
            "reader": {key: vars(args).get(key) for key in SEQUENCE_READER},
            "data_facts": data_facts(X) if X is not None else {}}

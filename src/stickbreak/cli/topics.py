@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import warnings
 from pathlib import Path
@@ -17,10 +18,9 @@ from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, add_executor_option, checkpoint_target,
-                     exit_code, moves_run,
-                     out_directory, parse_moves, stop_status)
-from .report import save_run
+from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, add_executor_option, add_output_options,
+                     checkpoint_target, exit_code, moves_run, out_directory, parse_moves, stop_status)
+from .report import save_run, source_of
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
 TOPICS_SHOWN = 12
@@ -71,8 +71,9 @@ def add_fit_topics(sub) -> None:
                    help="LDA hybrids: pairs with at most this count are sampled (r)")
     p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=out_directory, help="directory for model.npz, trace.csv, topics.csv, run.json and report.html")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--out", type=out_directory,
+                   help="directory for model.npz, trace.csv, topics.csv, doc_topics.csv, run.json and report.html")
+    add_output_options(p)
     add_checkpoint_option(p)
     add_executor_option(p)
     p.set_defaults(run=run_fit_topics)
@@ -87,6 +88,8 @@ def add_eval(commands) -> None:
                    help="split each document's random tokens (thesis) or disjoint word types (SVI paper)")
     p.add_argument("--fraction", type=float, default=0.5, help="held-out fraction of each document")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--all-documents", action="store_true",
+                   help="score every document of DATA, also when the model's run held some out (run.json)")
     p.set_defaults(run=run_eval)
 
 
@@ -164,13 +167,15 @@ def _moves(args):
 
 
 def _split_heldout(bow: BagOfWords, fraction: float, seed: int):
+    """``(training documents, held-out documents or None, the training rows, the held-out rows)``."""
     if not 0 <= fraction < 1:
         raise ValueError(f"--heldout must be in [0, 1), got {fraction}")
     if fraction == 0:
-        return bow, None
+        return bow, None, np.arange(bow.n_items), np.zeros(0, dtype=np.int64)
     order = np.random.default_rng(seed).permutation(bow.n_items)
     n_test = max(1, int(round(fraction * bow.n_items)))
-    return bow.subset(np.sort(order[n_test:])), bow.subset(np.sort(order[:n_test]))
+    train_rows, test_rows = np.sort(order[n_test:]), np.sort(order[:n_test])
+    return bow.subset(train_rows), bow.subset(test_rows), train_rows, test_rows
 
 
 def print_topics(est, n_words: int) -> list:
@@ -199,7 +204,7 @@ def _split_heldout_tokens(bow: BagOfWords, fraction: float, algorithm, seed: int
 
 def run_fit_topics(args) -> int:
     bow = _corpus(args.data)
-    train, test = _split_heldout(bow, args.heldout, args.seed)
+    train, test, train_rows, test_rows = _split_heldout(bow, args.heldout, args.seed)
     train, heldout_tokens = _split_heldout_tokens(train, args.heldout_tokens, args.algorithm, args.seed)
     est = _estimator(args)
     collapsed = est.algorithm in COLLAPSED_ALGORITHMS
@@ -244,9 +249,37 @@ def run_fit_topics(args) -> int:
             _write_csv(args.out / "correlations.csv", ["topic_i", "topic_j", "correlation"], correlations)
         keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
         _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
-        print(f"wrote {args.out}/model.npz, topics.csv, trace.csv")
-        save_run(args, "topics", est, seconds, train, scores=scores)
+        _write_doc_topics(args.out / "doc_topics.csv", est, train, train_rows)
+        print(f"wrote {args.out}/model.npz, topics.csv, trace.csv, doc_topics.csv")
+        save_run(args, "topics", est, seconds, train, scores=scores, heldout_documents=test_rows.tolist())
     return exit_code(est)
+
+
+def _write_doc_topics(path, est, train: BagOfWords, rows: np.ndarray) -> None:
+    """Each training document's topic proportions over the used topics, by its row in the data."""
+    used = np.flatnonzero(est.topic_sizes_ >= 1.0)
+    theta = est.transform(train)[:, used]
+    _write_csv(path, ["document"] + [f"topic {k}" for k in used],
+               ([int(d)] + [f"{p:.4g}" for p in row] for d, row in zip(rows, theta)))
+
+
+def _documents_to_score(args, bow: BagOfWords) -> BagOfWords:
+    """The documents ``eval`` scores: a ``fit --heldout`` run's held-out documents when ``data`` is
+    the data it was fitted on (its ``run.json`` beside the model lists them), else all of ``data``,
+    with a warning when they are the training documents themselves."""
+    run_file = args.model.parent / "run.json"
+    run = json.loads(run_file.read_text()) if run_file.is_file() else {}
+    if run.get("command") != "topics" or run.get("data") != source_of(args.data) or args.all_documents:
+        return bow
+    heldout = run.get("heldout_documents") or []
+    if heldout:
+        print(f"scoring the {len(heldout)} documents `fit --heldout` held out (listed in {run_file}); "
+              "--all-documents scores every document")
+        return bow.subset(np.asarray(heldout, dtype=np.int64))
+    warnings.warn(f"{args.data} is the data the model was fitted on, without held-out documents: the score of "
+                  "training documents is optimistic; fit with --heldout, or score other documents.", UserWarning,
+                  stacklevel=2)
+    return bow
 
 
 def run_eval(args) -> int:
@@ -258,6 +291,7 @@ def run_eval(args) -> int:
     if bow.n_features != est.n_features_in_:
         raise DataError(f"{args.data} has {bow.n_features} words but the model was fitted on {est.n_features_in_}; "
                         "score documents over the training vocabulary")
+    bow = _documents_to_score(args, bow)
     score = document_completion(est, bow, mode=args.mode, heldout_fraction=args.fraction, seed=args.seed)
     used = est.topic_word_[est.topic_sizes_ >= 1.0]
     print(f"{type(est).__name__} with {est.n_topics_} topics on {bow.n_items} documents ({args.mode} split, "
