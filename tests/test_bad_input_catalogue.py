@@ -3,12 +3,15 @@ own error, whose message names the problem and the fix. One row per case: what i
 error type and a pattern of its message. Reader fuzzing is in ``tests/data/test_reader_fuzz.py``."""
 
 import gzip
+import json
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import stickbreak
 from stickbreak import DILN, HDPHMM, LDA, DPMixture, HDPTopicModel
+from stickbreak.persist import ModelFileError
 from stickbreak.data import BagOfWords, DataError, ShardStore, as_bag_of_words, read_corpus
 from stickbreak.data.errors import DataTypeError
 
@@ -90,6 +93,13 @@ CASES = {
     "UCI entries missing": (lambda t: read_corpus(write(t, "docword.m.txt", "2\n3\n3\n1 1 1\n2 3 1\n")), DataError,
                             r"declares NNZ=3 entries .* lists 2.*truncated"),
     "scipy bsr npz": (lambda t: read_corpus(_bsr(t)), DataError, r"scipy 'bsr' matrix"),
+    # saved models
+    **{f"model file: {how}": (lambda t, how=how: stickbreak.load(tampered(t, how)), ModelFileError, message)
+       for how, message in [("missing array", "changed since it was saved.*SHA-256"),
+                            ("reshaped array", "changed since it was saved.*SHA-256"),
+                            ("bad json", "metadata is not valid JSON"),
+                            ("future version", "format version 99; this stickbreak reads up to version 2"),
+                            ("edited parameter", "changed since it was saved")]},
 }
 
 
@@ -101,6 +111,27 @@ def _damaged_npz(tmp_path):
     raw[60:90] = bytes(30)
     (tmp_path / "c.npz").write_bytes(bytes(raw))
     return tmp_path / "c.npz"
+
+
+def tampered(tmp_path, how):
+    """A saved mixture with one thing changed in the file, as an editor or a damaged disk would."""
+    src = DPMixture(algorithm="vb", n_components=3, max_laps=3).fit(POINTS).save(tmp_path / "m.npz")
+    z = dict(np.load(src, allow_pickle=False))
+    meta = json.loads(str(z["__meta__"]))
+    if how == "missing array":
+        del z["uids"]
+    elif how == "reshaped array":
+        z["uids"] = z["uids"][:-1]
+    elif how == "bad json":
+        z["__meta__"] = np.array("{not json")
+    elif how == "future version":
+        meta["format_version"] = 99
+    elif how == "edited parameter":
+        meta["params"]["n_components"] = "many"
+    if how in ("future version", "edited parameter"):
+        z["__meta__"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "t.npz", **z)
+    return tmp_path / "t.npz"
 
 
 def _bsr(tmp_path):

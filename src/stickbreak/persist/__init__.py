@@ -8,6 +8,7 @@ unpickles anything (``allow_pickle=False``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any, Mapping
@@ -19,11 +20,18 @@ from . import checkpoint
 from .codec import STATE_TYPES, CheckpointError, decode, encode, register_state_type
 
 FORMAT = "stickbreak-model"
-FORMAT_VERSION = 1
+#: 2: the metadata holds a SHA-256 digest of the parameters, the fit record and every array.
+FORMAT_VERSION = 2
 META_KEY = "__meta__"
 
 #: Estimator class name -> class; filled in by each estimator module via :func:`register`.
 ESTIMATORS: dict[str, type] = {}
+#: What rebuilding an estimator from a damaged or edited file can raise.
+_DAMAGED = (KeyError, ValueError, TypeError, IndexError, AttributeError, np.linalg.LinAlgError)
+
+
+class ModelFileError(ValueError):
+    """A file that is not a stickbreak model, or one damaged or edited since it was saved."""
 
 
 def register(cls: type) -> type:
@@ -55,6 +63,17 @@ def from_jsonable(value):
     return value
 
 
+def digest(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> str:
+    """SHA-256 of the estimator, its parameters and fit record (as JSON) and every array (name,
+    dtype, shape, bytes): a file changed after saving no longer matches its own digest."""
+    h = hashlib.sha256(json.dumps([meta["estimator"], meta["params"], meta["extra"]], sort_keys=True).encode())
+    for name in sorted(arrays):
+        value = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{value.dtype.str}|{value.shape}|".encode())
+        h.update(value.tobytes())
+    return h.hexdigest()
+
+
 def save_model(path, estimator: str, params: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
                extra: Mapping[str, Any]) -> Path:
     """Write ``arrays`` and JSON metadata to ``path`` (``.npz`` appended if missing)."""
@@ -73,8 +92,10 @@ def save_model(path, estimator: str, params: Mapping[str, Any], arrays: Mapping[
     }
     if META_KEY in arrays:
         raise ValueError(f"array name {META_KEY!r} is reserved")
+    arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    meta["sha256"] = digest(json.loads(json.dumps(meta)), arrays)
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **{META_KEY: np.array(json.dumps(meta))}, **{k: np.asarray(v) for k, v in arrays.items()})
+    np.savez(tmp, **{META_KEY: np.array(json.dumps(meta))}, **arrays)
     tmp.replace(path)  # atomic: an interrupted save never leaves a half-written model
     return path
 
@@ -88,17 +109,34 @@ def read_model(path) -> tuple[dict, dict[str, np.ndarray]]:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
     except Exception as exc:
-        raise ValueError(f"{path} is not a stickbreak model file (.npz): {exc}") from exc
+        raise ModelFileError(f"{path} is not a stickbreak model file (.npz): {exc}") from exc
     if META_KEY not in arrays:
-        raise ValueError(f"{path} is an .npz file but not a stickbreak model (no {META_KEY!r} entry)")
-    meta = json.loads(str(arrays.pop(META_KEY)))
-    if meta.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a stickbreak model file")
-    if meta.get("format_version", 0) > FORMAT_VERSION:
-        raise ValueError(
+        raise ModelFileError(f"{path} is an .npz file but not a stickbreak model (no {META_KEY!r} entry)")
+    try:
+        meta = json.loads(str(arrays.pop(META_KEY)))
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"{path}: its metadata is not valid JSON ({exc}); the file is damaged or was edited, "
+                             "save the model again from its fit.") from exc
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ModelFileError(f"{path} is not a stickbreak model file")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or version < 1:
+        raise ModelFileError(f"{path} has format version {version!r}, which no stickbreak wrote; the file is damaged")
+    if version > FORMAT_VERSION:
+        raise ModelFileError(
             f"{path} was written by stickbreak {meta.get('stickbreak_version')} in format version "
-            f"{meta['format_version']}; this stickbreak reads up to version {FORMAT_VERSION}. Upgrade stickbreak."
+            f"{version}; this stickbreak reads up to version {FORMAT_VERSION}. Upgrade stickbreak."
         )
+    if not isinstance(meta.get("params"), dict) or not isinstance(meta.get("extra"), dict):
+        raise ModelFileError(f"{path} lacks its estimator's parameters or fit record; the file is damaged")
+    if version >= 2 and meta.get("sha256") != digest(meta, arrays):
+        raise ModelFileError(f"{path} was changed since it was saved (its arrays or metadata no longer match the "
+                             "SHA-256 digest written with them): the file is damaged or was edited; save the "
+                             "model again from its fit.")
+    bad = [k for k, v in arrays.items() if v.dtype.kind in "fc" and not np.isfinite(v).all()]
+    if bad:
+        raise ModelFileError(f"{path} holds NaN or infinite values in {bad[:5]}; a fitted model has none: the file "
+                             "is damaged or was edited, save the model again from its fit.")
     meta["params"] = from_jsonable(meta["params"])
     meta["extra"] = from_jsonable(meta["extra"])
     return meta, arrays
@@ -107,10 +145,17 @@ def read_model(path) -> tuple[dict, dict[str, np.ndarray]]:
 def load(path):
     """Load any saved stickbreak estimator."""
     meta, arrays = read_model(path)
-    name = meta["estimator"]
+    name = meta.get("estimator")
     if name not in ESTIMATORS:
-        raise ValueError(f"{path} holds a {name!r}, which this version of stickbreak does not know")
-    return ESTIMATORS[name]._from_saved(meta, arrays)
+        raise ModelFileError(f"{path} holds a {name!r}, which this version of stickbreak does not know; "
+                             f"it knows {sorted(ESTIMATORS)}")
+    try:
+        return ESTIMATORS[name]._from_saved(meta, arrays)
+    except ModelFileError:
+        raise
+    except _DAMAGED as exc:
+        raise ModelFileError(f"{path} is damaged or was edited since it was saved ({type(exc).__name__}: {exc}); "
+                             "save the model again from its fit.") from exc
 
 
 def nested_arrays(arrays: Mapping[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
