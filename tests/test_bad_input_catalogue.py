@@ -14,6 +14,7 @@ from stickbreak import DILN, HDPHMM, LDA, DPMixture, HDPTopicModel
 from stickbreak.persist import ModelFileError
 from stickbreak.data import BagOfWords, DataError, ShardStore, as_bag_of_words, read_corpus
 from stickbreak.data.errors import DataTypeError
+from stickbreak.datasets import read_data
 
 RNG = np.random.default_rng(0)
 COUNTS = sp.csr_matrix(RNG.poisson(1.0, size=(30, 12)).astype(float) + np.eye(30, 12))
@@ -50,6 +51,9 @@ CASES = {
                                    r"HDPHMM's fit needs about .* GiB.*lower n_states"),
     "clusters too many for memory": (lambda t: DPMixture(n_components=10**7).fit(POINTS), DataError,
                                      r"DPMixture's fit needs about .* GiB.*lower n_components"),
+    "a count of 1e10 for a token sampler": (
+        lambda t: LDA(n_topics=2, algorithm="gibbs").fit(sp.csr_matrix(np.array([[1e10, 1.0], [2.0, 3.0]]))),
+        DataError, r"needs about .* GiB.*the sampler holds every one of the 1e\+10 tokens"),
     # estimators: input
     "hmm lengths where y goes": (lambda t: HDPHMM().fit(POINTS, [30, 30]), DataError,
                                  r"second argument of fit is y .* 2 entries for 60 frames.*fit\(X, lengths=\.\.\.\)"),
@@ -93,6 +97,10 @@ CASES = {
     "UCI entries missing": (lambda t: read_corpus(write(t, "docword.m.txt", "2\n3\n3\n1 1 1\n2 3 1\n")), DataError,
                             r"declares NNZ=3 entries .* lists 2.*truncated"),
     "scipy bsr npz": (lambda t: read_corpus(_bsr(t)), DataError, r"scipy 'bsr' matrix"),
+    "damaged data npz (fit mixture)": (lambda t: read_data(str(write(t, "x.npz", b"PK\x03\x04" + bytes(50)))),
+                                       DataError, r"cannot read x.npz \(BadZipFile"),
+    "text in a numeric csv.gz": (lambda t: read_data(str(write(t, "x.csv.gz", gzip.compress(b"a,b\n1,x\n")))),
+                                 DataError, r"x.csv.gz is not a numeric CSV table"),
     # saved models
     **{f"model file: {how}": (lambda t, how=how: stickbreak.load(tampered(t, how)), ModelFileError, message)
        for how, message in [("missing array", "changed since it was saved.*SHA-256"),

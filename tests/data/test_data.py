@@ -181,3 +181,13 @@ def test_token_lists_are_counted_over_their_words_or_a_given_vocabulary():
     assert over.vocabulary == ("apple", "pie") and over.toarray().tolist() == [[0, 1]]  # cherry: not a column
     with pytest.raises(DataError, match=r"document 0 holds 1 among its words"):
         as_bag_of_words([["a", 1]])
+
+
+def test_a_gzipped_csv_with_a_header_is_read_without_it(tmp_path):
+    import gzip
+
+    from stickbreak.datasets import read_data
+
+    (tmp_path / "t.csv.gz").write_bytes(gzip.compress(b"a,b\n1,2\n3,4\n"))
+    X, labels, name = read_data(str(tmp_path / "t.csv.gz"))
+    assert X.tolist() == [[1.0, 2.0], [3.0, 4.0]] and labels is None and name == "t"

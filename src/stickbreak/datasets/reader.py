@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +16,14 @@ from ..data.text_io import corpus_format, read_corpus
 from . import bundled as datasets
 
 
+#: What numpy, zipfile, gzip and zlib raise on a damaged .npy/.npz/.csv(.gz) file.
+_DAMAGED = (ValueError, OSError, EOFError, KeyError, IndexError, TypeError, zipfile.BadZipFile, zlib.error,
+            UnicodeDecodeError)
+
+
 def _read_csv(path: Path) -> np.ndarray:
-    with open(path, "r", newline=None) as fh:
+    """A numeric CSV table (gzipped when its name ends in .gz), skipping one header line if present."""
+    with (gzip.open if path.suffix == ".gz" else open)(path, "rt", newline=None) as fh:
         first = fh.readline()
     try:
         [float(v) for v in first.strip().split(",")]
@@ -67,13 +76,17 @@ def read_data(spec: str):
     if corpus_format(path) in ("uci", "ldac", "mm"):
         return read_corpus(path, empty="skip"), None, _corpus_name(path)
     suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
-    if suffix == ".npy":
-        return np.load(path, allow_pickle=False), None, path.stem
-    if suffix == ".npz":
-        return _read_npz(path), None, path.stem
-    if suffix in (".csv", ".csv.gz"):
-        if suffix == ".csv.gz":
-            return np.loadtxt(path, delimiter=",", ndmin=2), None, path.name.split(".")[0]
-        return _read_csv(path), None, path.stem
+    try:
+        if suffix == ".npy":
+            return np.load(path, allow_pickle=False), None, path.stem
+        if suffix == ".npz":
+            return _read_npz(path), None, path.stem
+        if suffix in (".csv", ".csv.gz"):
+            return _read_csv(path), None, path.name.split(".")[0]
+    except DataError:
+        raise
+    except _DAMAGED as exc:
+        raise DataError(f"cannot read {path.name} ({type(exc).__name__}: {exc}); the file is damaged, or not a "
+                        f"{suffix} file of numbers (object arrays are refused: they would need pickle).") from exc
     raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, a text corpus (.dat/.ldac, .mm/.mtx, "
                     "docword.*), a corpus directory, or a bundled data set name.")

@@ -125,12 +125,15 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
 
     def _check_memory(self, data, learn_cfg: LearnConfig) -> None:
         """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
-        (and memoized VI's cached statistics per batch); K per document for the local steps."""
+        (and memoized VI's cached statistics per batch); K per document for the local steps; the
+        token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens)."""
         n_topics, n_words, n_docs = int(self.n_topics), data.n_features, data.n_items
         caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
-        check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs),
+        tokens = float(data.counts.sum()) if self._variant().integer_counts else 0.0
+        check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens,
                          f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
-                         + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "") + ".")
+                         + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "")
+                         + (f"; the sampler holds every one of the {tokens:.3g} tokens" if tokens else "") + ".")
 
     def _fits_minibatches(self) -> bool:
         """Whether ``fit``'s learner steps on minibatches (its model then has the stochastic local tolerance)."""
