@@ -172,3 +172,32 @@ def test_topic_runs_write_document_topics_and_eval_scores_the_held_out_documents
     with pytest.warns(UserWarning, match="training documents is optimistic"):
         main(["fit", "topics", "ap", "--model", "lda", "-K", "4", "--max-laps", "2", "--out", str(tmp_path / "all"),
               "--quiet"]) or main(["eval", str(tmp_path / "all" / "model.npz"), "ap"])
+
+
+def test_the_output_directory_is_replaced_as_a_unit(tmp_path, monkeypatch, capsys):
+    """A run's files go in together: a kill while writing leaves the previous run whole, and a new run
+    removes the files of the previous one that it does not write itself."""
+    from stickbreak.cli import report
+
+    out_dir = tmp_path / "run"
+    base = ["fit", "topics", "ap", "-K", "4", "--max-laps", "2", "--out", str(out_dir), "--quiet"]
+    assert main(base + ["--model", "diln", "--latent-dim", "2"]) == 0
+    assert (out_dir / "correlations.csv").exists()
+    before = {p.name: p.read_bytes() for p in out_dir.iterdir() if p.is_file()}
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "write_report", killed)
+    with pytest.raises(KeyboardInterrupt):
+        main(base + ["--model", "lda"])
+    assert {p.name: p.read_bytes() for p in out_dir.iterdir() if p.is_file()} == before  # the DILN run, untouched
+    assert (out_dir / ".partial" / "model.npz").exists()
+    monkeypatch.undo()
+    assert main(base + ["--model", "lda"]) == 0
+    capsys.readouterr()
+    names = {p.name for p in out_dir.iterdir()}
+    assert "correlations.csv" not in names and ".partial" not in names
+    assert stickbreak.load(out_dir / "model.npz").__class__.__name__ == "LDA"
+    import json
+    assert set(json.loads((out_dir / "run.json").read_text())["files"]) == names

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
+import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +48,32 @@ def out_directory(value: str) -> Path:
         raise argparse.ArgumentTypeError(f"cannot make the directory {value!r} ({exc.strerror}); give --out a "
                                          "directory you can write to") from None
     return path
+
+
+#: Where a run's files are written before they replace the previous run's, together.
+STAGING = ".partial"
+
+
+@contextmanager
+def staged_output(out: Path):
+    """Write a run's files into ``out/.partial`` (yielded), then move them into ``out`` one rename
+    each, ``run.json`` last, and remove what the previous run wrote and this one did not. A run
+    killed while writing leaves the previous run whole (and a ``.partial`` the next run clears)."""
+    staging = out / STAGING
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    yield staging
+    written = sorted(p.name for p in staging.iterdir() if not p.name.endswith(".tmp.npz"))
+    previous = out / "run.json"
+    try:
+        stale = set(json.loads(previous.read_text()).get("files", [])) - set(written) if previous.is_file() else set()
+    except (OSError, ValueError, AttributeError):
+        stale = set()
+    for name in sorted(written, key=lambda name: name == "run.json"):
+        os.replace(staging / name, out / name)
+    for name in stale:
+        (out / Path(name).name).unlink(missing_ok=True)
+    shutil.rmtree(staging, ignore_errors=True)
 
 
 def _parse_options(items, flag: str) -> dict:

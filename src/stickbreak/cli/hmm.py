@@ -14,9 +14,9 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, _parse_options, _write_csv, add_checkpoint_option, add_executor_option,
-                     add_output_options, checkpoint_target, exit_code, out_directory, parse_moves, read_sequence_data,
-                     stop_status)
+from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
+                     exit_code, out_directory, parse_moves, _parse_options, read_sequence_data, staged_output,
+                     stop_status, _write_csv)
 from .report import save_run
 
 
@@ -142,21 +142,21 @@ def run_fit_hmm(args) -> int:
               for key, text in (("hamming", "all frames"), ("hamming_foreground", "foreground frames")) if key in scores]
     print("\n".join(lines))
     if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        est.set_params(callbacks=None)
-        est.save(args.out / "model.npz")
-        _write_csv(args.out / "states.csv", ["sequence", "frame", "state"], _states_rows(seqs, states, sequence_ids))
-        keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
-        _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
-        params = {k: v for k, v in est.get_params().items() if k != "callbacks"}
-        summary = {"data": name, "model": type(est).__name__, "params": params, "n_sequences": seqs.n_items,
-                   "n_frames": seqs.n_frames, "n_features": seqs.n_features, "n_states": est.n_states_,
-                   "n_active_states": est.n_active_states_, "elbo": est.elbo_, "n_laps": est.n_iter_,
-                   "converged": est.converged_, "stop_reason": est.stop_reason_, "seconds": seconds,
-                   "moves_accepted": {kind: sum(m["kind"] == kind for m in est.moves_) for kind in moves},
-                   "state_counts": est.state_counts_, **scores}
-        with open(args.out / "summary.json", "w") as fh:
-            json.dump(summary, fh, indent=2, default=lambda value: value.tolist())  # numpy arrays and scalars
-        print(f"wrote {args.out}/model.npz, states.csv, trace.csv, summary.json")
-        save_run(args, "hmm", est, seconds, seqs, labels, scores)
+        with staged_output(args.out) as stage:
+            est.set_params(callbacks=None)
+            est.save(stage / "model.npz")
+            _write_csv(stage / "states.csv", ["sequence", "frame", "state"], _states_rows(seqs, states, sequence_ids))
+            keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
+            _write_csv(stage / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+            params = {k: v for k, v in est.get_params().items() if k != "callbacks"}
+            summary = {"data": name, "model": type(est).__name__, "params": params, "n_sequences": seqs.n_items,
+                       "n_frames": seqs.n_frames, "n_features": seqs.n_features, "n_states": est.n_states_,
+                       "n_active_states": est.n_active_states_, "elbo": est.elbo_, "n_laps": est.n_iter_,
+                       "converged": est.converged_, "stop_reason": est.stop_reason_, "seconds": seconds,
+                       "moves_accepted": {kind: sum(m["kind"] == kind for m in est.moves_) for kind in moves},
+                       "state_counts": est.state_counts_, **scores}
+            with open(stage / "summary.json", "w") as fh:
+                json.dump(summary, fh, indent=2, default=lambda value: value.tolist())  # numpy arrays and scalars
+            print(f"wrote {args.out}/model.npz, states.csv, trace.csv, summary.json")
+            save_run(args, stage, "hmm", est, seconds, seqs, labels, scores)
     return exit_code(est)

@@ -23,19 +23,28 @@ def source_of(spec: str) -> str:
     return str(path.resolve()) if path.exists() else spec
 
 
-def save_run(args, command: str, est, seconds: float, X, labels=None, scores=None, heldout_documents=None) -> None:
+def save_run(args, stage, command: str, est, seconds: float, X, labels=None, scores=None,
+             heldout_documents=None) -> None:
     """The ``--out`` hook of ``fit COMMAND`` ("mixture", "topics", "hmm"): ``run.json`` and ``report.html``
-    in ``args.out``; ``scores``: ``{name: value}`` the command printed (held-out, Hamming);
-    ``heldout_documents``: the rows of the data the fit held out (``stickbreak eval`` scores those)."""
+    in ``stage`` (the staging directory of ``args.out``, where they go with the run's other files);
+    ``scores``: ``{name: value}`` the command printed (held-out, Hamming); ``heldout_documents``: the
+    rows of the data the fit held out (``stickbreak eval`` scores those)."""
     X = None if isinstance(X, ShardStore) else X
-    run = {"command": command, "data": source_of(args.data), "seconds": seconds,
+    run = run_record(args, command, seconds, X, scores, heldout_documents)
+    write_report(est, stage / "report.html", X, labels=labels, run=_run_facts(run))
+    run["files"] = sorted(p.name for p in stage.iterdir()) + ["run.json"]
+    (stage / "run.json").write_text(json.dumps(run, indent=2, default=str))
+    print(f"wrote {args.out}/report.html; open {(args.out / 'report.html').resolve().as_uri()} in a browser")
+
+
+def run_record(args, command: str, seconds: float, X, scores, heldout_documents=None) -> dict:
+    """What ``run.json`` holds: the command, its data, time, scores, held-out rows (and, once
+    written, the files of the run)."""
+    return {"command": command, "data": source_of(args.data), "seconds": seconds,
            "heldout_documents": list(heldout_documents or []),
            "scores": {name: float(value) for name, value in (scores or {}).items()},
            "reader": {key: vars(args).get(key) for key in SEQUENCE_READER},
            "data_facts": data_facts(X) if X is not None else {}}
-    (args.out / "run.json").write_text(json.dumps(run, indent=2, default=str))
-    write_report(est, args.out / "report.html", X, labels=labels, run=_run_facts(run))
-    print(f"wrote {args.out}/report.html; open {(args.out / 'report.html').resolve().as_uri()} in a browser")
 
 
 def _run_facts(run: dict) -> dict:

@@ -18,8 +18,8 @@ from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, _write_csv, add_checkpoint_option, add_executor_option, add_output_options,
-                     checkpoint_target, exit_code, moves_run, out_directory, parse_moves, stop_status)
+from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
+                     exit_code, moves_run, out_directory, parse_moves, staged_output, stop_status, _write_csv)
 from .report import save_run, source_of
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -242,16 +242,16 @@ def run_fit_topics(args) -> int:
         print(f"held-out documents: {test.n_items}; per-word log-likelihood {score:.4f} nats "
               f"(perplexity {np.exp(-score):.1f}; document completion, half of each document's tokens, {how})")
     if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        est.save(args.out / "model.npz")
-        _write_csv(args.out / "topics.csv", ["topic", "tokens", "top words"], rows)
-        if correlations:
-            _write_csv(args.out / "correlations.csv", ["topic_i", "topic_j", "correlation"], correlations)
-        keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
-        _write_csv(args.out / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
-        _write_doc_topics(args.out / "doc_topics.csv", est, train, train_rows)
-        print(f"wrote {args.out}/model.npz, topics.csv, trace.csv, doc_topics.csv")
-        save_run(args, "topics", est, seconds, train, scores=scores, heldout_documents=test_rows.tolist())
+        with staged_output(args.out) as stage:
+            est.save(stage / "model.npz")
+            _write_csv(stage / "topics.csv", ["topic", "tokens", "top words"], rows)
+            if correlations:
+                _write_csv(stage / "correlations.csv", ["topic_i", "topic_j", "correlation"], correlations)
+            keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
+            _write_csv(stage / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+            _write_doc_topics(stage / "doc_topics.csv", est, train, train_rows)
+            print(f"wrote {args.out}/model.npz, topics.csv, trace.csv, doc_topics.csv")
+            save_run(args, stage, "topics", est, seconds, train, scores=scores, heldout_documents=test_rows.tolist())
     return exit_code(est)
 
 
