@@ -194,3 +194,26 @@ def test_bad_input_is_refused_before_any_work(monkeypatch, est, args, kwargs, me
     with pytest.raises(ValueError, match=message):
         est.fit(*args, **kwargs)
     assert not hasattr(est, "n_features_in_")
+
+
+def test_decode_returns_the_viterbi_path_and_the_score_it_maximises(toy):
+    X, lengths, _ = toy
+    model = HDPHMM(n_states=6, max_laps=5, random_state=0).fit(X, lengths=lengths)
+    score, states = model.decode(X, lengths)
+    np.testing.assert_array_equal(states, model.predict(X, lengths))
+    log_start, log_trans = model.model_._log_transitions(model.params_)
+    loglik = model.model_.obs.expected_loglik(model.params_.obs, model.model_.frames(model._validated(X, lengths, None)))
+
+    def path_score(path):  # the path's terms, frame by frame
+        total, frame = 0.0, 0
+        for length in lengths:
+            run = path[frame:frame + length]
+            total += log_start[run[0]] + sum(log_trans[a, b] for a, b in zip(run[:-1], run[1:]))
+            total += sum(loglik[frame + t, run[t]] for t in range(length))
+            frame += length
+        return total
+
+    assert score == pytest.approx(path_score(states), rel=1e-10)
+    other = states.copy()
+    other[10] = (other[10] + 1) % model.n_states_
+    assert score >= path_score(other)

@@ -174,3 +174,8 @@ def test_token_lists_fit_and_transform_over_the_fitted_vocabulary():
     est = LDA(n_topics=2, max_laps=3, random_state=0).fit(docs)
     assert est.vocabulary_ == ("apple", "banana", "pie", "split")
     assert est.transform([["apple", "cherry"], ["pie"]]).shape == (2, 2)  # cherry is not in the vocabulary
+
+
+def test_transform_columns_are_named_as_scikit_learn_names_them(corpus):
+    est = LDA(n_topics=3, max_laps=2, random_state=0).fit(corpus)
+    assert est.get_feature_names_out().tolist() == ["lda0", "lda1", "lda2"]

@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import softmax
 
-from stickbreak.data import BagOfWords, DataError
+from stickbreak import datasets
+from stickbreak.data import BagOfWords, DataError, to_gensim_corpus
 from stickbreak.evaluate import (CompletionScore, completion_from_split, document_completion, heldout_loglik, infer_doc_topics, mean_coherence, perplexity, split_documents, topic_coherence)
 from stickbreak.kernels.topics import _reference_evaluate as ref
 from stickbreak.kernels.topics import evaluate as topics_eval
@@ -227,8 +228,11 @@ def brute_coherence(ids, X, measure):
 
     out = []
     for top in ids:
-        if measure == "umass":
-            out.append(sum(np.log((df(top[i], top[j]) + 1) / df(top[j])) for i in range(len(top)) for j in range(i)))
+        pairs = [(top[i], top[j]) for i in range(len(top)) for j in range(i)]
+        if measure == "umass_sum":  # Mimno et al. 2011
+            out.append(sum(np.log((df(wi, wj) + 1) / df(wj)) for wi, wj in pairs))
+        elif measure == "umass":  # gensim's u_mass
+            out.append(np.mean([np.log((df(wi, wj) / n_docs + 1e-12) / (df(wj) / n_docs)) for wi, wj in pairs]))
         else:
             vals = []
             for wi, wj in itertools.combinations(top, 2):
@@ -243,7 +247,7 @@ def brute_coherence(ids, X, measure):
     return np.array(out)
 
 
-@pytest.mark.parametrize("measure", ["umass", "npmi"])
+@pytest.mark.parametrize("measure", ["umass", "umass_sum", "npmi"])
 def test_coherence_matches_brute_force(measure):
     rng = np.random.default_rng(8)
     X = ((rng.random((30, 15)) < 0.3) * rng.integers(1, 4, size=(30, 15))).astype(float)
@@ -260,6 +264,21 @@ def test_coherence_matches_brute_force(measure):
     np.testing.assert_allclose(topic_coherence(weights, BagOfWords.from_counts(X), measure, n_top=6),
                                brute_coherence(plain, X, measure), rtol=1e-12)
     assert mean_coherence(ids, X, measure) == pytest.approx(expected.mean())
+
+
+def test_umass_matches_gensims_coherence_model():
+    gensim = pytest.importorskip("gensim")
+    from gensim.models.coherencemodel import CoherenceModel
+
+    ap = datasets.load("ap").X[:300]
+    corpus = to_gensim_corpus(ap)
+    dictionary = gensim.corpora.Dictionary.from_corpus(corpus, id2word=dict(enumerate(ap.vocabulary)))
+    rng = np.random.default_rng(0)
+    common = np.flatnonzero(np.asarray((ap.counts > 0).sum(axis=0)).ravel() > 5)
+    topics = np.array([rng.choice(common, 10, replace=False) for _ in range(6)])
+    theirs = CoherenceModel(topics=topics.tolist(), corpus=corpus, dictionary=dictionary,
+                            coherence="u_mass").get_coherence_per_topic()
+    np.testing.assert_allclose(topic_coherence(topics, ap, "umass"), theirs, rtol=1e-10)
 
 
 def test_npmi_extremes():

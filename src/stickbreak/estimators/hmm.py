@@ -249,6 +249,14 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         with numba_threads(self.n_jobs):
             return self.model_.viterbi(self.params_, seqs)
 
+    def decode(self, X, lengths=None, *, Xprev=None) -> tuple[float, np.ndarray]:
+        """hmmlearn's ``decode``: ``(score, states)``, the Viterbi path of :meth:`predict` and the score
+        it maximises (the sum along the path of ``E log`` start, transition and emission terms)."""
+        seqs = self._validated(X, lengths, Xprev)
+        with numba_threads(self.n_jobs):
+            path, score = self.model_.decode(self.params_, seqs)
+        return score, path
+
     def predict_proba(self, X, lengths=None, *, Xprev=None) -> np.ndarray:
         """Posterior marginals ``q(z_t = k)`` by forward-backward, shape (n_frames, n_states_); rows sum to 1."""
         seqs = self._validated(X, lengths, Xprev)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
@@ -35,6 +35,7 @@ from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_fo
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
+from ._topic_saving import TopicSaving
 from ._topic_plans import (DIRECT, HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant,
                            TruncationFreeTopics)
 
@@ -43,7 +44,8 @@ from ._topic_plans import (DIRECT, HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIO
 LEARNABLE = ("doc_topic_prior", "concentration")
 
 
-class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, TransformerMixin, BaseEstimator):
+class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin,
+                      TransformerMixin, BaseEstimator):
     """Shared shell of :class:`LDA`, :class:`HDPTopicModel` and DILN: ``_variants`` maps
     (algorithm, variational family) to how the estimator fits (:mod:`._topic_plans`)."""
 
@@ -290,6 +292,12 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
         self.n_topics_ = int(np.sum(stats.counts >= driver.EFFECTIVE_COUNT))
 
     # ------------------------------------------------------------------ using the model
+    @property
+    def _n_features_out(self) -> int:
+        """The columns of :meth:`transform`, one per topic: ``get_feature_names_out`` names them
+        ``lda0, lda1, ...`` (the class name and the topic), as scikit-learn's LDA does."""
+        return self.components_.shape[0]
+
     def _validated(self, X) -> BagOfWords:
         check_is_fitted(self, "params_")
         data = self._as_bow(X, tokens_over=self.vocabulary_)  # an empty document gets the prior's proportions
@@ -351,41 +359,6 @@ class _TopicEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Transfor
             words = [(vocab[i] if vocab is not None else int(i), float(self.topic_word_[k, i])) for i in ids]
             out.append({"topic": int(k), "size": float(self.topic_sizes_[k]), "words": words})
         return out
-
-    # ------------------------------------------------------------------ persistence
-    def save(self, path):
-        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
-        check_is_fitted(self, "params_")
-        params = self._saved_params()
-        arrays = {
-            **persist.prefixed("obs_prior.", self.model_.obs_prior),
-            **persist.prefixed("obs.", self.params_.obs),
-            **persist.prefixed("weights.", self.params_.weights),
-            "uids": self.params_.uids,
-            **self.stats_.to_arrays("stats."),
-        }
-        if self.vocabulary_ is not None:
-            arrays["vocabulary"] = np.array(self.vocabulary_, dtype=str)
-        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_}
-        if "_stream" in vars(self):  # a partial_fit stream: a loaded model goes on with the next step
-            extra["stream"] = {key: self._stream[key] for key in ("step", "seen", "stochastic_model")}
-        return persist.save_model(path, type(self).__name__, params, arrays, extra)
-
-    @classmethod
-    def _from_saved(cls, meta, arrays):
-        est = cls._from_params(meta["params"])
-        stream = meta["extra"].get("stream")
-        stochastic = None if stream is None else stream.get("stochastic_model", True)  # older files lack it
-        model = est._make_model(0, obs_prior=persist.nested_arrays(arrays, "obs_prior."), stochastic=stochastic)
-        params = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs.")["lam"],
-                                   persist.nested_arrays(arrays, "weights."))
-        extra = meta["extra"]
-        est.n_features_in_ = int(extra["n_features_in"])
-        est.vocabulary_ = tuple(arrays["vocabulary"].tolist()) if "vocabulary" in arrays else None
-        est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"])
-        if stream is not None:
-            est._stream = est._new_stream(int(stream["step"]), int(stream["seen"]), stochastic_model=stochastic)
-        return est
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

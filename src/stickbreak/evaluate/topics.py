@@ -22,7 +22,7 @@ from ..data.errors import describe_rows
 from ..kernels.topics.evaluate import doc_heldout_loglik, doc_topic_fixed_point
 
 SPLIT_MODES = ("tokens", "types")
-COHERENCE_MEASURES = ("umass", "npmi")
+COHERENCE_MEASURES = ("umass", "umass_sum", "npmi")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,9 +288,12 @@ def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", 
     ``top_words_or_topic_word``: a (K, V) weight matrix (its ``n_top`` heaviest words per row, most
     probable first) or a (K, n) integer array of word ids in rank order (``n_top`` is then unused).
 
-    * ``"umass"`` (Mimno et al. 2011): **sum** over ordered pairs ``i > j`` of
-      ``log((D(w_i, w_j) + 1) / D(w_j))``, D = number of reference documents containing the words.
-      Every top word must occur in the reference (compute it on the training corpus, as Mimno does).
+    * ``"umass"``, gensim's ``CoherenceModel(coherence="u_mass")`` convention: the **mean** over
+      ordered pairs ``i > j`` of ``log((D(w_i, w_j) / D + eps) / (D(w_j) / D))``, with D(...) the
+      number of reference documents containing the words and D their count (``eps`` = 1e-12, as
+      gensim). Every top word must occur in the reference (use the training corpus, as Mimno does).
+    * ``"umass_sum"`` (Mimno et al. 2011 as published): the **sum** over the same pairs of
+      ``log((D(w_i, w_j) + 1) / D(w_j))``.
     * ``"npmi"`` (Bouma 2009; Aletras & Stevenson 2013): **mean** over pairs of
       ``log(P(w_i, w_j) / (P(w_i) P(w_j))) / -log P(w_i, w_j)``, P = document frequency / D; a pair
       that never co-occurs scores -1; ``eps`` floors the denominator (a pair in every document scores 0).
@@ -304,18 +307,25 @@ def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", 
     n = ids.shape[1]
     lower = np.tril(np.ones((n, n), dtype=bool), k=-1)  # pairs i > j
     if measure == "umass":
-        if (doc_freq == 0).any():
-            missing = np.unique(ids[doc_freq == 0])
-            raise DataError(f"UMass coherence needs every top word in the reference; word ids {describe_rows(missing)} "
-                            "never occur. Use the training counts as reference, or measure='npmi'.")
-        terms = np.log((co + 1.0) / doc_freq[:, None, :])
-        return np.where(lower, terms, 0.0).sum(axis=(1, 2))
+        _check_every_word_occurs(doc_freq, ids)
+        return np.where(lower, np.log((co / reference.shape[0] + eps) / (doc_freq[:, None, :] / reference.shape[0])),
+                        0.0).sum(axis=(1, 2)) / lower.sum()
+    if measure == "umass_sum":
+        _check_every_word_occurs(doc_freq, ids)
+        return np.where(lower, np.log((co + 1.0) / doc_freq[:, None, :]), 0.0).sum(axis=(1, 2))
     p_joint = co / reference.shape[0]
     p_word = doc_freq / reference.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         pmi = np.log(p_joint / (p_word[:, :, None] * p_word[:, None, :]))
         npmi = np.where(co > 0, pmi / np.maximum(-np.log(p_joint), eps), -1.0)
     return np.where(lower, npmi, 0.0).sum(axis=(1, 2)) / lower.sum()
+
+
+def _check_every_word_occurs(doc_freq: np.ndarray, ids: np.ndarray) -> None:
+    if (doc_freq == 0).any():
+        missing = np.unique(ids[doc_freq == 0])
+        raise DataError(f"UMass coherence needs every top word in the reference; word ids {describe_rows(missing)} "
+                        "never occur. Use the training counts as reference, or measure='npmi'.")
 
 
 def mean_coherence(top_words_or_topic_word, reference, measure: str = "umass", n_top: int = 10,

@@ -218,9 +218,20 @@ class HMMModel(WholeDataBirths):
     # ---------------------------------------------------------------- prediction
     def viterbi(self, params: HMMParams, batch) -> np.ndarray:
         """The most probable state path of every sequence under ``E log`` parameters (column indices)."""
+        return self.decode(params, batch)[0]
+
+    def decode(self, params: HMMParams, batch) -> tuple[np.ndarray, float]:
+        """:meth:`viterbi`'s path and the score it maximises: the sum along the path of ``E log``
+        start, transition and emission terms (all sequences together)."""
         loglik = np.ascontiguousarray(self.obs.expected_loglik(params.obs, self.frames(batch)))
         log_start, log_trans = self._log_transitions(params)
-        return viterbi(log_start, log_trans, loglik, batch.offsets)
+        path = viterbi(log_start, log_trans, loglik, batch.offsets)
+        starts = np.zeros(len(path), dtype=bool)
+        starts[batch.offsets[:-1]] = True
+        moves = ~starts[1:]  # frame t-1 -> t within a sequence
+        score = (loglik[np.arange(len(path)), path].sum() + log_start[path[starts]].sum()
+                 + log_trans[path[:-1][moves], path[1:][moves]].sum())
+        return path, float(score)
 
     def log_predictive(self, params: HMMParams, batch) -> np.ndarray:
         """Plug-in predictive ``log p(x_d)`` per sequence: forward algorithm with the posterior-mean
