@@ -57,7 +57,8 @@ def test_predict_proba_score_and_input_forms(toy, sticky):
     for other in (sticky.predict(pieces), sticky.predict(seqs)):
         np.testing.assert_array_equal(other, states)
     per_sequence = sticky.score_sequences(pieces)
-    assert per_sequence.shape == (6,) and sticky.score(X, lengths=lengths) == pytest.approx(per_sequence.sum())
+    assert per_sequence.shape == (6,) and sticky.score(X, lengths=lengths, total=True) == pytest.approx(per_sequence.sum())
+    assert sticky.score(X, lengths=lengths) == pytest.approx(per_sequence.sum() / len(X))  # per frame
     assert sticky.predict(X[:50]).shape == (50,)  # without lengths: one sequence
     with pytest.raises(ValueError, match="X has 3 features, but HDPHMM is expecting 2"):
         sticky.predict(np.ones((5, 3)))

@@ -199,12 +199,14 @@ class DILN(_TopicEstimator):
         order = np.argsort(values if negative else -values, kind="stable")[:n]
         return [{"topics": (int(used[i[o]]), int(used[j[o]])), "correlation": float(values[o])} for o in order]
 
-    def score(self, X, y=None, n_samples: int = 100) -> float:
+    def score(self, X, y=None, n_samples: int = 100, *, total: bool = False) -> float:
         """Held-out per-word log-likelihood (nats) by the paper's document completion (§5.1, Eq. 40):
         each document's tokens are split at random in half (seed 0), q of the document is fitted to the
         first half, and the second is scored by Monte Carlo over q(Z) and q(eta)
-        (:func:`stickbreak.evaluate.model_completion`). Higher is better. Non-integer weights (tf-idf)
-        have no tokens to split: their word types are split instead."""
+        (:func:`stickbreak.evaluate.model_completion`). Higher is better; ``total=True``: the sum over
+        the held-out words. Non-integer weights (tf-idf) have no tokens to split: their word types are
+        split instead."""
         data = self._validated(X)
         mode = "tokens" if is_integral(data.counts.data) else "types"
-        return float(model_completion(self, data.counts, seed=0, n_samples=n_samples, mode=mode).per_word)
+        score = model_completion(self, data.counts, seed=0, n_samples=n_samples, mode=mode)
+        return float(score.total if total else score.per_word)

@@ -269,9 +269,11 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         with numba_threads(self.n_jobs):
             return self.model_.log_predictive(self.params_, seqs)
 
-    def score(self, X, y=None, *, lengths=None, Xprev=None) -> float:
-        """Total log predictive density of the sequences, in nats (higher is better); ``lengths`` by
-        keyword, ``y`` ignored (as in :meth:`fit`).
+    def score(self, X, y=None, *, lengths=None, Xprev=None, total: bool = False) -> float:
+        """Log predictive density per frame, in nats (higher is better), as every family scores a mean
+        per item; ``total=True``: the sequences' total (hmmlearn's ``score``), and
+        :meth:`score_sequences` gives each sequence's. ``lengths`` by keyword, ``y`` ignored (as in
+        :meth:`fit`).
 
         A *plug-in* predictive: the forward algorithm run with the posterior-mean start and
         transition probabilities and each state's posterior predictive density per frame
@@ -279,7 +281,8 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         which integrates over the transition parameters jointly along the sequence.
         """
         seqs = without_targets(y, as_sequences(X, lengths, Xprev), "score")
-        return float(np.sum(self.score_sequences(seqs)))
+        value = float(np.sum(self.score_sequences(seqs)))
+        return value if total else value / seqs.n_frames
 
     # ------------------------------------------------------------------ persistence
     def save(self, path):

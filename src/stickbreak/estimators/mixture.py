@@ -222,9 +222,11 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         data = self._validated(X)
         return self.model_.log_predictive(self.params_, data)
 
-    def score(self, X, y=None) -> float:
-        """Mean log posterior predictive density per item (higher is better)."""
-        return float(np.mean(self.score_samples(X)))
+    def score(self, X, y=None, *, total: bool = False) -> float:
+        """Mean log posterior predictive density per item, in nats (higher is better); ``total=True``:
+        their sum. The same convention in every family: a mean per item (frame, held-out word)."""
+        scores = self.score_samples(X)
+        return float(np.sum(scores) if total else np.mean(scores))
 
     # ------------------------------------------------------------------ persistence
     def save(self, path):

@@ -331,14 +331,16 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         shape = local.doc_topic + local.prior[None, :]
         return shape, np.ones_like(shape)
 
-    def score(self, X, y=None) -> float:
+    def score(self, X, y=None, *, total: bool = False) -> float:
         """Held-out log-likelihood per word (nats) by document completion: each document's tokens
         are split at random in half (seed 0); the first half estimates its topic proportions, the
-        second is scored (:func:`stickbreak.evaluate.document_completion`). Higher is better.
-        Non-integer weights (tf-idf) have no tokens to split: their word types are split instead."""
+        second is scored (:func:`stickbreak.evaluate.document_completion`). Higher is better;
+        ``total=True``: the sum over the held-out words. Non-integer weights (tf-idf) have no
+        tokens to split: their word types are split instead."""
         data = self._validated(X)
         mode = "tokens" if is_integral(data.counts.data) else "types"
-        return float(document_completion(self, data.counts, mode=mode, seed=0).per_word)
+        score = document_completion(self, data.counts, mode=mode, seed=0)
+        return float(score.per_word * score.n_heldout_tokens if total else score.per_word)
 
     def perplexity(self, X) -> float:
         """``exp(-score(X))``: held-out perplexity per word."""
