@@ -111,6 +111,11 @@ def default_prior(data: LaggedData, covariance=None, dof=None, coef_mean=None, c
     ``s * eye(D, E)``, bnpy's ``MMat='eye'``). ``coef_precision`` is ``V^-1``, the prior precision of
     the coefficients in units of the noise precision (bnpy's ``sV``, which bnpy adds to ``xpxpT``):
     a scalar (times identity, default 1.0), a (E,) diagonal or an (E, E) matrix.
+
+    Units: ``coef_precision`` is added to the predecessors' scatter ``sum xp xp^T``, so it is in the
+    units of ``xp`` squared and the default 1.0 is *not* scale-invariant (it weighs as much as a
+    frame of unit size). Data scaled by ``c`` need ``coef_precision`` scaled by ``c**2`` for the same
+    fit; standardise the features (or pass a matching value) for data far from unit scale.
     """
     X, Xprev = data.X, data.Xprev
     dim, dim_prev = X.shape[1], Xprev.shape[1]
