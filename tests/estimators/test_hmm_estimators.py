@@ -218,3 +218,36 @@ def test_decode_returns_the_viterbi_path_and_the_score_it_maximises(toy):
     other = states.copy()
     other[10] = (other[10] + 1) % model.n_states_
     assert score >= path_score(other)
+
+
+@pytest.mark.parametrize("obs_model", ["gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern"])
+def test_sample_draws_a_sequence_from_the_fitted_model(obs_model):
+    """hmmlearn's sample: the states follow transmat_ and the frames each state's emission; a model
+    refitted to many samples recovers the emission it drew from (Gaussian means, Bernoulli p)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2)) + np.repeat([[0.0, 0.0], [6.0, 6.0]], 150, axis=0)
+    if obs_model == "bern":
+        X = (X > 3.0).astype(float)
+    model = FiniteHMM(n_states=2, obs_model=obs_model, max_laps=20, random_state=0).fit(X)
+    frames, states = model.sample(20000, random_state=1)
+    assert frames.shape == (20000, 2) and states.shape == (20000,) and set(states) <= set(range(model.n_states_))
+    again_frames, again_states = model.sample(20000, random_state=1)
+    np.testing.assert_array_equal(again_states, states)
+    counts = np.zeros((model.n_states_, model.n_states_))
+    np.add.at(counts, (states[:-1], states[1:]), 1)
+    used = counts.sum(axis=1) > 1000
+    np.testing.assert_allclose((counts / counts.sum(axis=1, keepdims=True))[used], model.transmat_[used], atol=0.02)
+    for k in np.flatnonzero(used):
+        mine = frames[states == k]
+        if obs_model in ("gauss", "diag_gauss"):
+            np.testing.assert_allclose(mine.mean(axis=0), model.means_[k], atol=0.1)
+        if obs_model == "bern":
+            np.testing.assert_allclose(mine.mean(axis=0), model.probs_[k], atol=0.03)
+        if obs_model == "zero_mean_gauss":
+            np.testing.assert_allclose(np.cov(mine.T), model.covariances_[k], rtol=0.1, atol=0.05)
+        if obs_model == "ar_gauss":  # x_t - E[A_k] x_{t-1} is the state's noise
+            at = np.flatnonzero(states[1:] == k) + 1
+            residual = frames[at] - np.einsum("ij,tj->ti", model.coefs_[k], frames[at - 1])
+            np.testing.assert_allclose(np.cov(residual.T), model.covariances_[k], rtol=0.1, atol=0.05)
+    with pytest.raises(ValueError, match="n_samples"):
+        model.sample(0)

@@ -25,6 +25,7 @@ from ..core.suffstats import SuffStats
 from ..data import DataError, Sequences
 from ..data.dense import _as_float_matrix
 from ..data.errors import describe_rows
+from ..obs.expfam import EmissionFamily
 from ..learn import LEARNERS, InMemoryMinibatches, check_moves, learner_spec
 from ..models.hmm.init import initial_params
 from ..models.hmm.model import HMMModel
@@ -256,6 +257,22 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         with numba_threads(self.n_jobs):
             path, score = self.model_.decode(self.params_, seqs)
         return score, path
+
+    def sample(self, n_samples: int = 1, random_state=None, *, prev0=None) -> tuple[np.ndarray, np.ndarray]:
+        """hmmlearn's ``sample``: ``(X, states)``, one sequence of ``n_samples`` frames from the fitted
+        model's posterior means (``startprob_``, ``transmat_`` and each state's emission; the
+        AR Gaussian starts from the predecessor ``prev0``, default zeros)."""
+        check_is_fitted(self, "params_")
+        check_int("n_samples", n_samples, 1)
+        rng = as_generator(random_state)
+        states = np.empty(n_samples, dtype=np.int64)
+        states[0] = rng.choice(len(self.startprob_), p=self.startprob_)
+        cumulative, uniform = np.cumsum(self.transmat_, axis=1), rng.random(n_samples)
+        for t in range(1, n_samples):  # a Markov chain: each state draws the next
+            states[t] = min(np.searchsorted(cumulative[states[t - 1]], uniform[t] * cumulative[states[t - 1], -1]),
+                            len(cumulative) - 1)
+        family: EmissionFamily = self.model_.obs
+        return family.draw(self.params_.obs, states, rng, prev0), states
 
     def predict_proba(self, X, lengths=None, *, Xprev=None) -> np.ndarray:
         """Posterior marginals ``q(z_t = k)`` by forward-backward, shape (n_frames, n_states_); rows sum to 1."""

@@ -218,3 +218,10 @@ def kl_smoothed_items_to_centers(
     maha_means = center_nu * mahalanobis(item_means, center_chol, center_means)
     kl = 0.5 * (trace + maha_means - dim + center_logdet[None, :] - item_logdet[:, None])
     return np.maximum(kl, 0.0)
+
+
+def draw_gaussian(means, covariances, states: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One frame per state ``x_t ~ N(means[z_t], covariances[z_t])`` (K, D, D), vectorised over frames."""
+    factors = np.linalg.cholesky(covariances)
+    noise = rng.standard_normal((len(states), covariances.shape[-1]))
+    return means[states] + np.einsum("tij,tj->ti", factors[states], noise)

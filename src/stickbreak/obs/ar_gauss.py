@@ -251,3 +251,17 @@ def summary(nat: Natural) -> dict[str, np.ndarray]:
     """Posterior mean coefficients ``E[A] = M_hat`` (K, D, E) and covariances ``E[Lambda]^-1 = B / nu`` (K, D, D)."""
     nu, mean, _, _, scale, _ = common_params(nat)
     return {"coefs": mean, "covariances": scale / nu[:, None, None]}
+
+
+def draw(nat: Natural, states: np.ndarray, rng: np.random.Generator, prev0=None) -> np.ndarray:
+    """Frames ``x_t = E[A_k] x_{t-1} + e_t``, ``e_t ~ N(0, E[Lambda_k]^-1)`` for the states ``z_t``,
+    starting from the predecessor ``prev0`` (default zeros). Sequential in t (each frame feeds the
+    next); the noise is drawn for all frames at once."""
+    found = summary(nat)
+    coefs, factors = found["coefs"], np.linalg.cholesky(found["covariances"])
+    noise = np.einsum("tij,tj->ti", factors[states], rng.standard_normal((len(states), coefs.shape[1])))
+    frames = np.empty_like(noise)
+    prev = np.zeros(coefs.shape[2]) if prev0 is None else np.asarray(prev0, dtype=float)
+    for t, k in enumerate(states):
+        prev = frames[t] = coefs[k] @ prev + noise[t]
+    return frames

@@ -99,3 +99,9 @@ def bregman_divergence(data: DenseData, prior: Natural, centers: Natural) -> np.
 def summary(nat: Natural) -> dict[str, np.ndarray]:
     """Posterior mean probability of a 1 per component and feature, shape (K, D)."""
     return {"probs": nat["lam1"] / (nat["lam1"] + nat["lam0"])}
+
+
+def draw(nat: Natural, states: np.ndarray, rng: np.random.Generator, prev0=None) -> np.ndarray:
+    """Binary frames ``x_td ~ Bernoulli(E[p_kd])`` for the states ``z_t`` (``prev0`` unused)."""
+    probs = summary(nat)["probs"]
+    return (rng.random((len(states), probs.shape[1])) < probs[states]).astype(np.float64)

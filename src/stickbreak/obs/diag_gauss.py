@@ -137,3 +137,10 @@ def summary(nat: Natural) -> dict[str, np.ndarray]:
     """Posterior means and per-feature variances ``1 / E[lambda] = beta / nu`` (shape (K, D))."""
     nu, _, mean, beta = common_params(nat)
     return {"means": mean + nat["origin"], "covariances": beta / nu[:, None]}
+
+
+def draw(nat: Natural, states: np.ndarray, rng: np.random.Generator, prev0=None) -> np.ndarray:
+    """Frames ``x_td ~ N(E[mu_kd], 1 / E[lambda_kd])`` for the states ``z_t`` (``prev0`` unused)."""
+    found = summary(nat)
+    return found["means"][states] + np.sqrt(found["covariances"][states]) * rng.standard_normal(
+        (len(states), found["means"].shape[1]))

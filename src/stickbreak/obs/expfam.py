@@ -46,6 +46,12 @@ class ObsFamily(Protocol):
     def summary(self, nat: Natural) -> dict[str, np.ndarray]: ...
 
 
+class EmissionFamily(ObsFamily, Protocol):
+    """An observation family an HMM can emit from (every HMM family: not the multinomial)."""
+
+    def draw(self, nat: Natural, states: np.ndarray, rng: np.random.Generator, prev0=None) -> np.ndarray: ...
+
+
 def stack_prior(prior: Natural, n_components: int = 1) -> Natural:
     """The prior repeated along a leading component axis."""
     return {k: np.broadcast_to(v, (n_components,) + np.shape(v)).copy() for k, v in prior.items()}

@@ -138,3 +138,10 @@ def summary(nat: Natural) -> dict[str, np.ndarray]:
     """Posterior means and covariances ``E[Lambda]^-1 = B / nu`` (scikit-learn's convention)."""
     nu, kappa, mean, scale, _ = common_params(nat)
     return {"means": _absolute_means(nat, mean), "covariances": scale / nu[:, None, None]}
+
+
+def draw(nat: Natural, states: np.ndarray, rng: np.random.Generator, prev0=None) -> np.ndarray:
+    """Frames ``x_t ~ N(E[mu_k], E[Lambda_k]^-1)`` for the states ``z_t`` (the posterior means of
+    :func:`summary`; ``prev0`` unused): what an HMM's ``sample`` emits."""
+    found = summary(nat)
+    return G.draw_gaussian(found["means"], found["covariances"], states, rng)

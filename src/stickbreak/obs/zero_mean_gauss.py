@@ -85,3 +85,9 @@ def bregman_divergence(data: DenseData, prior: Natural, centers: Natural) -> np.
 def summary(nat: Natural) -> dict[str, np.ndarray]:
     """Posterior covariances ``E[Lambda]^-1 = B / nu``."""
     return {"covariances": nat["scatter"] / nat["nu"][:, None, None]}
+
+
+def draw(nat: Natural, states: np.ndarray, rng: np.random.Generator, prev0=None) -> np.ndarray:
+    """Frames ``x_t ~ N(0, E[Lambda_k]^-1)`` for the states ``z_t`` (``prev0`` unused)."""
+    covariances = summary(nat)["covariances"]
+    return G.draw_gaussian(np.zeros(covariances.shape[:2]), covariances, states, rng)
