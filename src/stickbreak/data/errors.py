@@ -1,5 +1,13 @@
 """The error raised for bad input: it names the problem and the fix."""
 
+import zipfile
+import zlib
+
+#: What numpy, zipfile, gzip and zlib raise on a damaged or foreign file (UnicodeDecodeError is a
+#: ValueError): the readers turn these into :class:`DataError`; anything else is a bug to report.
+DAMAGED_FILE_ERRORS = (ValueError, OSError, TypeError, AttributeError, KeyError, IndexError, OverflowError, EOFError,
+                       NotImplementedError, zipfile.BadZipFile, zlib.error)
+
 
 class DataError(ValueError):
     """Input data that cannot be fitted as given. The message says what is wrong and how to fix it."""

@@ -20,7 +20,6 @@ import os
 import sys
 import warnings
 import zipfile
-import zlib
 from collections.abc import Mapping
 from itertools import chain
 from numbers import Real
@@ -31,15 +30,12 @@ import scipy.io
 import scipy.sparse as sp
 
 from .bow import BagOfWords
-from .errors import DataError, describe_rows
+from .errors import DAMAGED_FILE_ERRORS, DataError, describe_rows
 from .text_parse import (check_declared_size, check_entries, join_columns, ldac_entries, parse_ldac_lines,
                          parse_uci_lines, read_bytes, read_vocabulary, split_mm_header, split_uci_header, uci_entries,
                          write_bytes, write_vocabulary)
 
 EMPTY_POLICIES = ("error", "skip", "keep")
-#: What numpy, zipfile and zlib raise on a damaged npz (anything else is a bug to report).
-_DAMAGED_NPZ = (ValueError, OSError, TypeError, AttributeError, KeyError, IndexError, OverflowError, EOFError,
-                NotImplementedError, zipfile.BadZipFile, zlib.error)
 _SUFFIXES = {".npz": "npz", ".mm": "mm", ".mtx": "mm", ".dat": "ldac", ".ldac": "ldac"}
 
 
@@ -117,7 +113,7 @@ def read_npz(path, vocab_path=None, *, empty: str = "error") -> BagOfWords:
         with np.load(path, allow_pickle=False) as z:
             mat = _stored_matrix(z, name)
             stored = tuple(str(w) for w in z["vocabulary"]) if "vocabulary" in z.files else None
-    except _DAMAGED_NPZ as exc:
+    except DAMAGED_FILE_ERRORS as exc:
         if isinstance(exc, DataError):
             raise
         raise DataError(f"cannot read {name} as a bag-of-words npz ({type(exc).__name__}: {exc}); the file is "

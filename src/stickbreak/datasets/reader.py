@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import gzip
-import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..data.errors import DataError
+from ..data.errors import DAMAGED_FILE_ERRORS, DataError
 from ..data.shards import ShardStore
 from ..data.text_io import corpus_format, read_corpus
 from . import bundled as datasets
-
-
-#: What numpy, zipfile, gzip and zlib raise on a damaged .npy/.npz/.csv(.gz) file.
-_DAMAGED = (ValueError, OSError, EOFError, KeyError, IndexError, TypeError, zipfile.BadZipFile, zlib.error,
-            UnicodeDecodeError)
 
 
 def _read_csv(path: Path) -> np.ndarray:
@@ -85,7 +78,7 @@ def read_data(spec: str):
             return _read_csv(path), None, path.name.split(".")[0]
     except DataError:
         raise
-    except _DAMAGED as exc:
+    except DAMAGED_FILE_ERRORS as exc:
         raise DataError(f"cannot read {path.name} ({type(exc).__name__}: {exc}); the file is damaged, or not a "
                         f"{suffix} file of numbers (object arrays are refused: they would need pickle).") from exc
     raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, a text corpus (.dat/.ldac, .mm/.mtx, "
