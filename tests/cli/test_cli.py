@@ -201,3 +201,13 @@ def test_the_output_directory_is_replaced_as_a_unit(tmp_path, monkeypatch, capsy
     assert stickbreak.load(out_dir / "model.npz").__class__.__name__ == "LDA"
     import json
     assert set(json.loads((out_dir / "run.json").read_text())["files"]) == names
+
+
+def test_a_corpus_without_vocabulary_says_its_topics_show_word_ids(tmp_path, capsys):
+    from stickbreak.data import BagOfWords, write_npz
+
+    counts = np.random.default_rng(0).poisson(1.0, size=(40, 15)).astype(float) + np.eye(40, 15)
+    write_npz(BagOfWords.from_counts(counts), tmp_path / "c.npz")
+    assert main(["fit", "topics", str(tmp_path / "c.npz"), "--model", "lda", "-K", "2", "--max-laps", "2",
+                 "--quiet"]) == 0
+    assert "no vocabulary found for this corpus" in capsys.readouterr().out

@@ -228,6 +228,8 @@ def run_fit_topics(args) -> int:
     if moves_run(est.trace_):
         print(move_summary(est.trace_, moves_run(est.trace_)))
         print(k_over_laps(est.trace_))
+    if bow.vocabulary is None:
+        print("  (no vocabulary found for this corpus, e.g. vocab.txt[.gz] beside it: topics show word ids)")
     rows = print_topics(est, args.top_words)
     correlations = print_correlations(est) if args.model == "diln" else []
     scores = {}  # for the report
