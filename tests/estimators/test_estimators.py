@@ -8,7 +8,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 import stickbreak
-from stickbreak import DPMixture, FiniteMixture, persist
+from stickbreak import LDA, DPMixture, FiniteMixture, persist
 
 from conftest import ALL_FAMILIES, real_data_for
 
@@ -113,3 +113,26 @@ def test_failed_fit_leaves_estimator_unfitted():
     with pytest.raises(ValueError):
         model.fit(real_data_for("gauss", 50))
     assert not hasattr(model, "n_features_in_")
+
+
+def test_a_second_ctrl_c_after_the_laps_keeps_the_fit(monkeypatch):
+    """A Ctrl-C in the pass after the laps (the exact final pass of stochastic VI, the labelling of a
+    mixture's items) keeps the laps, says so and marks the fit interrupted."""
+    from stickbreak.estimators import _fitting, mixture
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    X = real_data_for("diag_gauss", 300)
+    monkeypatch.setattr(mixture.driver, "predict_labels", killed)
+    with pytest.warns(RuntimeWarning, match="labelling of the training items"):
+        model = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", max_laps=3, tol=0).fit(X)
+    assert model.interrupted_ and model.n_iter_ == 3 and (model.labels_ == -1).all()
+    assert model.predict(X).shape == (300,)
+
+    counts = real_data_for("mult")
+    monkeypatch.setattr(_fitting, "final_pass", killed)
+    with pytest.warns(RuntimeWarning, match="exact pass after the laps"):
+        lda = LDA(n_topics=3, algorithm="stochastic", max_laps=2, n_batches=2, random_state=0).fit(counts)
+    assert lda.stop_reason_ == "interrupted" and lda.n_iter_ == 2 and np.isfinite(lda.lower_bound_)
+    assert np.allclose(lda.topic_word_.sum(axis=1), 1)

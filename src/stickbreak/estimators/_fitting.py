@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sklearn.exceptions import ConvergenceWarning
@@ -98,6 +98,16 @@ def final_pass(model, params, batches: Sequence, executor=None) -> SuffStats:
         return summarize_batches(model, params, batches, executor)[0]
 
 
+def unless_interrupted(work: Callable, fallback: Callable, what: str) -> tuple[Any, bool]:
+    """``(work(), False)``, or ``(fallback(), True)`` with a RuntimeWarning after a Ctrl-C during
+    ``work``: a second Ctrl-C, in the pass after the laps, keeps the laps the first one kept."""
+    try:
+        return work(), False
+    except KeyboardInterrupt:
+        warnings.warn(f"interrupted during {what}", RuntimeWarning, stacklevel=3)
+        return fallback(), True
+
+
 def warn_if_not_converged(owner: str, result: driver.FitResult, learn_cfg, exact: bool) -> None:
     """ConvergenceWarning when a learner with an exact ELBO trace ran out of laps with ``tol > 0``."""
     if exact and result.stop_reason == "max_laps" and learn_cfg.tol > 0:
@@ -120,11 +130,16 @@ def run_plan(plan: FitPlan, learn_cfg, moves_cfg, rng, *, owner: str, callbacks=
                         on_lap=None if checkpoint is None else checkpoint.save,
                         every=None if checkpoint is None else checkpoint.every)
     model, params = plan.as_fitted(result.params) if plan.as_fitted is not None else (plan.trained, result.params)
+    rescore = plan.rescore
     if plan.final_pass is not None:
-        stats = final_pass(model, params, plan.final_pass, executor)
+        stats, cut = unless_interrupted(lambda: final_pass(model, params, plan.final_pass, executor),
+                                        lambda: result.stats, "the exact pass after the laps: keeping the last "
+                                        "lap's statistics and its ELBO estimate")
+        if cut:
+            result, rescore = replace(result, stop_reason="interrupted"), False
     else:
         stats = result.stats if plan.stats_of is None else plan.stats_of(result.params)
-    lower_bound = (total_elbo(model.elbo_terms(params, stats)) if plan.rescore
+    lower_bound = (total_elbo(model.elbo_terms(params, stats)) if rescore
                    else result.elbo if result.trace else float("nan"))
     warn_if_not_converged(owner, result, learn_cfg, learner_spec(plan.learner, list(LEARNERS)).exact)
     attributes = plan.attributes(result) if plan.attributes is not None else {}

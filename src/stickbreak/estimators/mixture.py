@@ -28,7 +28,7 @@ from ..parallel import open_executor
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_fit_memory, check_n_features,
                       prepare_data)
-from ._fitting import FitPlan, lookup_plan, run_plan, variational_plan
+from ._fitting import FitPlan, lookup_plan, run_plan, unless_interrupted, variational_plan
 from ._options import AlgorithmOptionsMixin
 from ..models.mixture.truncation_free import TruncationFreeDPMixture
 
@@ -179,9 +179,12 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         with open_executor(self.executor, learn_cfg.n_jobs) as executor:
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__,
                               callbacks=self.callbacks, verbose=self.verbose, executor=executor, checkpoint=session)
+        labels, cut = unless_interrupted(lambda: driver.predict_labels(fitted.model, fitted.params, data.batches),
+                                         lambda: np.full(data.batches.n_items, -1), "the labelling of the "
+                                         "training items: labels_ is -1 for every item (predict(X) gives them)")
         self.n_features_in_ = data.n_features
-        self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
-                         driver.predict_labels(fitted.model, fitted.params, data.batches), fitted.lower_bound)
+        self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace,
+                         "interrupted" if cut else fitted.result.stop_reason, labels, fitted.lower_bound)
         self.move_log_ = fitted.accepted_moves
         return self
 
@@ -337,7 +340,8 @@ class DPMixture(_MixtureEstimator):
     trace_ : list of per-lap records (ELBO and its terms, K, K_eff, seconds).
     converged_, n_iter_ : whether the tolerance was met, and laps run.
     stop_reason_ : "converged", "max_laps", "callback" or "interrupted".
-    labels_ : cluster of each training item under the final model.
+    labels_ : cluster of each training item under the final model (-1 for every item when a second
+        Ctrl-C cut their labelling short).
     move_log_ : the accepted moves, in order.
     """
 
