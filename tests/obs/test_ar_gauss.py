@@ -152,7 +152,7 @@ def test_default_prior_options():
     prior = F.default_prior(data)
     nu, M, V, B = _prior_common(prior)
     assert nu == 5.0 and not M.any()
-    np.testing.assert_allclose(V, np.eye(3))
+    np.testing.assert_allclose(np.linalg.inv(V), np.diag(np.mean(data.Xprev ** 2, axis=0)))  # one average frame
     lstsq = np.linalg.lstsq(data.Xprev, data.X, rcond=None)[0]
     residual_ms = np.mean((data.X - data.Xprev @ lstsq) ** 2, axis=0)
     np.testing.assert_allclose(B / nu, np.diag(F.DEFAULT_RESIDUAL_FRACTION * residual_ms))
@@ -170,6 +170,21 @@ def test_default_prior_options():
         F.default_prior(data, dof=1.0)
     with pytest.raises(ValueError, match="unknown prior option"):
         expfam.check_prior_options(F, {"sV": 1.0})
+
+
+def test_the_default_prior_is_scale_invariant():
+    """Data scaled by c: every natural parameter but nu scales by c**2, so the posterior coefficients
+    are the same and the noise covariance scales by c**2 (issue 27: with coef_precision fixed at 1.0
+    mocap6 scaled by 1e-2 gave ARI 0.16 against the unscaled fit)."""
+    data = _simulate(np.random.default_rng(6), 200, 0.5 * np.eye(3), np.diag([1.0, 2.0, 0.5]))
+    base = F.default_prior(data)
+    for c in (1e-3, 1e2):
+        scaled = F.default_prior(LaggedData(c * data.X, c * data.Xprev))
+        assert scaled["nu"] == base["nu"]
+        for name in ("prec_pred", "cross", "scatter"):
+            np.testing.assert_allclose(scaled[name], c ** 2 * base[name], rtol=1e-9, atol=0)
+    zero_feature = LaggedData(data.X, np.hstack([data.Xprev, np.zeros((200, 1))]))
+    assert np.linalg.inv(_prior_common(F.default_prior(zero_feature))[2])[3, 3] == 1.0
 
 
 def test_lagged_data_from_sequences_uses_previous_frame_and_first_frame_itself():

@@ -99,7 +99,7 @@ def _coef_mean(value, dim: int, dim_prev: int) -> np.ndarray:
     return _matrix_option(arr, (dim, dim_prev), "coef_mean")
 
 
-def default_prior(data: LaggedData, covariance=None, dof=None, coef_mean=None, coef_precision=1.0) -> Natural:
+def default_prior(data: LaggedData, covariance=None, dof=None, coef_mean=None, coef_precision=None) -> Natural:
     """Matrix-Normal-Wishart prior.
 
     ``covariance`` is the prior guess of a component's noise covariance ``E[Lambda]^-1`` (as in
@@ -110,12 +110,12 @@ def default_prior(data: LaggedData, covariance=None, dof=None, coef_mean=None, c
     ``x``). ``dof`` defaults to D + 2. ``coef_mean`` is ``M`` (default 0; a scalar s gives
     ``s * eye(D, E)``, bnpy's ``MMat='eye'``). ``coef_precision`` is ``V^-1``, the prior precision of
     the coefficients in units of the noise precision (bnpy's ``sV``, which bnpy adds to ``xpxpT``):
-    a scalar (times identity, default 1.0), a (E,) diagonal or an (E, E) matrix.
+    a scalar (times identity), a (E,) diagonal or an (E, E) matrix.
 
-    Units: ``coef_precision`` is added to the predecessors' scatter ``sum xp xp^T``, so it is in the
-    units of ``xp`` squared and the default 1.0 is *not* scale-invariant (it weighs as much as a
-    frame of unit size). Data scaled by ``c`` need ``coef_precision`` scaled by ``c**2`` for the same
-    fit; standardise the features (or pass a matching value) for data far from unit scale.
+    Units: ``coef_precision`` is added to the predecessors' scatter ``sum xp xp^T``, so a value given
+    is in the units of ``xp`` squared (data scaled by ``c`` need it scaled by ``c**2`` for the same
+    fit). The default is the per-feature mean square of ``xp``: the prior weighs as much as one
+    average frame, whatever the data's units, so the default prior is scale-invariant.
     """
     X, Xprev = data.X, data.Xprev
     dim, dim_prev = X.shape[1], Xprev.shape[1]
@@ -123,6 +123,9 @@ def default_prior(data: LaggedData, covariance=None, dof=None, coef_mean=None, c
     if not nu > dim - 1:
         raise ValueError(f"prior option 'dof' must exceed n_features - 1 = {dim - 1}, got {nu}")
     mean = _coef_mean(coef_mean, dim, dim_prev)
+    if coef_precision is None:
+        mean_square = np.mean(Xprev ** 2, axis=0)
+        coef_precision = np.where(mean_square > 0, mean_square, 1.0)  # a feature that is always 0: 1.0
     prec = _coef_precision(coef_precision, dim_prev)
     scale = np.ones(dim)  # only read when covariance is None
     if covariance is None:
