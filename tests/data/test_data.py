@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from stickbreak import DPMixture
 from stickbreak.data import BagOfWords, DataError, DenseData, Sequences, batch_indices
-from stickbreak.data.text_io import as_bag_of_words
+from stickbreak.data.documents import as_bag_of_words
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,10 @@ import pytest
 import scipy.sparse as sp
 
 from conftest import shared_path
-from stickbreak.data import (BagOfWords, DataError, as_bag_of_words, corpus_format, drop_empty_documents, read_corpus, read_ldac, read_matrix_market, read_npz, read_uci, to_gensim_corpus, write_ldac, write_matrix_market, write_npz, write_uci)
+from stickbreak import datasets
+from stickbreak.data import (BagOfWords, DataError, ShardStore, as_bag_of_words, corpus_format, drop_empty_documents,
+                             iter_bag_of_words, read_corpus, read_ldac, read_matrix_market, read_npz, read_uci,
+                             to_gensim_corpus, write_ldac, write_matrix_market, write_npz, write_uci)
 from stickbreak.data import text_parse
 from stickbreak.datasets import read_data
 
@@ -226,8 +229,16 @@ def test_count_vectorizer_output_and_vectorizer_as_vocabulary():
     assert (as_bag_of_words(X.toarray().tolist()).counts != X).nnz == 0  # dense, even as nested lists
     with pytest.raises(DataError, match="cannot get the words from vocabulary=CountVectorizer"):
         as_bag_of_words(X, vocabulary=CountVectorizer())
-    with pytest.raises(DataError, match="X holds raw text; count the words first"):
-        as_bag_of_words(texts)
+    raw = as_bag_of_words(texts)  # counted as CountVectorizer(stop_words="english") counts them
+    english = CountVectorizer(stop_words="english")
+    assert raw.vocabulary == tuple(english.fit(texts).get_feature_names_out()) and "the" not in raw.vocabulary
+    assert (raw.counts != english.transform(texts)).nnz == 0
+    over = as_bag_of_words(["stick topic unknown", "breaks"], vocabulary=vectorizer)  # transform's way: others dropped
+    assert (over.counts != vectorizer.transform(["stick topic unknown", "breaks"])).nnz == 0
+    with pytest.raises(DataError, match="document 1 is int, among raw text"):
+        as_bag_of_words(["a text", 3])
+    with pytest.raises(DataError, match="cannot count the words of the raw text: empty vocabulary"):
+        as_bag_of_words(["the", "a of the"])
     with pytest.raises(DataError, match="non-integer counts.*tf-idf"):
         as_bag_of_words(X * 0.5)
 
@@ -319,3 +330,86 @@ def test_a_malformed_sparse_matrix_is_refused():
     negative = sp.csr_matrix((np.ones(2), np.array([0, -1]), np.array([0, 1, 2])), shape=(2, 3))
     with pytest.raises(DataError, match="malformed CSR matrix .*indices must be >= 0"):
         BagOfWords.from_counts(negative)
+
+
+class OnePassCorpus:
+    """A gensim-style corpus read lazily, as gensim's MmCorpus is: it counts the documents it has
+    handed out, and may be iterated once."""
+
+    def __init__(self, docs):
+        self.docs, self.read, self.iterated = docs, 0, False
+
+    def __iter__(self):
+        assert not self.iterated, "iterated twice"
+        self.iterated = True
+        for doc in self.docs:
+            self.read += 1
+            yield doc
+
+
+def test_a_gensim_style_corpus_streams_in_chunks_without_being_held_whole():
+    bow = as_bag_of_words(sp.random(250, 40, density=0.1, random_state=0, format="csr",
+                                    data_rvs=lambda n: np.arange(1, n + 1)), empty="keep")
+    docs = to_gensim_corpus(bow)
+    corpus = OnePassCorpus(docs)
+    chunks = iter_bag_of_words(corpus, 100, n_words=40)
+    assert corpus.read == 1  # the first document is read to check the kind of documents, no more
+    first = next(chunks)
+    assert corpus.read == 100 and first.shape == (100, 40)  # one chunk at a time
+    rest = list(chunks)
+    assert [c.n_items for c in rest] == [100, 50] and all(c.n_features == 40 for c in rest)
+    assert (sp.vstack([first.counts] + [c.counts for c in rest]) != bow.counts).nnz == 0
+    whole = as_bag_of_words(OnePassCorpus(docs), n_words=40, empty="keep")  # read chunk by chunk into one CSR matrix
+    assert (whole.counts != bow.counts).nnz == 0
+    assert as_bag_of_words(OnePassCorpus(docs), empty="keep").n_features == max(i for d in docs for i, _ in d) + 1
+    bad = [list(d) for d in docs]
+    bad[230] = [(3, 1.0), (41, 2.0)]
+    with pytest.raises(DataError, match="word id 41 at document 230, pair 1 is out of range"):
+        list(iter_bag_of_words(bad, 100, n_words=40))
+
+
+def test_streamed_token_lists_and_raw_text_need_a_vocabulary_and_are_refused_before_any_chunk():
+    words = ["pie", "apple", "crust"]
+    texts = ["apple pie", "pie pie crust", "", "crust of the apple"]
+    chunks = list(iter_bag_of_words(texts, 3, vocabulary=words))
+    assert [c.n_items for c in chunks] == [3, 1] and chunks[0].vocabulary == tuple(words)
+    np.testing.assert_array_equal(chunks[0].counts.toarray(), [[1, 1, 0], [2, 0, 1], [0, 0, 0]])
+    tokens = [t.split() for t in texts]
+    np.testing.assert_array_equal(next(iter_bag_of_words(tokens, 3, vocabulary=words)).counts.toarray(),
+                                  chunks[0].counts.toarray())
+    for corpus, match in ((texts, "streaming raw text needs vocabulary="), (tokens, "streaming token lists needs"),
+                          ([[(0, 1)]], "needs n_words= \\(gensim: corpus.num_terms\\)"),
+                          (sp.eye(3, format="csr"), "a matrix is already in memory"),
+                          ([[1.0, 2.0]], "yields rows of numbers")):
+        with pytest.raises(DataError, match=match):
+            iter_bag_of_words(corpus, 2)
+    with pytest.raises(DataError, match="chunk_size must be a positive integer"):
+        iter_bag_of_words(texts, 0, vocabulary=words)
+
+
+def test_streamed_chunks_fit_by_partial_fit_and_into_shards(tmp_path):
+    from stickbreak import LDA
+
+    bow = datasets.load("ap").X[:600]
+    docs = to_gensim_corpus(bow)
+    streamed = LDA(n_topics=5, random_state=0)
+    for chunk in iter_bag_of_words(OnePassCorpus(docs), 200, vocabulary=bow.vocabulary):
+        streamed.partial_fit(chunk)
+    assert streamed.vocabulary_ == bow.vocabulary and streamed.trace_[-1]["lap"] == 3
+    store = ShardStore.from_chunks(iter_bag_of_words(OnePassCorpus(docs), 200, n_words=bow.n_features), tmp_path / "s",
+                                   vocabulary=bow.vocabulary)
+    assert store.n_items == 600 and len(store) == 3 and store.vocabulary == bow.vocabulary
+
+
+def test_gensim_reads_our_matrix_market_files_and_we_stream_its_corpus(tmp_path):
+    """gensim's MmCorpus reads only the "real" field: our writer uses it, and iter_bag_of_words
+    streams the corpus gensim reads back (peer extra: skipped without gensim)."""
+    gensim_corpora = pytest.importorskip("gensim.corpora")
+    bow = datasets.load("ap").X[:300]
+    write_matrix_market(bow, tmp_path / "ap.mm")
+    corpus = gensim_corpora.MmCorpus(str(tmp_path / "ap.mm"))
+    assert corpus.num_docs == 300 and corpus.num_terms == bow.n_features
+    chunks = list(iter_bag_of_words(corpus, 128, n_words=corpus.num_terms))
+    assert [c.n_items for c in chunks] == [128, 128, 44]
+    assert (sp.vstack([c.counts for c in chunks]) != bow.counts).nnz == 0
+    assert_same(read_matrix_market(tmp_path / "ap.mm"), BagOfWords(bow.counts))

@@ -12,6 +12,8 @@ from stickbreak.cli.main import main
 from stickbreak.data import DataError
 from stickbreak.datasets.synthetic import make_lda_corpus
 
+from conftest import shared_path
+
 
 @pytest.fixture(scope="module")
 def corpus():
@@ -128,7 +130,8 @@ def test_bundled_ap_corpus():
 
 
 def test_cli_fit_topics_and_eval(tmp_path, capsys, corpus):
-    from stickbreak.data.text_io import as_bag_of_words, write_ldac
+    from stickbreak.data.documents import as_bag_of_words
+    from stickbreak.data.text_io import write_ldac
 
     path = tmp_path / "docs.ldac"
     write_ldac(as_bag_of_words(corpus, [f"w{i}" for i in range(40)]), path, tmp_path / "vocab.txt")
@@ -145,7 +148,8 @@ def test_cli_fit_topics_and_eval(tmp_path, capsys, corpus):
 
 
 def test_cli_fit_topics_with_moves(tmp_path, capsys, corpus):
-    from stickbreak.data.text_io import as_bag_of_words, write_ldac
+    from stickbreak.data.documents import as_bag_of_words
+    from stickbreak.data.text_io import write_ldac
 
     path = tmp_path / "docs.ldac"
     write_ldac(as_bag_of_words(corpus, [f"w{i}" for i in range(40)]), path, tmp_path / "vocab.txt")
@@ -179,3 +183,21 @@ def test_token_lists_fit_and_transform_over_the_fitted_vocabulary():
 def test_transform_columns_are_named_as_scikit_learn_names_them(corpus):
     est = LDA(n_topics=3, max_laps=2, random_state=0).fit(corpus)
     assert est.get_feature_names_out().tolist() == ["lda0", "lda1", "lda2"]
+
+
+def test_raw_text_fits_and_transforms_through_count_vectorizer():
+    """Raw text (20 Newsgroups posts, one string each) is counted by CountVectorizer(stop_words="english")
+    at fit, and over the fitted vocabulary at transform; the topics name English words."""
+    import gzip
+
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    with gzip.open(shared_path("20newsgroups", "docs.tsv.gz"), "rt", encoding="utf-8") as fh:
+        texts = [line.rstrip("\n").split("\t", 2)[2] for _, line in zip(range(300), fh)]
+    est = HDPTopicModel(n_topics=10, max_laps=3, random_state=0).fit(texts[:250])
+    expected = CountVectorizer(stop_words="english").fit(texts[:250]).get_feature_names_out()
+    assert est.vocabulary_ == tuple(expected) and "the" not in est.vocabulary_
+    assert all(isinstance(word, str) for word, _ in est.top_words(5)[0]["words"])
+    held_out = texts[250:]
+    np.testing.assert_allclose(est.transform(held_out),
+                               est.transform(CountVectorizer(vocabulary=est.vocabulary_).transform(held_out)))

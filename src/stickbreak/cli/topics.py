@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .. import datasets, persist
 from ..config import ALGORITHMS, COLLAPSED_ALGORITHMS
 from ..data import BagOfWords, DataError
-from ..data.text_io import as_bag_of_words
+from ..data.documents import as_bag_of_words
 from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents

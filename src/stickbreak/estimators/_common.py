@@ -8,7 +8,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import driver
 from ..config import MINIBATCH_ALGORITHMS
@@ -71,6 +71,13 @@ def check_executor_for(algorithm: str, executor) -> None:
                          f"Use executor=None (threads), or algorithm='vb', 'stochastic' or 'memoized'")
 
 
+def check_feature_names(estimator, X, *, reset: bool) -> None:
+    """scikit-learn's feature-name bookkeeping: at fit (``reset``) ``feature_names_in_`` holds the string
+    column names of a DataFrame (and goes for other input); later, other names are a ValueError and
+    input without names a warning, as in scikit-learn."""
+    validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
+
+
 def check_n_features(estimator, n_features: int) -> None:
     if n_features != estimator.n_features_in_:
         raise ValueError(
@@ -129,6 +136,16 @@ class SavableMixin:
         if not (params["random_state"] is None or isinstance(params["random_state"], (int, np.integer))):
             params["random_state"] = None  # a Generator's state is not saved; the fitted model does not need it
         return params
+
+    def _input_extra(self) -> dict:
+        """What the fitted model knows of its input, for the saved metadata."""
+        names = vars(self).get("feature_names_in_")
+        return {"n_features_in": self.n_features_in_, "feature_names_in": None if names is None else list(names)}
+
+    def _restore_input(self, extra: dict) -> None:
+        self.n_features_in_ = int(extra["n_features_in"])
+        if extra.get("feature_names_in") is not None:  # files saved before names were kept lack the key
+            self.feature_names_in_ = np.asarray(extra["feature_names_in"], dtype=object)
 
     @classmethod
     def load(cls, path):

@@ -26,7 +26,7 @@ class TopicSaving:
         }
         if self.vocabulary_ is not None:
             arrays["vocabulary"] = np.array(self.vocabulary_, dtype=str)
-        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_}
+        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, **self._input_extra()}
         if "_stream" in vars(self):  # a partial_fit stream: a loaded model goes on with the next step
             extra["stream"] = {key: self._stream[key] for key in ("step", "seen", "stochastic_model")}
         return persist.save_model(path, type(self).__name__, params, arrays, extra)
@@ -40,7 +40,7 @@ class TopicSaving:
         params = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs.")["lam"],
                                    persist.nested_arrays(arrays, "weights."))
         extra = meta["extra"]
-        est.n_features_in_ = int(extra["n_features_in"])
+        est._restore_input(extra)
         est.vocabulary_ = tuple(arrays["vocabulary"].tolist()) if "vocabulary" in arrays else None
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"])
         if stream is not None:

@@ -35,8 +35,8 @@ from ..priors import top_sticks as sticks
 from ..priors import transition_finite as finite_hmm
 from ..priors import transition_hdp as hdp_hmm
 from ._checkpoint import open_checkpoint
-from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_fit_memory, check_n_features,
-                      check_n_jobs, numba_threads)
+from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
+                      check_fit_memory, check_n_features, check_n_jobs, numba_threads)
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
 
@@ -186,6 +186,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         (scikit-learn's convention for unsupervised estimators).
         """
         learn_cfg, moves_cfg = self._configs()
+        check_feature_names(self, X, reset=True)
         seqs = without_targets(y, as_sequences(X, lengths, Xprev), "fit")
         frames = _checked_frames(self._family(), seqs)
         n_seq = seqs.n_items
@@ -238,6 +239,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
     # ------------------------------------------------------------------ using the model
     def _validated(self, X, lengths, Xprev) -> Sequences:
         check_is_fitted(self, "params_")
+        check_feature_names(self, X, reset=False)
         seqs = as_sequences(X, lengths, Xprev)
         check_n_features(self, seqs.n_features)
         _checked_frames(self.model_.obs, seqs)
@@ -312,7 +314,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
             "uids": self.params_.uids,
             **self.stats_.to_arrays("stats."),
         }
-        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_,
+        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, **self._input_extra(),
                  "elbo": self.elbo_, "moves": self.moves_}
         return persist.save_model(path, type(self).__name__, self._saved_params(), arrays, extra)
 
@@ -325,7 +327,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         model = est._make_model(obs_prior=persist.nested_arrays(arrays, "obs_prior."))
         fitted = HMMParams(arrays["uids"], persist.nested_arrays(arrays, "obs."), persist.nested_arrays(arrays, "trans."))
         extra = meta["extra"]
-        est.n_features_in_ = int(extra["n_features_in"])
+        est._restore_input(extra)
         est._set_fitted(model, fitted, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
                         extra["elbo"], extra["moves"])
         return est

@@ -26,8 +26,8 @@ from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
 from ..parallel import open_executor
 from ._checkpoint import open_checkpoint
-from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_fit_memory, check_n_features,
-                      prepare_data)
+from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
+                      check_fit_memory, check_n_features, prepare_data)
 from ._fitting import FitPlan, lookup_plan, run_plan, unless_interrupted, variational_plan
 from ._options import AlgorithmOptionsMixin
 from ..models.mixture.truncation_free import TruncationFreeDPMixture
@@ -141,6 +141,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
     def _validated(self, X):
         """Prediction input, checked against the fitted model."""
         check_is_fitted(self, "params_")
+        check_feature_names(self, X, reset=False)
         data = obs.get(self.obs_model).check_data(X, "X")
         check_n_features(self, data.n_features)
         return data
@@ -169,6 +170,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         check_executor_for(self.algorithm, self.executor)
         rng = as_generator(self.random_state)
         session = open_checkpoint(self, checkpoint, rng)
+        check_feature_names(self, X, reset=True)
         data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
         if session is not None:
             session.check_data(data.whole)
@@ -244,7 +246,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
             "labels": self.labels_,
             **self.stats_.to_arrays("stats."),
         }
-        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "n_features_in": self.n_features_in_}
+        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, **self._input_extra()}
         return persist.save_model(path, type(self).__name__, params, arrays, extra)
 
     @classmethod
@@ -255,7 +257,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         params = MixtureParams(arrays["uids"], persist.nested_arrays(arrays, "obs."),
                                persist.nested_arrays(arrays, "weights."))
         extra = meta["extra"]
-        est.n_features_in_ = int(extra["n_features_in"])
+        est._restore_input(extra)
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
                         arrays["labels"])
         return est

@@ -22,7 +22,7 @@ from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, DataError, ShardStore
 from ..data.bow import is_integral
-from ..data.text_io import as_bag_of_words
+from ..data.documents import as_bag_of_words
 from ..evaluate.topics import document_completion
 from ..parallel import open_executor
 from ..learn import check_moves, learner_spec, make_learner
@@ -30,8 +30,8 @@ from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import initial_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
-from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_fit_memory, check_n_features,
-                      check_n_jobs, numba_threads, prepare_data)
+from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
+                      check_fit_memory, check_n_features, check_n_jobs, numba_threads, prepare_data)
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
@@ -200,6 +200,9 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         gensim), dropped with a warning (``"skip"``) or refused (``"error"``).
         """
         variant = self._variant()
+        check_feature_names(self, X, reset=True)
+        if vocabulary is None and "feature_names_in_" in vars(self):  # a DataFrame's columns name the words
+            vocabulary = list(self.feature_names_in_)
         data = self._as_bow(X, vocabulary, empty=empty, integer=variant.integer_counts)
         if isinstance(data, ShardStore) and not variant.shards:
             raise DataError(f"algorithm={self.algorithm!r} (variational_family={self._family!r}) keeps the whole "
@@ -243,6 +246,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         when ``total_docs`` is None. The first call fixes the vocabulary size. :meth:`save` keeps the
         stream's place: a saved and loaded model goes on as if the stream had never stopped.
         """
+        check_feature_names(self, X, reset="params_" not in vars(self))
         data = self._as_bow(X, vocabulary)
         if not self._variant().streams:
             raise ValueError(f"partial_fit runs stochastic VI steps, which algorithm={self.algorithm!r} does not take; "
@@ -300,6 +304,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
 
     def _validated(self, X) -> BagOfWords:
         check_is_fitted(self, "params_")
+        check_feature_names(self, X, reset=False)
         data = self._as_bow(X, tokens_over=self.vocabulary_)  # an empty document gets the prior's proportions
         check_n_features(self, data.n_features)
         return data
