@@ -28,7 +28,7 @@ from .documents import (as_bag_of_words, check_empty_policy, finish_counts,
                         vocabulary_size, words_of)
 from .errors import DAMAGED_FILE_ERRORS, DataError
 from .text_parse import (check_declared_size, check_entries, join_columns, ldac_entries, parse_ldac_lines,
-                         parse_uci_lines, read_bytes, split_mm_header, split_uci_header, uci_entries,
+                         parse_uci_lines, read_bytes, split_mm_header, split_uci_header, triple_entries,
                          write_bytes, write_vocabulary)
 
 _SUFFIXES = {".npz": "npz", ".mm": "mm", ".mtx": "mm", ".dat": "ldac", ".ldac": "ldac"}
@@ -43,7 +43,7 @@ def read_uci(docword_path, vocab_path=None, *, empty: str = "error") -> BagOfWor
     (n_docs, n_words, nnz), body, n_header = split_uci_header(raw, name)
     check_declared_size(n_docs, name)
     vocab = words_of(vocab_path)
-    entries = uci_entries(body, n_header + 1) or parse_uci_lines(body, name, n_header)
+    entries = triple_entries(body, n_header + 1) or parse_uci_lines(body, name, n_header)
     if len(entries.counts) != nnz:
         raise DataError(f"{name} declares NNZ={nnz} entries in its header (line 3) but lists {len(entries.counts)}; "
                         "fix the header, or restore the missing lines if the file was truncated.")
@@ -80,7 +80,7 @@ def read_matrix_market(path, vocab_path=None, *, transpose: bool = False, empty:
     name = Path(path).name
     (n_rows, n_cols, nnz), body, n_header = split_mm_header(read_bytes(path), name)
     check_declared_size(n_cols if transpose else n_rows, name)
-    entries = uci_entries(body, n_header + 1) or parse_uci_lines(body, name, n_header)
+    entries = triple_entries(body, n_header + 1) or parse_uci_lines(body, name, n_header)
     if len(entries.counts) != nnz:
         raise DataError(f"{name} declares {nnz} entries in its size line but lists {len(entries.counts)}; "
                         "restore the missing lines if the file was truncated, or fix the size line.")

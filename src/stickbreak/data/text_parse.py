@@ -1,14 +1,18 @@
 """Parsing helpers for the text-corpus formats of :mod:`stickbreak.data.text_io`.
 
-Well-formed files (non-negative integers separated by whitespace and ``:``) go through a vectorised
-byte scanner: no Python loop over lines or tokens. Anything else (signs, decimals, letters, wrong
-field counts) falls back to a per-line parser whose only job is to name the offending line, or to
-accept unusual but valid spellings such as ``3:2.0``.
+Well-formed files go through a fast path with no Python loop over lines or tokens: pandas' C
+reader for ``row column value`` lines (UCI docword, Matrix Market; 4.8x faster than our own byte
+scanner on AP, ``benchmarks/reader_speed.py``), and a vectorised byte scanner for LDA-C's
+``N id:count`` lines (1.7x faster than scikit-learn's ``load_svmlight_file``, which also accepts
+negative counts and lines with fewer pairs than their N). Anything else (letters, wrong field
+counts, blank lines) falls back to a per-line parser whose only job is to name the offending line,
+or to accept unusual but valid spellings such as ``3:2.0``.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import re
 import zlib
 from pathlib import Path
@@ -122,15 +126,27 @@ def _scan(raw: bytes, colons: bool) -> _Scan | None:
     return _Scan(values, line, padded[starts - 1] == 58, padded[ends] == 58)
 
 
-def uci_entries(body: bytes, first_line: int) -> Entries | None:
-    """Fast path for ``docID wordID count`` lines; ``first_line`` is the file line number of the body's start."""
-    scan = _scan(body, colons=False)
-    if scan is None or len(scan.values) % 3:
+def triple_entries(body: bytes, first_line: int) -> Entries | None:
+    """Fast path for ``row column value`` lines (UCI docword, Matrix Market coordinate) by pandas'
+    C reader; ``first_line`` is the file line number of the body's start. None when pandas refuses a
+    line, a value is missing, or blank lines make row and line numbers differ: the line parser then
+    names the line."""
+    import pandas as pd  # imported here: only these two readers need it, and it takes ~0.3 s
+
+    n_lines = body.count(b"\n") + (not body.endswith(b"\n"))
+    if not body.strip():
         return None
-    values, line = scan.values.reshape(-1, 3), scan.line.reshape(-1, 3)
-    if (line[:, 0] != line[:, 2]).any() or (np.diff(line[:, 0]) <= 0).any():
-        return None  # a line without exactly three numbers
-    return Entries(values[:, 0], values[:, 1], values[:, 2].astype(np.float64), line[:, 0] + first_line)
+    try:
+        table = pd.read_csv(io.BytesIO(body), sep=r"\s+", header=None, names=["row", "col", "value"],
+                            dtype={"row": np.int64, "col": np.int64, "value": np.float64}, na_filter=False,
+                            engine="c")
+    except (ValueError, TypeError, OverflowError, pd.errors.ParserError):  # ParserError is a ValueError too
+        return None
+    values = table["value"].to_numpy()
+    if len(table) != n_lines or np.isnan(values).any():
+        return None
+    return Entries(table["row"].to_numpy(), table["col"].to_numpy(), values,
+                   np.arange(first_line, first_line + len(table)))
 
 
 def ldac_entries(raw: bytes) -> tuple[Entries, int] | None:

@@ -23,7 +23,16 @@ def _read_csv(path: Path) -> np.ndarray:
         skip = 0
     except ValueError:
         skip = 1  # a header line
-    try:
+    import pandas as pd  # imported here: only CSV and UCI reading needs it, and it takes ~0.3 s
+
+    try:  # pandas' C reader: 7x np.loadtxt on 300,000 rows
+        frame = pd.read_csv(path, header=None, skiprows=skip, na_filter=False, skipinitialspace=True,
+                            compression="gzip" if path.suffix == ".gz" else None, engine="c")
+        if all(dtype.kind in "iuf" for dtype in frame.dtypes):
+            return frame.to_numpy(np.float64)
+    except (ValueError, pd.errors.EmptyDataError):  # a ragged row: np.loadtxt names it below
+        pass
+    try:  # what pandas could not read as numbers: np.loadtxt names the row and column
         return np.loadtxt(path, delimiter=",", skiprows=skip, ndmin=2)
     except ValueError as exc:
         raise DataError(f"{path} is not a numeric CSV table ({exc}); every value after the header must be a number.") from exc
