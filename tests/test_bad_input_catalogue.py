@@ -1,18 +1,24 @@
 """The catalogue of bad input (issue 27): each case is refused before any work with the library's
 own error, whose message names the problem and the fix. One row per case: what is passed, the
-error type and a pattern of its message. Reader fuzzing is in ``tests/data/test_reader_fuzz.py``."""
+error type and a pattern of its message; the command line's cases (exit status 2, the message on
+stderr) are in ``CLI_CASES``. Reader fuzzing is in ``tests/data/test_reader_fuzz.py``."""
 
 import gzip
 import json
+import re
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import pandas as pd
+
 import stickbreak
 from stickbreak import DILN, HDPHMM, LDA, DPMixture, HDPTopicModel
-from stickbreak.persist import ModelFileError
-from stickbreak.data import BagOfWords, DataError, ShardStore, as_bag_of_words, read_corpus
+from stickbreak.cli.main import main
+from stickbreak.persist import CheckpointError, ModelFileError
+from stickbreak.data import (BagOfWords, DataError, ShardStore, as_bag_of_words, iter_bag_of_words, read_corpus,
+                             read_sequences)
 from stickbreak.data.errors import DataTypeError
 from stickbreak.datasets import read_data
 
@@ -54,7 +60,42 @@ CASES = {
     "a count of 1e10 for a token sampler": (
         lambda t: LDA(n_topics=2, algorithm="gibbs").fit(sp.csr_matrix(np.array([[1e10, 1.0], [2.0, 3.0]]))),
         DataError, r"needs about .* GiB.*the sampler holds every one of the 1e\+10 tokens"),
+    "a fit's settings": (lambda t: DPMixture(n_components=0).fit(POINTS), ValueError, r"n_components must be >= 1, got 0"),
+    "n_jobs of 0": (lambda t: LDA(n_jobs=0).fit(COUNTS), ValueError, r"n_jobs must be a positive integer or -1"),
+    "an algorithm the model lacks": (lambda t: DPMixture(algorithm="gibbs").fit(POINTS), ValueError,
+                                     r"DPMixture does not support algorithm='gibbs' .*use LDA\(algorithm=.*choose one of"),
+    "an unknown algorithm option": (lambda t: LDA(algorithm_options={"bogus": 1}).fit(COUNTS), ValueError,
+                                    r"LDA has no algorithm option\(s\) \['bogus'\]; valid options are"),
+    "more batches than sequences": (lambda t: HDPHMM(n_batches=5).fit(POINTS, lengths=[30, 30]), ValueError,
+                                    r"n_batches=5 exceeds the number of sequences \(2\).*use n_batches <= 2"),
+    "a checkpoint directory in use": (lambda t: [DPMixture(max_laps=2).fit(POINTS, checkpoint=t / "c")
+                                                 for _ in range(2)], CheckpointError,
+                                      r"already holds a checkpoint; continue that run with stickbreak.resume"),
     # estimators: input
+    "NaN in points": (lambda t: DPMixture().fit(np.where(np.arange(120).reshape(60, 2) == 7, np.nan, POINTS)),
+                      DataError, r"X contains NaN values in rows \[3\]; remove or impute them"),
+    "points as 1-D": (lambda t: DPMixture().fit(np.ones(5)), DataError, r"X is 1-D .*Reshape your data"),
+    "a vocabulary of another size": (lambda t: LDA().fit(COUNTS, vocabulary=["a", "b"]), DataError,
+                                     r"the vocabulary has 2 words but X has 12 word columns; give the vocabulary"),
+    "an empty-document policy that is not one": (lambda t: LDA().fit(COUNTS, empty="drop"), DataError,
+                                                 r"empty='drop' is not an option; use one of"),
+    "transform with another vocabulary size": (lambda t: LDA(max_laps=2).fit(COUNTS).transform(COUNTS[:, :5]),
+                                               ValueError, r"X has 5 features, but LDA is expecting 12"),
+    "DataFrame columns renamed since fit": (
+        lambda t: DPMixture(max_laps=2).fit(pd.DataFrame(POINTS, columns=["a", "b"])).predict(
+            pd.DataFrame(POINTS, columns=["b", "a"])), ValueError, r"feature names should match those .* during fit"),
+    "lengths that miss frames": (lambda t: HDPHMM().fit(POINTS, lengths=[10, 10]), DataError,
+                                 r"lengths add up to 20 frames but X has 60; lengths must count every frame"),
+    "previous frames of another shape": (lambda t: HDPHMM(obs_model="ar_gauss").fit(POINTS, Xprev=POINTS[:10]),
+                                         DataError, r"Xprev has shape \(10, 2\) but X has shape \(60, 2\)"),
+    "raw text of stop words only": (lambda t: as_bag_of_words(["the a of", "and the"]), DataError,
+                                    r"cannot count the words of the raw text: empty vocabulary.*Vectorise it yourself"),
+    "raw text mixed with numbers": (lambda t: as_bag_of_words(["a text", 3]), DataError,
+                                    r"document 1 is int, among raw text"),
+    "raw text streamed without a vocabulary": (lambda t: iter_bag_of_words(["apple pie"]), DataError,
+                                               r"streaming raw text needs vocabulary="),
+    "a gensim stream without its size": (lambda t: iter_bag_of_words([[(0, 1)]]), DataError,
+                                         r"needs n_words= \(gensim: corpus.num_terms\) or vocabulary="),
     "hmm lengths where y goes": (lambda t: HDPHMM().fit(POINTS, [30, 30]), DataError,
                                  r"second argument of fit is y .* 2 entries for 60 frames.*fit\(X, lengths=\.\.\.\)"),
     "weights for a token sampler": (lambda t: LDA(algorithm="gibbs").fit(COUNTS * 0.5), DataError,
@@ -96,6 +137,16 @@ CASES = {
                                       DataError, r"docword.h.txt, whose header declares .* documents, needs about"),
     "UCI entries missing": (lambda t: read_corpus(write(t, "docword.m.txt", "2\n3\n3\n1 1 1\n2 3 1\n")), DataError,
                             r"declares NNZ=3 entries .* lists 2.*truncated"),
+    "npz holding pickled objects": (lambda t: read_corpus(_pickled(t)), DataError,
+                                    r"o.npz holds Python objects .* never loads: unpickling can run any code"),
+    "sequence csv with a short row": (lambda t: read_sequences(write(t, "r.csv", "seq,x,y\n1,0.5,1\n1,2\n")),
+                                      DataError, r"r.csv: lines \[3\] do not have 3 columns like the first"),
+    "sequence csv with a number among the features": (
+        lambda t: read_sequences(write(t, "n.csv", "seq,x\n1,0.5\n1,abc\n")), DataError,
+        r"n.csv: line 3, column 'x' holds 'abc', not a number"),
+    "sequence csv whose sequences interleave": (
+        lambda t: read_sequences(write(t, "i.csv", "seq,x\n1,0.5\n2,1\n1,3\n")), DataError,
+        r"frames of sequence 1 are not contiguous: it starts again at lines \[4\].*sort the rows"),
     "scipy bsr npz": (lambda t: read_corpus(_bsr(t)), DataError, r"scipy 'bsr' matrix"),
     "damaged data npz (fit mixture)": (lambda t: read_data(str(write(t, "x.npz", b"PK\x03\x04" + bytes(50)))),
                                        DataError, r"cannot read x.npz \(BadZipFile"),
@@ -142,6 +193,12 @@ def tampered(tmp_path, how):
     return tmp_path / "t.npz"
 
 
+def _pickled(tmp_path):
+    np.savez(tmp_path / "o.npz", data=np.array([object()], dtype=object), indices=np.array([0]),
+             indptr=np.array([0, 1]), shape=np.array([1, 1]))
+    return tmp_path / "o.npz"
+
+
 def _bsr(tmp_path):
     sp.save_npz(tmp_path / "m.npz", COUNTS.tobsr())
     return tmp_path / "m.npz"
@@ -152,3 +209,30 @@ def test_bad_input_is_refused_by_name(case, tmp_path):
     call, error, message = CASES[case]
     with pytest.raises(error, match=message):
         call(tmp_path)
+
+
+CLI_CASES = {
+    "--out names an existing file": (lambda t: ["fit", "mixture", "old_faithful", "--out", str(write(t, "f", "x"))],
+                                     r"--out .* is a file"),
+    "an algorithm the mixture lacks": (lambda t: ["fit", "mixture", "old_faithful", "--algorithm", "gibbs"],
+                                       r"argument --algorithm: invalid choice: 'gibbs'"),
+    "an emission family the mixture lacks": (lambda t: ["fit", "mixture", "old_faithful", "--obs", "ar_gauss"],
+                                             r"argument --obs: invalid choice: 'ar_gauss'"),
+    "a data file that is not there": (lambda t: ["fit", "mixture", str(t / "missing.csv")],
+                                      r"missing.csv' is neither a bundled data set .* nor an existing file"),
+    "a damaged data file": (lambda t: ["fit", "mixture", str(write(t, "x.npz", b"PK\x03\x04" + bytes(50)))],
+                            r"cannot read x.npz \(BadZipFile"),
+    "a model file that is not one": (lambda t: ["eval", str(write(t, "m.npz", b"not a zip")), "ap"],
+                                     r"m.npz is not a stickbreak model file: not an npz \(zip\) archive"),
+}
+
+
+@pytest.mark.parametrize("case", list(CLI_CASES))
+def test_the_command_line_refuses_bad_input_by_name(case, tmp_path, capsys):
+    argv, message = CLI_CASES[case]
+    try:
+        code = main(argv(tmp_path))
+    except SystemExit as stop:  # argparse's own refusals exit; the others return the status
+        code = stop.code
+    assert code == 2
+    assert re.search(message, capsys.readouterr().err, re.S)

@@ -9,6 +9,19 @@ DAMAGED_FILE_ERRORS = (ValueError, OSError, TypeError, AttributeError, KeyError,
                        NotImplementedError, zipfile.BadZipFile, zlib.error)
 
 
+#: What numpy says of an array stored by pickle when loading with ``allow_pickle=False``.
+_PICKLED = "Object arrays cannot be loaded when allow_pickle=False"
+
+
+def pickled_arrays(exc: Exception, name: str) -> "DataError | None":
+    """The error for a file holding pickled Python objects (refused: unpickling can run any code), or None
+    when ``exc`` is about something else."""
+    if _PICKLED not in str(exc):
+        return None
+    return DataError(f"{name} holds Python objects (arrays stored with pickle), which stickbreak never loads: "
+                     "unpickling can run any code. Save plain numeric arrays (write_npz, or np.savez of numbers).")
+
+
 class DataError(ValueError):
     """Input data that cannot be fitted as given. The message says what is wrong and how to fix it."""
 

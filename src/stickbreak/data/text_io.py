@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from .bow import BagOfWords
 from .documents import (as_bag_of_words, check_empty_policy, finish_counts,
                         vocabulary_size, words_of)
-from .errors import DAMAGED_FILE_ERRORS, DataError
+from .errors import DAMAGED_FILE_ERRORS, DataError, pickled_arrays
 from .text_parse import (check_declared_size, check_entries, join_columns, ldac_entries, parse_ldac_lines,
                          parse_uci_lines, read_bytes, split_mm_header, split_uci_header, triple_entries,
                          write_bytes, write_vocabulary)
@@ -111,7 +111,7 @@ def read_npz(path, vocab_path=None, *, empty: str = "error") -> BagOfWords:
     except DAMAGED_FILE_ERRORS as exc:
         if isinstance(exc, DataError):
             raise
-        raise DataError(f"cannot read {name} as a bag-of-words npz ({type(exc).__name__}: {exc}); the file is "
+        raise pickled_arrays(exc, name) or DataError(f"cannot read {name} as a bag-of-words npz ({type(exc).__name__}: {exc}); the file is "
                         "damaged or not written by write_npz: write it again.") from exc
     vocab = words_of(vocab_path) if vocab_path is not None else stored
     if vocab is None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..data.errors import DAMAGED_FILE_ERRORS, DataError
+from ..data.errors import DAMAGED_FILE_ERRORS, DataError, pickled_arrays
 from ..data.shards import ShardStore
 from ..data.text_io import corpus_format, read_corpus
 from . import bundled as datasets
@@ -88,7 +88,7 @@ def read_data(spec: str):
     except DataError:
         raise
     except DAMAGED_FILE_ERRORS as exc:
-        raise DataError(f"cannot read {path.name} ({type(exc).__name__}: {exc}); the file is damaged, or not a "
+        raise pickled_arrays(exc, path.name) or DataError(f"cannot read {path.name} ({type(exc).__name__}: {exc}); the file is damaged, or not a "
                         f"{suffix} file of numbers (object arrays are refused: they would need pickle).") from exc
     raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, a text corpus (.dat/.ldac, .mm/.mtx, "
                     "docword.*), a corpus directory, or a bundled data set name.")

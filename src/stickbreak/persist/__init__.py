@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -105,6 +106,9 @@ def read_model(path) -> tuple[dict, dict[str, np.ndarray]]:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no saved model at {path}")
+    if not zipfile.is_zipfile(path):  # np.load would read it as a pickle and advise loading it unsafely
+        raise ModelFileError(f"{path} is not a stickbreak model file: not an npz (zip) archive; models are "
+                             "written by est.save(path)")
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}

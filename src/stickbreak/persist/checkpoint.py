@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Iterator
 
@@ -119,6 +120,9 @@ def read(directory) -> tuple[dict, dict[str, np.ndarray]]:
     if not path.exists():
         raise CheckpointError(f"no checkpoint at {path}: pass the directory given as checkpoint= (or --checkpoint) "
                               "to a fit that completed at least one lap")
+    if not zipfile.is_zipfile(path):  # np.load would read it as a pickle and advise loading it unsafely
+        raise CheckpointError(f"{path} is truncated or corrupt (not an npz zip archive) and cannot be resumed; "
+                              "start the fit again")
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
