@@ -292,7 +292,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         """Log predictive density per frame, in nats (higher is better), as every family scores a mean
         per item; ``total=True``: the sequences' total (hmmlearn's ``score``), and
         :meth:`score_sequences` gives each sequence's. ``lengths`` by keyword, ``y`` ignored (as in
-        :meth:`fit`).
+        :meth:`fit`); without ``lengths``, ``X`` is one sequence (as in hmmlearn).
 
         A *plug-in* predictive: the forward algorithm run with the posterior-mean start and
         transition probabilities and each state's posterior predictive density per frame
