@@ -33,6 +33,7 @@ def main(path: str) -> None:
             ("as_bag_of_words(corpus)", lambda: as_bag_of_words(corpus, n_words=corpus.num_terms, empty="keep")),
             ("iter_bag_of_words(corpus, 1000)",
              lambda: sum(c.n_items for c in iter_bag_of_words(corpus, 1000, n_words=corpus.num_terms))))
+    print("\n| how | peak memory | wall |\n|---|---:|---:|")
     for name, read in ways:
         tracemalloc.start()
         start = time.perf_counter()
