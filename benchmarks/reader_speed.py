@@ -13,8 +13,6 @@ pandas' C reader since this comparison (our byte scanner took 0.072 s on AP, pan
     python benchmarks/reader_speed.py > benchmarks/results/reader_speed.md
 """
 
-import gzip
-import io
 import os
 import tempfile
 import time
