@@ -2,7 +2,7 @@
 
 from ._example_args import csr, f8
 from .counts import sparse_lgamma_ratio
-from .gauss import blockwise_squared_norms
+from .gauss import blockwise_squared_norms, packed_outer_products
 from .sampling import antoniak_draws, dm_log_evidence, log_stick_weights
 
 
@@ -10,6 +10,7 @@ def examples():
     return [
         (sparse_lgamma_ratio, (*csr(), f8(1, 1))),
         (blockwise_squared_norms, (f8(1, 1), f8(1, 1), f8(1, 1), 0)),
+        (packed_outer_products, (f8(1, 1), f8(1, 1))),
         (log_stick_weights, (f8(1), f8(1))),
         (antoniak_draws, (1, 1.0, 1, 0)),
         (dm_log_evidence, (f8(1), 0.0, f8(1))),

@@ -20,3 +20,18 @@ def blockwise_squared_norms(whitened, shift, out, start):
                 v = whitened[i, base + d] - shift[k, d]
                 acc += v * v
             out[start + i, k] = acc
+
+
+@njit(cache=True, nogil=True)
+def packed_outer_products(X, out):
+    """``out[n, t] = X[n, i] * X[n, j]`` for the upper-triangle pairs ``i <= j`` in row-major order
+    (``np.triu_indices``): each row's outer product packed, so that one matrix product with the
+    responsibilities sums them for every component at once."""
+    n_rows, dim = X.shape
+    for r in range(n_rows):
+        t = 0
+        for i in range(dim):
+            xi = X[r, i]
+            for j in range(i, dim):
+                out[r, t] = xi * X[r, j]
+                t += 1

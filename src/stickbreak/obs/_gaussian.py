@@ -14,7 +14,7 @@ from scipy.special import digamma, gammaln
 
 from ..core import sparse_resp
 from ..data import DenseData
-from ..kernels import blockwise_squared_norms, sparse_weighted_outer_sums
+from ..kernels import blockwise_squared_norms, packed_outer_products, sparse_weighted_outer_sums
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -134,6 +134,10 @@ def wishart_log_normalizer(nu: np.ndarray, logdet_scale: np.ndarray, dim: int) -
 
 #: Size (in float64 values) of the whitened block of rows computed at once: small enough to stay in cache.
 WHITENED_BLOCK = 200_000
+#: Size (in float64 values) of a block of packed outer products (rows x D(D+1)/2), and the largest
+#: D for which they are used (beyond it a block of 64 rows would exceed it).
+PACKED_BLOCK = 1 << 20
+PACKED_MAX_DIM = 180
 
 
 def mahalanobis(X: np.ndarray, chol: np.ndarray, means: np.ndarray | None = None) -> np.ndarray:
@@ -166,19 +170,38 @@ def student_t_logpdf(maha: np.ndarray, dof: np.ndarray, logdet_shape: np.ndarray
 def weighted_outer_sums(X: np.ndarray, resp: np.ndarray) -> np.ndarray:
     """``sum_n r_nk x_n x_n^T`` for every component, shape (K, D, D).
 
-    Written as ``Y^T Y`` with ``Y = sqrt(r_k) X`` so that numpy calls the symmetric rank-k update
-    (half the flops of a general product). L-sparse ``resp`` (CSR) goes to a kernel that touches only
-    the non-zeros, O(N L D^2) instead of O(N K D^2) (Hughes 2016, Sec. 7.1).
+    Dense ``resp``: each block of rows has its outer products packed (upper triangles,
+    :func:`~stickbreak.kernels.gauss.packed_outer_products`) and one matrix product
+    ``resp_block^T @ packed`` adds them to every component's sum at once: 4x faster than a
+    symmetric rank-k update per component on Fashion-MNIST PCA-50 with K = 50
+    (``benchmarks/mixture_kernels.py``). Above ``PACKED_MAX_DIM`` features the packed rows would not
+    fit a cache-sized block, and one update ``Y^T Y`` with ``Y = sqrt(r_k) X`` per component is used.
+    L-sparse ``resp`` (CSR) goes to a kernel that touches only the non-zeros, O(N L D^2) instead of
+    O(N K D^2) (Hughes 2016, Sec. 7.1).
     """
     if sparse_resp.is_sparse(resp):
         values, indices = sparse_resp.top_l_parts(resp)
         return sparse_weighted_outer_sums(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(values),
                                           np.ascontiguousarray(indices), resp.shape[1])
-    out = np.empty((resp.shape[1], X.shape[1], X.shape[1]))
-    root = np.sqrt(resp)
-    for k in range(resp.shape[1]):
-        weighted = X * root[:, k:k + 1]
-        out[k] = weighted.T @ weighted
+    n_items, dim = X.shape
+    out = np.empty((resp.shape[1], dim, dim))
+    if dim > PACKED_MAX_DIM:
+        root = np.sqrt(resp)
+        for k in range(resp.shape[1]):
+            weighted = X * root[:, k:k + 1]
+            out[k] = weighted.T @ weighted
+        return out
+    first, second = np.triu_indices(dim)  # the (i, j), i <= j, of each packed column
+    rows = max(64, PACKED_BLOCK // len(first))
+    packed = np.empty((min(rows, n_items), len(first)))
+    sums = np.zeros((resp.shape[1], len(first)))
+    X = np.ascontiguousarray(X, dtype=float)
+    for start in range(0, n_items, rows):
+        block = packed[: min(rows, n_items - start)]
+        packed_outer_products(X[start:start + rows], block)
+        sums += resp[start:start + rows].T @ block
+    out[:, first, second] = sums
+    out[:, second, first] = sums
     return out
 
 
