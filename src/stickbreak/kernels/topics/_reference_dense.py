@@ -18,7 +18,7 @@ def _doc_iterate(E, c, prior, N, n_iters, tol):
     return n_iters, p, s, sum_log_s
 
 
-def _doc_accelerate(E, c, prior, prior_rest, N, max_evals, tol, monotone):
+def _doc_accelerate(E, c, prior, prior_rest, N, max_evals, tol):
     """Twin of ``dense._accelerated``: SQUAREM over the theta/r map; returns (evaluations, p, s, sum c log s)."""
     evals = 0
     while evals < max_evals:
@@ -34,12 +34,12 @@ def _doc_accelerate(E, c, prior, prior_rest, N, max_evals, tol, monotone):
         if change < tol or evals >= max_evals or vv == 0.0:
             return evals, p, s, sum_log_s
         alpha = min(-np.sqrt(float(r @ r) / vv), -1.0)
-        plain = _doc_objective(second, prior, prior_rest, p, sum_log_s) if monotone else 0.0
+        plain = _doc_objective(second, prior, prior_rest, p, sum_log_s)
         N[:] = np.maximum(start - 2.0 * alpha * r + alpha * alpha * v, 0.0)
         extrapolated = N.copy()
         _, tp, ts, tsum = _doc_iterate(E, c, prior, N, 1, -1.0)
         evals += 1
-        if not monotone or _doc_objective(N, prior, prior_rest, tp, tsum) >= plain:
+        if _doc_objective(N, prior, prior_rest, tp, tsum) >= plain:
             p, s, sum_log_s = tp, ts, tsum
             if np.max(np.abs(N - extrapolated)) < tol:
                 return evals, p, s, sum_log_s
@@ -61,11 +61,10 @@ def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restar
     if start != 1:
         p0 = np.maximum(prior, 1e-280)
         N = p0 * (E.T @ (c / (E @ p0)))
-    monotone = start != 0
-    iters, p, s, sum_log_s = _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol, monotone)
+    iters, p, s, sum_log_s = _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol)
     if start == 2:
         warm = previous.copy()
-        more, wp, ws, wsum = _doc_accelerate(E, c, prior, prior_rest, warm, max_iter, tol, monotone)
+        more, wp, ws, wsum = _doc_accelerate(E, c, prior, prior_rest, warm, max_iter, tol)
         iters += more
         if _doc_objective(warm, prior, prior_rest, wp, wsum) > _doc_objective(N, prior, prior_rest, p, sum_log_s):
             N, p, s, sum_log_s = warm, wp, ws, wsum
@@ -89,7 +88,7 @@ def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restar
                 best, N, p, s = value, trial, tp, ts
                 accepted += 1
         if accepted:
-            more, p, s, _ = _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol, monotone)
+            more, p, s, _ = _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol)
             iters += more
     return N, p, s, iters, accepted
 
