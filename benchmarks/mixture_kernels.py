@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 import warnings
 
@@ -83,6 +84,9 @@ def main():
     print("| part of our iteration | CPU s |\n|---|---:|")
     for name, seconds in kernels.items():
         print(f"| {name} | {seconds:.3f} |")
+    data_mb = train.nbytes / 2**20
+    print(f"\nPeak RSS of the process (both libraries, data, PCA): "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; the training data {data_mb:.0f} MB.")
 
 
 if __name__ == "__main__":

@@ -102,7 +102,8 @@ def _local_tol(options, stochastic: bool, defaults: tuple[float, float]) -> floa
 def direct_model(est, obs_prior, options, stochastic: bool) -> TopicModel:
     """The direct-assignment family (LDA, or the HDP with Hughes's surrogate bound)."""
     local = LocalOptions(options.local_max_iter, _local_tol(options, stochastic, (BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL)),
-                         options.n_restarts, options.local_start, est._n_chunks(), est._n_active())
+                         options.n_restarts, options.local_start, est._n_chunks(), est._n_active(),
+                         accelerate=not stochastic)
     return TopicModel(obs_prior, TOPIC_WEIGHTS[est._weight_model], est._weights_prior(), local)
 
 

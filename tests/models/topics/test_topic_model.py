@@ -49,9 +49,10 @@ def test_numba_digamma_matches_scipy():
     assert nb_digamma(0.0) == -np.inf
 
 
+@pytest.mark.parametrize("accelerate", [True, False])
 @pytest.mark.parametrize("start", [SCRATCH, WARM, BEST])
 @pytest.mark.parametrize("restarts,prior_rest", [(0, 0.0), (3, 0.2)])
-def test_local_step_kernel_matches_numpy_twin(start, restarts, prior_rest):
+def test_local_step_kernel_matches_numpy_twin(start, restarts, prior_rest, accelerate):
     rng = np.random.default_rng(3)
     X = sp.random(40, 60, density=0.25, random_state=4, format="csr")
     X.data = np.ceil(X.data * 6)
@@ -65,8 +66,8 @@ def test_local_step_kernel_matches_numpy_twin(start, restarts, prior_rest):
     pairs = np.array([[0, 1], [2, 5], [4, 3]], dtype=np.int64)
     a, b = previous.copy(), previous.copy()
     weight_a, weight_b = np.zeros((X.shape[0], K)), np.zeros((X.shape[0], K))
-    fast = topic_local_step(*args, a, start, 100, 1e-8, restarts, pairs, 2, weight_a)
-    slow = ref.topic_local_step(*args, b, start, 100, 1e-8, restarts, pairs, 2, weight_b)
+    fast = topic_local_step(*args, a, start, 100, 1e-8, restarts, pairs, 2, weight_a, accelerate)
+    slow = ref.topic_local_step(*args, b, start, 100, 1e-8, restarts, pairs, 2, weight_b, accelerate)
     assert np.allclose(a, b, atol=1e-6)
     # the stored weights rebuild every token's responsibilities exactly: they sum to the counts
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))

@@ -11,8 +11,9 @@ from .two_level import sticks_chunk
 def _chunk(n_active=None):
     """A chunk of the dense or L-sparse local step's arguments (as their Python entries pass them)."""
     sparse = () if n_active is None else (n_active,)
+    dense = (True,) if n_active is None else ()  # accelerate
     return (*csr(), f8(2, 2), f8(2, 2), f8(2), 0.0, f8(2, 2), 0, *sparse, 1, 0.0, 0, i8(0, 2), 0, 1, f8(2, 2), f8(2),
-            f8(0), i8(2), i8(2), f8(0, 2))
+            f8(0), i8(2), i8(2), f8(0, 2), *dense)
 
 
 def examples():

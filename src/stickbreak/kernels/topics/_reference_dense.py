@@ -48,6 +48,12 @@ def _doc_accelerate(E, c, prior, prior_rest, N, max_evals, tol):
     return evals, p, s, sum_log_s
 
 
+def _doc_fixed_point(E, c, prior, prior_rest, N, max_iter, tol, accelerate):
+    if accelerate:
+        return _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol)
+    return _doc_iterate(E, c, prior, N, max_iter, tol)
+
+
 def _doc_objective(N, prior, prior_rest, p, sum_log_s):
     theta = N + prior
     value = sum_log_s - np.sum(N[N > 0] * np.log(p[N > 0])) + gammaln(theta).sum()
@@ -56,15 +62,15 @@ def _doc_objective(N, prior, prior_rest, p, sum_log_s):
     return value - gammaln(theta.sum() + prior_rest)
 
 
-def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restarts):
+def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restarts, accelerate=True):
     N = previous.copy()
     if start != 1:
         p0 = np.maximum(prior, 1e-280)
         N = p0 * (E.T @ (c / (E @ p0)))
-    iters, p, s, sum_log_s = _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol)
+    iters, p, s, sum_log_s = _doc_fixed_point(E, c, prior, prior_rest, N, max_iter, tol, accelerate)
     if start == 2:
         warm = previous.copy()
-        more, wp, ws, wsum = _doc_accelerate(E, c, prior, prior_rest, warm, max_iter, tol)
+        more, wp, ws, wsum = _doc_fixed_point(E, c, prior, prior_rest, warm, max_iter, tol, accelerate)
         iters += more
         if _doc_objective(warm, prior, prior_rest, wp, wsum) > _doc_objective(N, prior, prior_rest, p, sum_log_s):
             N, p, s, sum_log_s = warm, wp, ws, wsum
@@ -88,7 +94,7 @@ def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restar
                 best, N, p, s = value, trial, tp, ts
                 accepted += 1
         if accepted:
-            more, p, s, _ = _doc_accelerate(E, c, prior, prior_rest, N, max_iter, tol)
+            more, p, s, _ = _doc_fixed_point(E, c, prior, prior_rest, N, max_iter, tol, accelerate)
             iters += more
     return N, p, s, iters, accepted
 
@@ -102,14 +108,14 @@ def local_step_outputs(doc_topic, exp_loglik, pairs):
 
 
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
+                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight, accelerate=True):
     """Twin of :func:`stickbreak.kernels.topics.dense.topic_local_step`, one document at a time."""
     word_topic, entropy, pair_entropy, n_iters, n_accepted = local_step_outputs(doc_topic, exp_loglik, pairs)
     for d in range(doc_topic.shape[0]):
         words, c = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
         E = exp_loglik[words]
         N, p, s, n_iters[d], n_accepted[d] = _doc_solve(E, c, prior, prior_rest, doc_topic[d], start, max_iter, tol,
-                                                        n_restarts)
+                                                        n_restarts, accelerate)
         doc_topic[d] = N
         if len(doc_weight):
             doc_weight[d] = p

@@ -285,10 +285,19 @@ def _accumulate(words, counts, local, centered_loglik, doc_topic, p, log_p, s, w
 
 
 @njit(cache=True, nogil=True)
+def _fixed_point(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, scratch, acc, max_iter, tol,
+                 accelerate):
+    if accelerate:
+        return _accelerated(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, scratch, acc, max_iter,
+                            tol)
+    return _iterate(local, counts, prior, doc_topic, p, log_p, s, weight, scratch, max_iter, tol)
+
+
+@njit(cache=True, nogil=True)
 def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight, scratch, work, acc,
-               max_iter, tol, n_restarts):
-    """One document: the fixed point from ``start`` (SCRATCH, WARM or BEST of both; accelerated by
-    :func:`_accelerated`), then restarts. Returns ``(evaluations of the map, accepted restarts)``;
+               max_iter, tol, n_restarts, accelerate):
+    """One document: the fixed point from ``start`` (SCRATCH, WARM or BEST of both; by
+    :func:`_accelerated` when ``accelerate``, else plain iterations), then restarts. Returns ``(evaluations of the map, accepted restarts)``;
     ``state``, ``p``, ``log_p`` and ``s`` hold the result."""
     warm_copy = work[5]
     if start != SCRATCH:
@@ -297,20 +306,21 @@ def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight
         for k in range(prior.size):
             p[k] = max(prior[k], P_FLOOR)
         _r_step(local, cnts, p, s, weight, state)
-    iters = _accelerated(local, cnts, prior, prior_rest, state, p, log_p, s, weight, scratch, acc, max_iter, tol)
+    iters = _fixed_point(local, cnts, prior, prior_rest, state, p, log_p, s, weight, scratch, acc, max_iter, tol,
+                         accelerate)
     if start == BEST:  # also from the previous counts; keep the better (never below last lap's)
         trial, trial_p, trial_log_p, trial_s = work[0], work[1], work[2], work[3][: s.size]
         copy_into(trial, warm_copy)
-        iters += _accelerated(local, cnts, prior, prior_rest, trial, trial_p, trial_log_p, trial_s, weight, scratch,
-                              acc, max_iter, tol)
+        iters += _fixed_point(local, cnts, prior, prior_rest, trial, trial_p, trial_log_p, trial_s, weight, scratch,
+                              acc, max_iter, tol, accelerate)
         best = _objective(cnts, s, state, prior, prior_rest, log_p)
         _keep_better(cnts, prior, prior_rest, state, p, log_p, s, trial, trial_p, trial_log_p, trial_s, best)
     accepted = 0
     if n_restarts > 0:
         accepted = _restarts(local, cnts, prior, prior_rest, state, p, log_p, s, weight, n_restarts, work)
         if accepted > 0:
-            iters += _accelerated(local, cnts, prior, prior_rest, state, p, log_p, s, weight, scratch, acc, max_iter,
-                                  tol)
+            iters += _fixed_point(local, cnts, prior, prior_rest, state, p, log_p, s, weight, scratch, acc, max_iter,
+                                  tol, accelerate)
     return iters, accepted
 
 
@@ -326,7 +336,7 @@ def longest_row(indptr, first, last):
 @njit(cache=True, nogil=True)
 def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
                 max_iter, tol, n_restarts, pairs, first, last, word_topic, entropy, pair_entropy, n_iters, n_accepted,
-                doc_weight):
+                doc_weight, accelerate):
     """The fixed point of documents ``first:last`` (:func:`topic_local_step`), accumulating into
     this chunk's ``word_topic`` (V, K), ``entropy`` (K,) and ``pair_entropy`` (M,)."""
     n_topics = prior.size
@@ -342,7 +352,8 @@ def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, pri
         local = _gather(words, exp_loglik)
         s_doc, weight_doc = s[: words.size], weight[: words.size]
         n_iters[d], n_accepted[d] = _solve_doc(local, cnts, prior, prior_rest, doc_topic[d], start, p, log_p,
-                                               s_doc, weight_doc, scratch, work, acc, max_iter, tol, n_restarts)
+                                               s_doc, weight_doc, scratch, work, acc, max_iter, tol, n_restarts,
+                                               accelerate)
         _accumulate(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, word_topic, entropy,
                     doc_entropy, pairs, pair_entropy)
         if doc_weight.shape[0] > 0:
@@ -350,7 +361,7 @@ def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, pri
 
 
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight):
+                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight, accelerate=True):
     """Run the fixed point for every document, over ``n_chunks`` contiguous chunks on threads
     (:mod:`~stickbreak.kernels.chunked`).
 
@@ -361,6 +372,7 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
     ``doc_weight`` (D, K), or (0, K) to skip: receives each document's final topic weights ``p``
     (``exp E log pi_dk`` up to a per-document factor), so that a token's responsibilities
     ``r_uk = E_vk p_k / sum_j E_vj p_j`` can be rebuilt exactly (the birth move needs them).
+    ``accelerate``: SQUAREM (:func:`_accelerated`), else the plain iteration (stochastic steps).
     Returns ``word_topic`` (V, K) = ``sum_d sum_u c_u r_duk [v_u = v]``, the per-topic entropy
     ``-sum c r log r`` (K,), the per-pair merged entropy (M,), the iterations and the accepted
     restarts per document.
@@ -376,7 +388,7 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
     def run(c, first, last):
         topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, float(prior_rest), state, int(start),
                     int(max_iter), float(tol), int(n_restarts), pairs, first, last, word_topic[c], entropy[c],
-                    pair_entropy[c], n_iters, n_accepted, doc_weight)
+                    pair_entropy[c], n_iters, n_accepted, doc_weight, np.bool_(accelerate))
 
     over_chunks(run, bounds)
     doc_topic[:] = state

@@ -62,6 +62,9 @@ class LocalOptions:
     ``n_chunks`` splits the documents over parallel threads. ``n_active`` (L): at most this many
     topics per word type of a document get a non-zero responsibility (Hughes 2016, Ch. 7 §7.3;
     :mod:`~stickbreak.kernels.topics.sparse`); ``None``, or at least the number of topics, is dense.
+    ``accelerate``: the dense fixed point by SQUAREM (:func:`~stickbreak.kernels.topics.dense._accelerated`),
+    else the plain iteration, which stochastic steps keep: on Wikipedia LDA (K=20, batch size 128,
+    10 passes) SQUAREM's steps scored -7.8636 held out against the plain -7.8564.
     """
 
     max_iter: int = 100
@@ -70,6 +73,7 @@ class LocalOptions:
     start: str = "scratch"
     n_chunks: int = 1
     n_active: int | None = None
+    accelerate: bool = True
 
     def __post_init__(self):
         if self.start not in START_CODES:
@@ -92,7 +96,7 @@ class LocalOptions:
                                            doc_topic, start, int(n_active), max_iter, self.tol, n_restarts, pairs,
                                            self.n_chunks, doc_weight)
         return topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic,
-                                start, max_iter, self.tol, n_restarts, pairs, self.n_chunks, doc_weight)
+                                start, max_iter, self.tol, n_restarts, pairs, self.n_chunks, doc_weight, self.accelerate)
 
 
 @dataclass(frozen=True, eq=False)
