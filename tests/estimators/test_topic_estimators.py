@@ -201,3 +201,31 @@ def test_raw_text_fits_and_transforms_through_count_vectorizer():
     held_out = texts[250:]
     np.testing.assert_allclose(est.transform(held_out),
                                est.transform(CountVectorizer(vocabulary=est.vocabulary_).transform(held_out)))
+
+
+def test_squarem_is_an_option_of_the_variational_steps(corpus):
+    """``local_accelerate`` (off by default) runs the document fixed point by SQUAREM: fewer map
+    evaluations, a valid fit; anything but a bool is refused before work."""
+    import stickbreak.models.topics.model as topic_model
+
+    seen = []
+    real = topic_model.topic_local_step
+
+    def counting(*args):
+        out = real(*args)
+        seen.append((args[-1], int(out[3].sum())))
+        return out
+
+    topic_model.topic_local_step = counting
+    try:
+        for accelerate in (False, True):
+            est = LDA(n_topics=4, max_laps=3, tol=0.0, random_state=0,
+                      algorithm_options={"local_accelerate": accelerate, "local_tol": 1e-3}).fit(corpus)
+            assert np.isfinite(est.lower_bound_)
+    finally:
+        topic_model.topic_local_step = real
+    plain = sum(n for flag, n in seen if not flag)
+    fast = sum(n for flag, n in seen if flag)
+    assert {flag for flag, _ in seen} == {False, True} and fast < plain
+    with pytest.raises(ValueError, match="local_accelerate must be True or False"):
+        LDA(algorithm_options={"local_accelerate": "yes"}).fit(corpus)

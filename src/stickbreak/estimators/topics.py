@@ -382,7 +382,7 @@ class LDA(_TopicEstimator):
     _weight_model = "lda"
     _variants = LDA_VARIANTS
     _option_keys = ("learning_rate_delay", "learning_rate_decay", "sampling", "local_max_iter", "local_tol",
-                    "local_start", "total_docs", "n_restarts", "burn_in", "sample_threshold")
+                    "local_start", "local_accelerate", "total_docs", "n_restarts", "burn_in", "sample_threshold")
 
     def __init__(self, n_topics=10, *, doc_topic_prior=None, topic_word_prior=None, algorithm="vb",
                  algorithm_options=None, n_batches=1, batch_size=None, init="random", max_laps=100, min_laps=2,
@@ -409,7 +409,7 @@ class HDPTopicModel(_TopicEstimator):
     _weight_model = "hdp"
     _variants = HDP_VARIANTS
     _option_keys = ("learning_rate_delay", "learning_rate_decay", "sampling", "local_max_iter", "local_tol",
-                    "local_start", "total_docs", "n_restarts", "burn_in", "doc_truncation", "n_sweeps", "prune_every",
+                    "local_start", "local_accelerate", "total_docs", "n_restarts", "burn_in", "doc_truncation", "n_sweeps", "prune_every",
                     "concentration_priors")
     _option_defaults = {"n_restarts": 5}
 

@@ -62,7 +62,7 @@ def _doc_objective(N, prior, prior_rest, p, sum_log_s):
     return value - gammaln(theta.sum() + prior_rest)
 
 
-def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restarts, accelerate=True):
+def _doc_solve(E, c, prior, prior_rest, previous, start, max_iter, tol, n_restarts, accelerate=False):
     N = previous.copy()
     if start != 1:
         p0 = np.maximum(prior, 1e-280)
@@ -108,7 +108,7 @@ def local_step_outputs(doc_topic, exp_loglik, pairs):
 
 
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight, accelerate=True):
+                     max_iter, tol, n_restarts, pairs, n_chunks, doc_weight, accelerate=False):
     """Twin of :func:`stickbreak.kernels.topics.dense.topic_local_step`, one document at a time."""
     word_topic, entropy, pair_entropy, n_iters, n_accepted = local_step_outputs(doc_topic, exp_loglik, pairs)
     for d in range(doc_topic.shape[0]):
