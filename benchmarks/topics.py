@@ -156,7 +156,7 @@ def _ours_hdp(**extra):
 #: Our configurations: name -> (family, factory(passes, callback) -> unfitted estimator). Add variants here.
 OURS = {
     "ours_lda_vb": ("lda", _ours_lda("vb")),
-    "ours_lda_vb_squarem": ("lda", _ours_lda("vb", algorithm_options={"local_accelerate": True})),
+    "ours_lda_vb_plain": ("lda", _ours_lda("vb", algorithm_options={"local_accelerate": False})),
     "ours_lda_svi": ("lda", _ours_lda("stochastic", n_batches=56)),  # batch size 128, as sk_online
     "ours_hdp_memo": ("hdp", _ours_hdp()),
 }

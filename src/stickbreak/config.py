@@ -208,14 +208,14 @@ class DocumentOptions(MixtureOptions):
     """What every topic model's local step reads (algorithms "vb", "stochastic", "memoized"): at
     most ``local_max_iter`` iterations per document, tolerance ``local_tol`` (None: the estimator's
     default for the algorithm), where each document starts (``local_start``) and whether the fixed
-    point is accelerated by SQUAREM (``local_accelerate``, off by default);
+    point is accelerated by SQUAREM (``local_accelerate``; None: the estimator's default);
     ``total_docs`` is the corpus size a stream stands for (``partial_fit``, "truncation_free")."""
 
     local_max_iter: int = 100
     local_tol: float | None = None
     local_start: str = "scratch"
     total_docs: int | None = None
-    local_accelerate: bool = False
+    local_accelerate: bool | None = None
 
     def __post_init__(self):
         super().__post_init__()
@@ -223,8 +223,8 @@ class DocumentOptions(MixtureOptions):
         if self.local_tol is not None:
             check_positive("local_tol", self.local_tol)
         check_choice("local_start", self.local_start, LOCAL_STARTS)
-        if not isinstance(self.local_accelerate, bool):
-            raise ValueError(f"local_accelerate must be True or False, got {self.local_accelerate!r}")
+        if self.local_accelerate is not None and not isinstance(self.local_accelerate, bool):
+            raise ValueError(f"local_accelerate must be True, False or None, got {self.local_accelerate!r}")
         _check_optional_int("total_docs", self.total_docs, 1)
 
 

@@ -204,8 +204,8 @@ def test_raw_text_fits_and_transforms_through_count_vectorizer():
 
 
 def test_squarem_is_an_option_of_the_variational_steps(corpus):
-    """``local_accelerate`` (off by default) runs the document fixed point by SQUAREM: fewer map
-    evaluations, a valid fit; anything but a bool is refused before work."""
+    """``local_accelerate`` runs the document fixed point by SQUAREM (by default LDA's batch steps,
+    not the HDP's): fewer map evaluations, a valid fit; anything but a bool or None is refused."""
     import stickbreak.models.topics.model as topic_model
 
     seen = []
@@ -222,10 +222,16 @@ def test_squarem_is_an_option_of_the_variational_steps(corpus):
             est = LDA(n_topics=4, max_laps=3, tol=0.0, random_state=0,
                       algorithm_options={"local_accelerate": accelerate, "local_tol": 1e-3}).fit(corpus)
             assert np.isfinite(est.lower_bound_)
+        plain = sum(n for flag, n in seen if not flag)
+        fast = sum(n for flag, n in seen if flag)
+        assert {flag for flag, _ in seen} == {False, True} and fast < plain
+        seen.clear()
+        LDA(n_topics=4, max_laps=2, random_state=0).fit(corpus)
+        assert {flag for flag, _ in seen} == {True}  # LDA's batch default
+        seen.clear()
+        HDPTopicModel(n_topics=4, max_laps=2, random_state=0).fit(corpus)
+        assert {flag for flag, _ in seen} == {False}  # the HDP's default
     finally:
         topic_model.topic_local_step = real
-    plain = sum(n for flag, n in seen if not flag)
-    fast = sum(n for flag, n in seen if flag)
-    assert {flag for flag, _ in seen} == {False, True} and fast < plain
-    with pytest.raises(ValueError, match="local_accelerate must be True or False"):
+    with pytest.raises(ValueError, match="local_accelerate must be True, False or None"):
         LDA(algorithm_options={"local_accelerate": "yes"}).fit(corpus)

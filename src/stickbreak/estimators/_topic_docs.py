@@ -92,9 +92,9 @@ COMMON_DOC = """
           (default 0.5 for "vb" and "memoized", 0.05 for "stochastic" and ``partial_fit``), sparse
           restart proposals per document (Alg. 5.2; LDA 0, HDP 5) and where it starts
           (``"scratch"``, ``"warm"`` or ``"best"``; see :class:`stickbreak.models.topics.model.LocalOptions`;
-          warm and best make batch and memoized VI provably monotone); ``local_accelerate`` (False):
-          SQUAREM over the fixed point, about a third of the iterations but lower final ELBOs on AP
-          (:func:`stickbreak.estimators._topic_plans.accelerated` has the measurements);
+          warm and best make batch and memoized VI provably monotone); ``local_accelerate``: SQUAREM
+          over the fixed point (None: on for LDA's "vb" and "memoized", off for the HDP and stochastic
+          steps; :func:`stickbreak.estimators._topic_plans.accelerated` has the measurements);
         * ``total_docs``: the corpus size streamed batches stand for (``partial_fit``, "truncation_free");
         * ``burn_in`` (10): collapsed samplers' sweeps before the held-out predictive is averaged;
         * LDA: ``sample_threshold``; HDP: ``doc_truncation`` (two-level family), ``n_sweeps`` and

@@ -99,23 +99,27 @@ def _local_tol(options, stochastic: bool, defaults: tuple[float, float]) -> floa
     return float(options.local_tol if options.local_tol is not None else defaults[stochastic])
 
 
-def accelerated(options) -> bool:
-    """Whether the document fixed point runs SQUAREM (``local_accelerate=True``; off by default).
+def accelerated(est, options, stochastic: bool) -> bool:
+    """Whether the document fixed point runs SQUAREM: ``local_accelerate`` if given, else LDA's
+    batch and memoized steps (not the HDP's, not stochastic steps).
 
-    Measured, SQUAREM against the plain iteration (``benchmarks/topics.py``, ``make run``,
-    ``benchmarks/squarem_ap.py``): Wikipedia LDA K=20, 10 passes: 8.3 M tokens per CPU-second
-    against 5.2 M, -7.8465 held out against -7.8457; its stochastic steps -7.8636 against -7.8564.
-    AP LDA to convergence: 1.1-1.3x less CPU but a final ELBO 0.02-0.03 nats per token lower (held
-    out -0.005 at K=20, +0.018 at K=50); the memoized HDP with moves on AP: 0.058 nats per token lower
-    (held out -7.9105 against -7.8857). A faster step that ends lower is not the default."""
-    return bool(options.local_accelerate)
+    Measured, SQUAREM (extrapolation floored at half the plain steps' counts) against the plain
+    iteration: Wikipedia LDA K=20, 10 passes (``benchmarks/topics.py``): 6.7 M tokens per CPU-second
+    against 4.9 M, -7.8421 held out against -7.8457. AP LDA to convergence
+    (``benchmarks/squarem_ap.py``): K=20 ELBO 0.004 nats per token lower, held out -7.9774 against
+    -7.9788; K=50 ELBO 0.025 higher, -7.9037 against -7.9299. The memoized HDP with moves on AP
+    (``make run``) ends 0.022 nats per token lower in ELBO, -7.9138 held out against -7.8857, in the
+    same time; Wikipedia SVI LDA scored -7.8636 against -7.8564 (with the unfloored step)."""
+    if options.local_accelerate is not None:
+        return options.local_accelerate
+    return not stochastic and est._weight_model == "lda"
 
 
 def direct_model(est, obs_prior, options, stochastic: bool) -> TopicModel:
     """The direct-assignment family (LDA, or the HDP with Hughes's surrogate bound)."""
     local = LocalOptions(options.local_max_iter, _local_tol(options, stochastic, (BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL)),
                          options.n_restarts, options.local_start, est._n_chunks(), est._n_active(),
-                         accelerate=accelerated(options))
+                         accelerate=accelerated(est, options, stochastic))
     return TopicModel(obs_prior, TOPIC_WEIGHTS[est._weight_model], est._weights_prior(), local)
 
 

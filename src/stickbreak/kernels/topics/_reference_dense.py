@@ -3,6 +3,8 @@
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from .dense import EXTRAPOLATION_FLOOR
+
 
 def _doc_iterate(E, c, prior, N, n_iters, tol):
     sum_log_s, p = 0.0, None
@@ -35,7 +37,7 @@ def _doc_accelerate(E, c, prior, prior_rest, N, max_evals, tol):
             return evals, p, s, sum_log_s
         alpha = min(-np.sqrt(float(r @ r) / vv), -1.0)
         plain = _doc_objective(second, prior, prior_rest, p, sum_log_s)
-        N[:] = np.maximum(start - 2.0 * alpha * r + alpha * alpha * v, 0.0)
+        N[:] = np.maximum(start - 2.0 * alpha * r + alpha * alpha * v, EXTRAPOLATION_FLOOR * np.minimum(first, second))
         extrapolated = N.copy()
         _, tp, ts, tsum = _doc_iterate(E, c, prior, N, 1, -1.0)
         evals += 1
