@@ -250,11 +250,11 @@ def test_other_datasets_have_empty_extras():
 def test_pandas_and_the_csv_module_read_a_table_alike(tmp_path):
     """The fast path (pandas' C reader) gives the csv-module reader's columns; a short row or an
     empty cell sends the file to the csv-module reader, which names the line."""
-    from stickbreak.data import sequence_io
+    from stickbreak.data import csv_table, sequence_io
 
     path = tmp_path / "s.csv"
     path.write_text("seq, t, speaker, x, y\nA, 0, bob, 0.5, -1\nA, 1, 7, 1e3, 2\n B,0,ann,3,4\n")
-    fast, slow = sequence_io._fast_table(path), sequence_io._slow_table(path)
+    fast, slow = csv_table.fast_table(path), sequence_io._slow_table(path)
     assert fast.header == slow.header == ["seq", "t", "speaker", "x", "y"] and fast.first_line == slow.first_line == 2
     for a, b in zip(fast.columns, slow.columns):
         np.testing.assert_array_equal(sequence_io._as_text(a) if a.dtype.kind not in "iuf" else a.astype(float),
@@ -263,6 +263,6 @@ def test_pandas_and_the_csv_module_read_a_table_alike(tmp_path):
     assert got.sequence_ids == ("A", "B") and got.labels.tolist() == ["bob", "7", "ann"]
     np.testing.assert_array_equal(got.sequences.X, [[0.5, -1], [1000, 2], [3, 4]])
     path.write_text("seq,x,y\n1,0.5,1\n1,2\n")
-    assert sequence_io._fast_table(path) is None
+    assert csv_table.fast_table(path) is None
     with pytest.raises(DataError, match="lines \\[3\\] do not have 3 columns"):
         read_sequences(path)

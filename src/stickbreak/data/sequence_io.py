@@ -17,14 +17,13 @@ The frames of one sequence must be contiguous and in time order.
 from __future__ import annotations
 
 import csv
-import gzip
 import os
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .csv_table import Table, fast_table, is_number, opener
 from .dense import _as_float_matrix
 from .errors import DataError, describe_rows
 from .sequences import Sequences
@@ -161,71 +160,13 @@ def _column_index(spec, header: list[str] | None, width: int, option: str) -> in
     return header.index(spec)
 
 
-def _is_number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
-
-
-@dataclass(frozen=True, eq=False)
-class _Table:
-    """A CSV file's columns (numeric dtypes where pandas parsed numbers, else strings), its header
-    (None when the first row holds a number) and the file line of the first data row."""
-
-    header: list[str] | None
-    columns: list[np.ndarray]
-    first_line: int
-
-    @property
-    def width(self) -> int:
-        return len(self.columns)
-
-
-def _opener(path: Path):
-    return gzip.open if path.suffix == ".gz" else open
-
-
-def _fast_table(path: Path) -> _Table | None:
-    """The table by pandas' C reader (50x the csv module on 300,000 frames); None when pandas
-    refuses the file or a cell is empty (a short row): the csv-module reader then names the line."""
-    import pandas as pd  # imported here: only CSV and UCI reading needs it, and it takes ~0.3 s
-
-    with _opener(path)(path, "rt", newline="") as fh:
-        first = next((row for row in csv.reader(fh) if row), None)
-    if first is None:
-        return None
-    first = [c.strip() for c in first]
-    header = first if not any(_is_number(c) for c in first) else None
-    try:
-        frame = pd.read_csv(path, header=None, skiprows=1 if header is not None else 0, na_filter=False,
-                            skipinitialspace=True, compression="gzip" if path.suffix == ".gz" else None,
-                            engine="c")
-    except (ValueError, UnicodeDecodeError, OSError, EOFError, zlib.error, pd.errors.EmptyDataError):
-        return None  # ParserError (a long row) is a ValueError
-    if frame.shape[1] != len(first):
-        return None
-    columns = []
-    for j in range(frame.shape[1]):
-        column = frame.iloc[:, j]
-        if column.dtype.kind in "iuf":
-            columns.append(column.to_numpy())
-            continue
-        cells = np.char.strip(column.to_numpy(dtype=str))
-        if (cells == "").any():
-            return None
-        columns.append(cells)
-    return _Table(header, columns, 2 if header is not None else 1)
-
-
-def _slow_table(path: Path) -> _Table:
+def _slow_table(path: Path) -> Table:
     """The table by the csv module, naming the empty file and the ragged lines."""
-    with _opener(path)(path, "rt", newline="") as fh:
+    with opener(path)(path, "rt", newline="") as fh:
         rows = [(i, [c.strip() for c in row]) for i, row in enumerate(csv.reader(fh), start=1) if row]
     if not rows:
         raise DataError(f"{path.name} is empty; write one frame per row with a sequence-id column.")
-    header = rows[0][1] if not any(_is_number(c) for c in rows[0][1]) else None
+    header = rows[0][1] if not any(is_number(c) for c in rows[0][1]) else None
     data = rows[1:] if header is not None else rows
     width = len(rows[0][1])
     ragged = [line for line, row in data if len(row) != width]
@@ -235,23 +176,23 @@ def _slow_table(path: Path) -> _Table:
     if not data:
         raise DataError(f"{path.name} has a header but no frames; write one frame per row under it.")
     cells = np.array([row for _, row in data], dtype=str)
-    return _Table(header, [cells[:, j] for j in range(width)], data[0][0])
+    return Table(header, [cells[:, j] for j in range(width)], data[0][0])
 
 
-def _numbers(table: _Table, columns: list[int], name: str) -> np.ndarray:
+def _numbers(table: Table, columns: list[int], name: str) -> np.ndarray:
     """The given columns as a float64 matrix, or the first cell that is not a number, by line."""
     try:
         return np.column_stack([table.columns[j] for j in columns]).astype(np.float64)
     except ValueError:
         i, j = next((i, j) for i in range(len(table.columns[0])) for j in columns
-                    if not _is_number(str(table.columns[j][i])))
+                    if not is_number(str(table.columns[j][i])))
         column = table.header[j] if table.header is not None else j
         raise DataError(f"{name}: line {i + table.first_line}, column {column!r} holds {str(table.columns[j][i])!r}, "
                         "not a number; feature (and time) columns must be numeric.") from None
 
 
 def _read_csv(path: Path, id_column, label_column, time_column) -> tuple[Sequences, np.ndarray | None, tuple]:
-    table = _fast_table(path) or _slow_table(path)
+    table = fast_table(path) or _slow_table(path)
     header, width, first_line = table.header, table.width, table.first_line
     if len(table.columns[0]) == 0:
         raise DataError(f"{path.name} has a header but no frames; write one frame per row under it.")
