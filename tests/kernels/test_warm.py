@@ -12,13 +12,20 @@ def test_every_public_kernel_has_an_example():
     assert warm.uncovered() == [], "add an example call to the kernel package's _examples.py"
 
 
+def _check_library_type(kernel, value):
+    if isinstance(value, np.ndarray):
+        assert value.dtype in (np.float64, np.int64, np.int32, np.bool_), (kernel, value.dtype)
+    elif isinstance(value, tuple):  # a namedtuple of arrays (the L-sparse step's prior selection)
+        for item in value:
+            _check_library_type(kernel, item)
+    else:
+        assert isinstance(value, (bool, int, float)), (kernel, type(value))
+
+
 def test_examples_use_the_library_types():
     for kernel, arguments in warm.examples():
         for value in arguments:
-            if isinstance(value, np.ndarray):
-                assert value.dtype in (np.float64, np.int64, np.int32, np.bool_), (kernel, value.dtype)
-            else:
-                assert isinstance(value, (bool, int, float)), (kernel, type(value))
+            _check_library_type(kernel, value)
 
 
 @pytest.mark.compile_heavy

@@ -8,35 +8,11 @@ value of exactly 0 marks an unused slot (it contributes to nothing, entropy incl
 import numpy as np
 from numba import njit
 
+from ..heap import sift_down
 from .dense import normalize_log_resp
 
 #: Up to this many selected entries per row are ordered by insertion sort; beyond, by a scan over K.
 _INSERTION_LIMIT = 32
-
-
-@njit(cache=True, nogil=True)
-def _worse(w_a, i_a, w_b, i_b):
-    """Entry a ranks below entry b: smaller weight, or equal weight and higher index."""
-    return w_a < w_b or (w_a == w_b and i_a > i_b)
-
-
-@njit(cache=True, nogil=True)
-def _sift_down(heap_w, heap_i, size, pos):
-    """Restore the min-heap (root = worst selected entry) below ``pos``."""
-    while True:
-        left = 2 * pos + 1
-        if left >= size:
-            return
-        child = left
-        right = left + 1
-        if right < size and _worse(heap_w[right], heap_i[right], heap_w[left], heap_i[left]):
-            child = right
-        if _worse(heap_w[child], heap_i[child], heap_w[pos], heap_i[pos]):
-            heap_w[pos], heap_w[child] = heap_w[child], heap_w[pos]
-            heap_i[pos], heap_i[child] = heap_i[child], heap_i[pos]
-            pos = child
-        else:
-            return
 
 
 @njit(cache=True, nogil=True)
@@ -51,13 +27,13 @@ def _select_top(row, n_active, heap_w, heap_i, mark, out_idx):
         heap_w[j] = row[j]
         heap_i[j] = j
     for j in range(n_active // 2 - 1, -1, -1):
-        _sift_down(heap_w, heap_i, n_active, j)
+        sift_down(heap_w, heap_i, n_active, j)
     for k in range(n_active, n_comp):
         w = row[k]
         if w > heap_w[0]:  # equal weight: the kept entry has the lower index
             heap_w[0] = w
             heap_i[0] = k
-            _sift_down(heap_w, heap_i, n_active, np.int64(0))
+            sift_down(heap_w, heap_i, n_active, np.int64(0))
     if n_active <= _INSERTION_LIMIT:
         for j in range(n_active):
             out_idx[j] = heap_i[j]
