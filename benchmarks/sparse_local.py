@@ -10,9 +10,14 @@ Protocol:
   VI over 4 batches, no moves, k-means++ start (the same for every L), ``--laps`` laps. Score: mean
   held-out log predictive density per patch (nats).
 * ``wiki``, ``20newsgroups``: ``benchmarks/topic_moves.py``'s split (10% of documents held out, each
-  split in half by tokens). ``HDPTopicModel`` (concentration 10, doc-topic prior 0.5, topic-word
-  prior 0.1: the thesis's), memoized VI over 8 batches, no moves, ``--laps`` laps. Score: document
-  completion per held-out word (:func:`stickbreak.evaluate.completion_from_split`), nats.
+  split in half by tokens). Models in ``--models``: ``hdp`` is ``HDPTopicModel`` (concentration 10,
+  doc-topic prior 0.5, topic-word prior 0.1: the thesis's), ``lda`` is ``LDA`` (doc-topic prior
+  0.5/K per topic, topic-word prior 0.1: the thesis's α = 0.5, λ = 0.1); memoized VI over 8
+  batches, no moves (LDA has none; the HDP's
+  ``moves=()``: the pass times compare local steps), ``--laps`` laps, every
+  other option at its default (LDA's dense step runs SQUAREM, the sparse one the plain iteration).
+  Score: document completion per held-out word (:func:`stickbreak.evaluate.completion_from_split`),
+  nats.
 * K in ``--ks``; L in ``--ls`` (``K`` = dense, ``n_active=None``). One process per run, one thread,
   ``--workers`` at a time (1 for the published table). CPU seconds per pass exclude scoring and a
   small untimed warm-up fit (numba compilation), and are the mean over laps 2.. (the first lap carries
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 import warnings
@@ -97,13 +103,17 @@ def run_patches(data: dict, K: int, L: int | None, laps: int) -> dict:
             "K_used": int(est.n_active_components_)}
 
 
-def run_topics(data: dict, K: int, L: int | None, laps: int) -> dict:
-    from stickbreak import HDPTopicModel
+def run_topics(data: dict, model: str, K: int, L: int | None, laps: int) -> dict:
+    from stickbreak import LDA, HDPTopicModel
     from stickbreak.evaluate import completion_from_split
 
     def make(max_laps, callbacks=None):
-        return HDPTopicModel(n_topics=K, n_active=L, algorithm="memoized", n_batches=8, max_laps=max_laps,
-                             min_laps=max_laps, tol=0.0, random_state=0, callbacks=callbacks, **TOPIC_PRIOR)
+        common = dict(n_topics=K, n_active=L, algorithm="memoized", n_batches=8, max_laps=max_laps, min_laps=max_laps,
+                      tol=0.0, random_state=0, callbacks=callbacks)
+        if model == "hdp":
+            return HDPTopicModel(**common, moves=(), **TOPIC_PRIOR)
+        return LDA(**common, doc_topic_prior=TOPIC_PRIOR["doc_topic_prior"] / K,
+                   topic_word_prior=TOPIC_PRIOR["topic_word_prior"])
 
     make(1).fit(data["train"][:200])  # untimed warm-up (numba compilation)
     clock = LapClock()
@@ -112,49 +122,53 @@ def run_topics(data: dict, K: int, L: int | None, laps: int) -> dict:
     return {**clock.summary(), "elbo": float(est.elbo_trace_[-1]), "score": float(score), "K_used": int(est.n_topics_)}
 
 
-def run_one(dataset: str, K: int, L: int | None, args) -> dict:
+def run_one(dataset: str, model: str, K: int, L: int | None, args) -> dict:
     warnings.simplefilter("ignore")
     if dataset == "patches":
         out = run_patches(load_patches(args.n_train, args.n_test), K, L, args.laps)
     else:
         from topic_moves import load_corpus
 
-        out = run_topics(load_corpus(dataset), K, L, args.laps)
-    return {"dataset": dataset, "K": K, "L": L, **out}
+        out = run_topics(load_corpus(dataset), model, K, L, args.laps)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"dataset": dataset, "model": model, "K": K, "L": L, **out, "peak_rss_mib": peak_mib}
 
 
-def key(dataset: str, K: int, L: int | None) -> str:
-    return f"{dataset}|{K}|{'dense' if L is None else L}"
+def key(dataset: str, model: str, K: int, L: int | None) -> str:
+    return f"{dataset}|{model}|{K}|{'dense' if L is None else L}"
 
 
 def markdown(payload: dict) -> str:
     rows = payload["rows"]
     lines = ["# L-sparse local steps against the dense step (Hughes 2016, ch. 7)", "",
              f"Generated {payload['generated']} by " + ", ".join(f"`{c}`" for c in sorted({r["command"] for r in rows.values()}))
-             + ".", "",
+             + f"; load average {payload.get('load', 'n/a')} at the start of the last run.", "",
              "CPU seconds per pass (one thread, scoring excluded), speed-up against the dense run of the same "
-             "K (dense CPU / this run's CPU), held-out score (patches: log predictive density per patch; text: "
-             "document completion per held-out word, nats) and components used after the last pass.", ""]
-    for dataset in ("patches", "wiki", "20newsgroups"):
-        ks = sorted({r["K"] for r in rows.values() if r["dataset"] == dataset})
-        for K in ks:
-            dense = rows.get(key(dataset, K, None))
-            lines += [f"## {dataset}, K = {K}", "", "| L | CPU s / pass | speed-up | held-out | final ELBO | used |",
-                      "|---:|---:|---:|---:|---:|---:|"]
-            cells = sorted((r for r in rows.values() if r["dataset"] == dataset and r["K"] == K),
-                           key=lambda r: np.inf if r["L"] is None else r["L"])
-            for r in cells:
-                ratio = f"{dense['cpu_per_pass'] / r['cpu_per_pass']:.2f}×" if dense else "n/a"
-                label = f"K (dense)" if r["L"] is None else str(r["L"])
-                lines.append(f"| {label} | {r['cpu_per_pass']:.2f} | {ratio} | {r['score']:.4f} | {r['elbo']:.6g} "
-                             f"| {r['K_used']} |")
-            lines.append("")
+             "model and K (dense CPU / this run's CPU), held-out score (patches: log predictive density per patch; "
+             "text: document completion per held-out word, nats), components used after the last pass, and the "
+             "process's peak resident memory.", ""]
+    groups = sorted({(r["dataset"], r["model"], r["K"]) for r in rows.values()},
+                    key=lambda g: (["patches", "wiki", "20newsgroups"].index(g[0]), g[1], g[2]))
+    for dataset, model, K in groups:
+        dense = rows.get(key(dataset, model, K, None))
+        title = dataset if dataset == "patches" else f"{dataset}, {model.upper()}"
+        lines += [f"## {title}, K = {K}", "", "| L | CPU s / pass | speed-up | held-out | final ELBO | used | peak RSS MiB |",
+                  "|---:|---:|---:|---:|---:|---:|---:|"]
+        cells = sorted((r for r in rows.values() if (r["dataset"], r["model"], r["K"]) == (dataset, model, K)),
+                       key=lambda r: np.inf if r["L"] is None else r["L"])
+        for r in cells:
+            ratio = f"{dense['cpu_per_pass'] / r['cpu_per_pass']:.2f}×" if dense else "n/a"
+            label = "K (dense)" if r["L"] is None else str(r["L"])
+            lines.append(f"| {label} | {r['cpu_per_pass']:.2f} | {ratio} | {r['score']:.4f} | {r['elbo']:.6g} "
+                         f"| {r['K_used']} | {r['peak_rss_mib']:.0f} |")
+        lines.append("")
     return "\n".join(lines)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="patches,wiki,20newsgroups")
+    ap.add_argument("--models", default="hdp,lda", help="text models (patches: always the Gaussian mixture)")
     ap.add_argument("--ks", default="200,800")
     ap.add_argument("--ls", default="1,4,8,16,K")
     ap.add_argument("--laps", type=int, default=3)
@@ -164,19 +178,22 @@ def main(argv=None):
     args = ap.parse_args(argv)
     out_json = RESULTS / "sparse_local.json"
     payload = json.loads(out_json.read_text()) if out_json.exists() else {"rows": {}}
-    jobs = [(d, int(k), None if l == "K" else int(l)) for d in args.datasets.split(",") for k in args.ks.split(",")
-            for l in args.ls.split(",")]
+    payload["load"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    jobs = [(d, "gmm" if d == "patches" else m, int(k), None if l == "K" else int(l))
+            for d in args.datasets.split(",") for m in (["gmm"] if d == "patches" else args.models.split(","))
+            for k in args.ks.split(",") for l in args.ls.split(",")]
     jobs = [j for j in jobs if key(*j) not in payload["rows"]]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = {pool.submit(run_one, d, k, l, args): (d, k, l) for d, k, l in jobs}
+        futures = {pool.submit(run_one, d, m, k, l, args): (d, m, k, l) for d, m, k, l in jobs}
         for future in as_completed(futures):
             row = future.result()
             row["command"] = "python benchmarks/sparse_local.py " + " ".join(argv or sys.argv[1:])
-            payload["rows"][key(row["dataset"], row["K"], row["L"])] = row
+            row_key = key(row["dataset"], row["model"], row["K"], row["L"])
+            payload["rows"][row_key] = row
             payload["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             out_json.write_text(json.dumps(payload, indent=1))
-            print(f"{key(row['dataset'], row['K'], row['L'])}: {row['cpu_per_pass']:.2f} s/pass, "
-                  f"held-out {row['score']:.4f}, used {row['K_used']}", flush=True)
+            print(f"{row_key}: {row['cpu_per_pass']:.2f} s/pass, held-out {row['score']:.4f}, used {row['K_used']}",
+                  flush=True)
     (RESULTS / "sparse_local.md").write_text(markdown(payload))
     print(markdown(payload))
 
