@@ -5,8 +5,9 @@ Same data, same split, same evaluator, one thread, each library in a fresh subpr
 * Data: ``wiki`` (or ``--corpus``) with 10 % of each document's tokens held out at random (seed 0,
   the split of ``collapsed_lda.py``); word types that never occur in the training part are dropped
   (tomotopy builds its vocabulary from the training tokens), with the held-out tokens they carry.
-* Model: K = 20, alpha = 0.1, beta = 0.01 (both libraries' defaults; ``peers.md`` §3.2), no
-  hyper-parameter optimisation, ``--sweeps`` sweeps.
+* Model: K = ``--topics`` (20), alpha = 0.1, beta = 0.01 (both libraries' defaults; ``peers.md``
+  §3.2), no hyper-parameter optimisation, ``--sweeps`` sweeps. Ours runs its dense sweep below 40
+  topics and SparseLDA's buckets from 40 on (``stickbreak.learn.collapsed.SPARSE_GIBBS_MIN_TOPICS``).
 * Evaluator: after selected sweeps the held-out tokens are scored by the predictive of the current
   sample, ``log sum_k theta_jk phi_kw`` with ``theta_j = (N_jk + alpha) / (N_j + K alpha)`` and
   ``phi_k = (N_kw + beta) / (N_k + W beta)`` (Welling et al. 2008, Eq. 30 at one sample), per
@@ -22,8 +23,10 @@ Same data, same split, same evaluator, one thread, each library in a fresh subpr
   ``fit``; the wrapper only observes). ``lda``'s ``refresh`` is set beyond the last sweep so its
   own log-likelihood logging runs once, before the first sweep.
 
-Run:  .venv/bin/python benchmarks/collapsed_gibbs_peers.py [--corpus wiki] [--sweeps 200]
-Writes benchmarks/results/collapsed_gibbs_peers_<corpus>.{md,json}. Needs the ``peers`` extra plus
+Run:  .venv/bin/python benchmarks/collapsed_gibbs_peers.py [--corpus wiki] [--sweeps 200] [--topics 20]
+      [--libraries ours,tomotopy,lda]
+Writes benchmarks/results/collapsed_gibbs_peers_<corpus>[_k<topics>].{md,json} (the suffix when
+``--topics`` is not 20), with each library's peak resident memory and the load average at the start. Needs the ``peers`` extra plus
 ``lda`` (``pip install -e '.[peers]'``).
 """
 
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -160,7 +164,8 @@ def one(corpus: str, library: str, sweeps: int, seed: int) -> dict:
         run_ours(train[:20], test[:20], 2, seed)  # compile the kernels outside the timings
     snapshots = RUNNERS[library](train, test, sweeps, seed)
     return {"sweep": [s[0] for s in snapshots], "cpu_s": [s[1] for s in snapshots],
-            "wall_s": [s[2] for s in snapshots], "heldout_per_word": [s[3] for s in snapshots]}
+            "wall_s": [s[2] for s in snapshots], "heldout_per_word": [s[3] for s in snapshots],
+            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def tokens_per_cpu_second(run: dict, tokens: int) -> float:
@@ -179,20 +184,23 @@ def markdown(payload: dict) -> str:
     d, runs = payload["describe"], payload["runs"]
     budgets = payload["budgets"]
     lines = [f"# Collapsed Gibbs for LDA: ours vs tomotopy vs `lda` on {d['corpus']}", "",
-             f"Generated {payload['generated']} by `{payload['command']}`; versions {payload['versions']}.", "",
+             f"Generated {payload['generated']} by `{payload['command']}`; versions {payload['versions']}; "
+             f"load average {payload.get('load', 'n/a')} at the start.", "",
              f"{d['docs']:,} documents, W={d['W']:,} training word types, {d['train_tokens']:,} training and "
              f"{d['test_tokens']:,} held-out tokens ({d['dropped_tokens']:,} held-out tokens of unseen types "
              f"dropped); K={K}, alpha={ALPHA}, beta={BETA}, {payload['sweeps']} sweeps, seed {payload['seed']}, "
              "one thread, each library in its own process. Held-out score: mean log predictive per held-out "
              "token at the current sample (higher is better). CPU excludes scoring.", "",
-             "| library | tokens / CPU-s per sweep | vs ours | CPU s (all sweeps) | "
+             "| library | tokens / CPU-s per sweep | vs ours | CPU s (all sweeps) | peak RSS MiB | "
              + " | ".join(f"score at sweep {s}" for s in payload["reported_sweeps"]) + " |",
-             "|---|---:|---:|---:|" + "---:|" * len(payload["reported_sweeps"])]
+             "|---|---:|---:|---:|---:|" + "---:|" * len(payload["reported_sweeps"])]
     ours_rate = payload["rates"]["ours"]
     for name, run in runs.items():
         rate = payload["rates"][name]
         at = dict(zip(run["sweep"], run["heldout_per_word"]))
+        rss = run.get("peak_rss_mib")
         lines.append(f"| {name} | {rate:,.0f} | {rate / ours_rate:.2f}x | {run['cpu_s'][-1]:.1f} | "
+                     + ("n/a" if rss is None else f"{rss:.0f}") + " | "
                      + " | ".join(f"{at[s]:.4f}" for s in payload["reported_sweeps"]) + " |")
     lines += ["", "Held-out score after equal CPU time (the last scored sweep finished within the budget):", "",
               "| library | " + " | ".join(f"{b:g} CPU-s" for b in budgets) + " |", "|---|" + "---:|" * len(budgets)]
@@ -207,16 +215,22 @@ def main(argv=None):
     ap.add_argument("--corpus", default="wiki")
     ap.add_argument("--sweeps", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--topics", type=int, default=20)
+    ap.add_argument("--libraries", default=",".join(LIBRARIES))
     ap.add_argument("--one", choices=LIBRARIES, help="run one library here and print its json (internal)")
     args = ap.parse_args(argv)
+    global K
+    K = args.topics
     if args.one:
         print(json.dumps(one(args.corpus, args.one, args.sweeps, args.seed)))
         return
     train, test, dropped = training_vocabulary_split(args.corpus)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     runs = {}
-    for name in LIBRARIES:
+    for name in args.libraries.split(","):
         out = subprocess.run([sys.executable, __file__, "--corpus", args.corpus, "--sweeps", str(args.sweeps),
-                              "--seed", str(args.seed), "--one", name], check=True, capture_output=True, text=True)
+                              "--seed", str(args.seed), "--topics", str(K), "--one", name], check=True,
+                             capture_output=True, text=True)
         runs[name] = json.loads(out.stdout.strip().splitlines()[-1])
         print(name, f"{runs[name]['cpu_s'][-1]:.1f} CPU-s", f"{runs[name]['heldout_per_word'][-1]:.4f}", flush=True)
     tokens = int(train.sum())
@@ -225,14 +239,15 @@ def main(argv=None):
     budgets = sorted({round(fastest * f, 1) for f in (0.1, 0.25, 0.5, 1.0)} | {round(slowest, 1)})
     payload = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                "command": "python benchmarks/collapsed_gibbs_peers.py " + " ".join(argv or sys.argv[1:]),
-               "versions": versions(), "sweeps": args.sweeps, "seed": args.seed,
+               "versions": versions(), "sweeps": args.sweeps, "seed": args.seed, "load": load,
                "describe": {"corpus": args.corpus, "docs": train.shape[0], "W": train.shape[1],
                             "train_tokens": tokens, "test_tokens": int(test.sum()), "dropped_tokens": dropped},
                "reported_sweeps": [s for s in (10, 50, 100, 200, 500) if s <= args.sweeps],
                "rates": {name: tokens_per_cpu_second(run, tokens) for name, run in runs.items()},
                "budgets": budgets, "runs": runs}
-    (RESULTS / f"collapsed_gibbs_peers_{args.corpus}.json").write_text(json.dumps(payload))
-    (RESULTS / f"collapsed_gibbs_peers_{args.corpus}.md").write_text(markdown(payload))
+    stem = f"collapsed_gibbs_peers_{args.corpus}" + ("" if K == 20 else f"_k{K}")
+    (RESULTS / f"{stem}.json").write_text(json.dumps(payload))
+    (RESULTS / f"{stem}.md").write_text(markdown(payload))
     print(markdown(payload))
 
 

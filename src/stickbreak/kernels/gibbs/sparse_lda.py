@@ -1,0 +1,142 @@
+"""Collapsed Gibbs for LDA by SparseLDA's three buckets (Yao, Mimno & McCallum 2009, §3): the same
+conditional as :func:`stickbreak.kernels.gibbs.lda.sweep` (Griffiths & Steyvers 2004; Welling et al.
+2008, Eq. 12) with the work per token proportional to the topics its word and document hold, not
+to K. With ``inv_k = 1/(N_k + W beta)``,
+
+    p(z = k) ∝ (N_wk + beta)(N_jk + alpha_k) inv_k
+             = alpha_k beta inv_k            (s: every topic; a sum kept in step with N_k)
+             + N_jk beta inv_k               (r: the document's topics; kept per document)
+             + N_wk (N_jk + alpha_k) inv_k   (q: the word's topics; summed per token).
+
+A uniform draw on ``s + r + q`` picks the bucket, then the topic by a walk over that bucket's
+terms: the word's topics for q (where most of the mass is when beta is small), the document's for
+r, all K only for s. Each word and each document keeps the list of topics it holds (a topic leaves
+when its count reaches 0, by a search of the list, which the q sum reads anyway). The lists are
+built from the counts at the start of a sweep and of each document; ``s`` is recomputed at each
+document, ``r`` at its start, so round-off cannot accumulate past one document.
+
+Only for sweeps where every pair is sampled (collapsed Gibbs, ``r = inf``); the hybrids keep the
+dense kernel. Counts stay the float arrays the rest of the collapsed learner reads, indexed
+in two dimensions: a row view per pair would cost numba an (atomic) reference count each.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def _word_lists(Nwk):
+    """Per word the topics with ``N_wk > 0`` (rows of ``lists``, ``sizes`` of them)."""
+    n_words, n_topics = Nwk.shape
+    lists = np.empty((n_words, n_topics), dtype=np.int64)
+    sizes = np.zeros(n_words, dtype=np.int64)
+    for w in range(n_words):
+        for k in range(n_topics):
+            if Nwk[w, k] > 0.5:
+                lists[w, sizes[w]] = k
+                sizes[w] += 1
+    return lists, sizes
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _drop(lists, sizes, row, k):
+    """Remove topic ``k`` from list ``row`` (swap with the last)."""
+    n = sizes[row]
+    for i in range(n):
+        if lists[row, i] == k:
+            lists[row, i] = lists[row, n - 1]
+            sizes[row] = n - 1
+            return
+
+
+@njit(cache=True, nogil=True)
+def sparse_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, beta, seed):
+    """One collapsed Gibbs sweep over every token, document by document, by the three buckets (module
+    docstring); the same arguments as :func:`~stickbreak.kernels.gibbs.lda.sweep` where every pair is
+    sampled. Updates ``z`` and the counts in place."""
+    np.random.seed(seed)
+    n_topics = Nk.size
+    w_beta = Nwk.shape[0] * beta
+    inv = np.empty(n_topics)
+    coef = np.empty(n_topics)  # (N_jk + alpha_k) inv_k of the current document
+    for k in range(n_topics):
+        inv[k] = 1.0 / (Nk[k] + w_beta)
+    word_topics, word_sizes = _word_lists(Nwk)
+    doc_topics = np.empty((1, n_topics), dtype=np.int64)
+    doc_size = np.zeros(1, dtype=np.int64)
+    q_terms = np.empty(n_topics)
+    for j in range(indptr.size - 1):
+        doc_size[0] = 0
+        s = 0.0
+        r = 0.0
+        for k in range(n_topics):
+            s += alpha[k] * beta * inv[k]
+            coef[k] = (Njk[j, k] + alpha[k]) * inv[k]
+            if Njk[j, k] > 0.5:
+                doc_topics[0, doc_size[0]] = k
+                doc_size[0] += 1
+                r += Njk[j, k] * beta * inv[k]
+        for m in range(indptr[j], indptr[j + 1]):
+            w = indices[m]
+            for t in range(token_start[m], token_start[m + 1]):
+                k = z[t]
+                s -= alpha[k] * beta * inv[k]
+                r -= Njk[j, k] * beta * inv[k]
+                Nwk[w, k] -= 1.0
+                Njk[j, k] -= 1.0
+                Nk[k] -= 1.0
+                inv[k] = 1.0 / (Nk[k] + w_beta)
+                s += alpha[k] * beta * inv[k]
+                r += Njk[j, k] * beta * inv[k]
+                coef[k] = (Njk[j, k] + alpha[k]) * inv[k]
+                if Nwk[w, k] < 0.5:
+                    _drop(word_topics, word_sizes, w, k)
+                if Njk[j, k] < 0.5:
+                    _drop(doc_topics, doc_size, 0, k)
+                q = 0.0
+                held = word_sizes[w]
+                for i in range(held):
+                    q_terms[i] = Nwk[w, word_topics[w, i]] * coef[word_topics[w, i]]
+                    q += q_terms[i]
+                u = np.random.random() * (s + r + q)
+                if u < q:
+                    k = word_topics[w, held - 1]
+                    for i in range(held):
+                        u -= q_terms[i]
+                        if u < 0.0:
+                            k = word_topics[w, i]
+                            break
+                elif u < q + r:
+                    u -= q
+                    k = doc_topics[0, doc_size[0] - 1]
+                    for i in range(doc_size[0]):
+                        u -= Njk[j, doc_topics[0, i]] * beta * inv[doc_topics[0, i]]
+                        if u < 0.0:
+                            k = doc_topics[0, i]
+                            break
+                else:
+                    u -= q + r
+                    k = n_topics - 1
+                    for kk in range(n_topics):
+                        u -= alpha[kk] * beta * inv[kk]
+                        if u < 0.0:
+                            k = kk
+                            break
+                z[t] = k
+                s -= alpha[k] * beta * inv[k]
+                r -= Njk[j, k] * beta * inv[k]
+                if Nwk[w, k] < 0.5:
+                    word_topics[w, word_sizes[w]] = k
+                    word_sizes[w] += 1
+                if Njk[j, k] < 0.5:
+                    doc_topics[0, doc_size[0]] = k
+                    doc_size[0] += 1
+                Nwk[w, k] += 1.0
+                Njk[j, k] += 1.0
+                Nk[k] += 1.0
+                inv[k] = 1.0 / (Nk[k] + w_beta)
+                s += alpha[k] * beta * inv[k]
+                r += Njk[j, k] * beta * inv[k]
+                coef[k] = (Njk[j, k] + alpha[k]) * inv[k]
