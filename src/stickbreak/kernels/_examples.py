@@ -4,6 +4,7 @@ from ._example_args import csr, f8
 from .counts import sparse_lgamma_ratio
 from .gauss import blockwise_squared_norms, packed_outer_products
 from .sampling import antoniak_draws, dm_log_evidence, log_stick_weights
+from .sticks import minimize_sticks, negative_objective
 
 
 def examples():
@@ -15,4 +16,6 @@ def examples():
         (antoniak_draws, (1, 1.0, 1, 0)),
         (dm_log_evidence, (f8(1), 0.0, f8(1))),
         (dm_log_evidence, (f8(2, 2)[0, :], 0.0, f8(1))),  # a row view, as the twin test passes
+        (negative_objective, (f8(1), 1.0, f8(1), f8(1), f8(1), f8(1), 1.0, 1.0, 1.0, f8(1))),
+        (minimize_sticks, (f8(1), 1.0, f8(1), f8(1), f8(1), f8(1), 1.0, 1.0, 1.0, 1.0, 1.0, 1)),
     ]
