@@ -155,7 +155,15 @@ RUNNERS = {"ours": run_ours, "tomotopy": run_tomotopy, "lda": run_lda_package}
 def versions() -> dict:
     from importlib.metadata import version
 
-    return {name: version(name) for name in ("stickbreak", "tomotopy", "lda", "numba", "numpy")}
+    from importlib.metadata import PackageNotFoundError
+
+    found = {}
+    for name in ("stickbreak", "tomotopy", "lda", "numba", "numpy"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:  # a library left out by --libraries need not be installed
+            found[name] = None
+    return found
 
 
 def one(corpus: str, library: str, sweeps: int, seed: int) -> dict:

@@ -24,15 +24,9 @@ def sweep(indptr, indices, counts, sampled, token_start, z, Q, Nwk, Njk, Nk, Vwk
                     Njk[j, old] -= 1
                     Nk[old] -= 1
                     p = (np.maximum(Nwk[w], 0) + beta) * (1.0 / (np.maximum(Nk, 0) + W * beta)) * (np.maximum(Njk[j], 0) + alpha)
-                    total = 0.0
-                    for weight in p:  # summed and walked in order, as the kernel does
-                        total += weight
-                    u, new = np.random.random() * total, len(p) - 1
-                    for k, weight in enumerate(p):
-                        u -= weight
-                        if u < 0:
-                            new = k
-                            break
+                    cumulative = np.cumsum(p)  # summed in order, as the kernel does
+                    u = np.random.random() * cumulative[-1]
+                    new = int(np.count_nonzero(cumulative[:-1] <= u))  # the first topic whose sum passes u
                     z[t] = new
                     Nwk[w, new] += 1
                     Njk[j, new] += 1

@@ -42,10 +42,10 @@ def sparse_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, beta, see
                 s_terms = alpha * beta * inv
                 r_terms = [Njk[j, k] * beta * inv[k] for k in doc_topics]
                 q_terms = [Nwk[w, k] * (Njk[j, k] + alpha[k]) * inv[k] for k in word_topics[w]]
-                s, r, q = s_terms.sum(), sum(r_terms), sum(q_terms)
+                s, r, q = s_terms.sum(), sum(r_terms), float(np.cumsum(q_terms)[-1]) if q_terms else 0.0
                 u = np.random.random() * (s + r + q)
-                if u < q:
-                    new = _walk(u, q_terms, word_topics[w])
+                if u < q:  # the first topic whose cumulative sum (in order) passes u
+                    new = word_topics[w][int(np.count_nonzero(np.cumsum(q_terms)[:-1] <= u))]
                 elif u < q + r:
                     new = _walk(u - q, r_terms, doc_topics)
                 else:

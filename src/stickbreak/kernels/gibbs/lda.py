@@ -126,9 +126,10 @@ def sweep(indptr, indices, counts, sampled, token_start, z, Q, Nwk, Njk, Nk, Vwk
     """One pass over every pair, document by document: sampled pairs token by token (Gibbs, Eq. 12),
     variational pairs by ``vb_kind``. Updates ``z``, ``Q`` and the count arrays in place.
 
-    A Gibbs token's weights are formed in one loop over the rows ``N_wk``, ``N_jk`` of its word and
-    document with ``inv_nk = 1/(N_k + W beta)`` kept in step with ``N_k`` (no division per topic),
-    summed, and the draw walks them subtracting from ``u * total``. The token code is written out
+    A Gibbs token's weights are formed and summed cumulatively in one loop over the rows ``N_wk``,
+    ``N_jk`` of its word and document, with ``inv_nk = 1/(N_k + W beta)`` kept in step with ``N_k``
+    (no division per topic); the draw is the number of cumulative sums at most ``u * total``, a
+    count without branches rather than a walk that stops. The token code is written out
     here rather than called: a numba call passing the arrays costs about as much as the draw."""
     np.random.seed(seed)
     n_topics = Q.shape[1]
@@ -149,18 +150,14 @@ def sweep(indptr, indices, counts, sampled, token_start, z, Q, Nwk, Njk, Nk, Vwk
                     n_j[k_old] -= 1.0
                     Nk[k_old] -= 1.0
                     inv_nk[k_old] = 1.0 / (max(Nk[k_old], 0.0) + w_beta)
-                    for k in range(n_topics):
-                        p[k] = (max(n_w[k], 0.0) + beta) * inv_nk[k] * (max(n_j[k], 0.0) + alpha[k])
                     total = 0.0
                     for k in range(n_topics):
-                        total += p[k]
+                        total += (max(n_w[k], 0.0) + beta) * inv_nk[k] * (max(n_j[k], 0.0) + alpha[k])
+                        p[k] = total
                     u = np.random.random() * total
-                    k_new = n_topics - 1
-                    for k in range(n_topics):
-                        u -= p[k]
-                        if u < 0.0:
-                            k_new = k
-                            break
+                    k_new = 0
+                    for k in range(n_topics - 1):
+                        k_new += p[k] <= u
                     z[t] = k_new
                     n_w[k_new] += 1.0
                     n_j[k_new] += 1.0

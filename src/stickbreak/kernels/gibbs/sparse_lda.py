@@ -8,9 +8,9 @@ to K. With ``inv_k = 1/(N_k + W beta)``,
              + N_jk beta inv_k               (r: the document's topics; kept per document)
              + N_wk (N_jk + alpha_k) inv_k   (q: the word's topics; summed per token).
 
-A uniform draw on ``s + r + q`` picks the bucket, then the topic by a walk over that bucket's
-terms: the word's topics for q (where most of the mass is when beta is small), the document's for
-r, all K only for s. Each word and each document keeps the list of topics it holds (a topic leaves
+A uniform draw on ``s + r + q`` picks the bucket, then the topic: for q (where most of the mass
+is when beta is small) by counting the word's cumulative sums below the draw, without branches;
+for r by a walk over the document's topics, for s over all K. Each word and each document keeps the list of topics it holds (a topic leaves
 when its count reaches 0, by a search of the list, which the q sum reads anyway). The lists are
 built from the counts at the start of a sweep and of each document; ``s`` is recomputed at each
 document, ``r`` at its start, so round-off cannot accumulate past one document.
@@ -98,16 +98,14 @@ def sparse_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, beta, see
                 q = 0.0
                 held = word_sizes[w]
                 for i in range(held):
-                    q_terms[i] = Nwk[w, word_topics[w, i]] * coef[word_topics[w, i]]
-                    q += q_terms[i]
+                    q += Nwk[w, word_topics[w, i]] * coef[word_topics[w, i]]
+                    q_terms[i] = q  # cumulative
                 u = np.random.random() * (s + r + q)
-                if u < q:
-                    k = word_topics[w, held - 1]
-                    for i in range(held):
-                        u -= q_terms[i]
-                        if u < 0.0:
-                            k = word_topics[w, i]
-                            break
+                if u < q:  # the first of the word's topics whose cumulative sum passes u (no branches)
+                    position = 0
+                    for i in range(held - 1):
+                        position += q_terms[i] <= u
+                    k = word_topics[w, position]
                 elif u < q + r:
                     u -= q
                     k = doc_topics[0, doc_size[0] - 1]
