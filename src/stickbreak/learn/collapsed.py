@@ -1,6 +1,9 @@
 """Collapsed inference for LDA as a learner of the one driver: collapsed Gibbs, standard VB (per
-pair), CVB, CVB0 and the hybrids SVB/CGS and CVB/CGS of Welling, Teh & Kappen (2008), one sweep of
-:func:`stickbreak.kernels.gibbs.lda.sweep` per lap.
+pair), CVB, CVB0 and the hybrids SVB/CGS and CVB/CGS of Welling, Teh & Kappen (2008), one sweep per
+lap: :func:`stickbreak.kernels.gibbs.lda.sweep`, or for collapsed Gibbs (every pair sampled)
+SparseLDA's :func:`stickbreak.kernels.gibbs.sparse_lda.sparse_sweep`, as fast or faster at every K
+measured (wiki, tokens per CPU-s, mean of sweeps 2-20/30, dense vs sparse: K=5 28.9 M vs 30.3 M,
+K=10 24.9 M vs 24.8 M, K=20 20.2 M vs 22.2 M, K=50 11.8 M vs 14.4 M, K=200 3.5 M vs 7.8 M).
 
 The evaluation of the paper (§7) runs alongside when ``heldout`` is given: held-out tokens of the
 *training* documents (a CSR matrix with the same rows), scored after every sweep by the predictive
@@ -25,11 +28,6 @@ from ..models.topics.collapsed_lda import CollapsedParams
 
 #: Sweeps discarded before the predictive of sampled states is averaged (Welling et al. 2008, §7).
 BURN_IN = 10
-#: Collapsed Gibbs (every pair sampled) with at least this many topics runs SparseLDA's buckets
-#: (:mod:`stickbreak.kernels.gibbs.sparse_lda`). Wiki, 30 sweeps, tokens per CPU-s (mean of sweeps
-#: 2-30), dense vs sparse: K=20 17.1 M vs 15.4 M, K=50 10.2 M vs 10.8 M, K=100 6.4 M vs 8.4 M,
-#: K=200 3.5 M vs 6.1 M (and 7.9 M at sweep 30).
-SPARSE_GIBBS_MIN_TOPICS = 40
 
 
 @dataclass(eq=False)
@@ -103,7 +101,7 @@ class CollapsedSweeps(SweepLearner):
     def lap(self, model: LDASweeps, data, state: CollapsedState, executor=None) -> LapResult:
         p = state.params
         seed = int(self.rng.integers(2**31))
-        if self._layout[0].all() and model.n_topics >= SPARSE_GIBBS_MIN_TOPICS:
+        if self._layout[0].all():  # collapsed Gibbs: SparseLDA's buckets (kernels/gibbs/sparse_lda.py)
             indptr, indices, _ = self._corpus
             sparse_sweep(indptr, indices, self._layout[1], p.z, *p.counts[:3], model.alpha, float(model.beta), seed)
         else:

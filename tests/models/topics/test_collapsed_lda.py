@@ -264,15 +264,11 @@ def test_sparse_sweep_stationary_distribution_is_the_exact_posterior():
     assert 0.5 * np.abs(visits / visits.sum() - exact).sum() < 0.015
 
 
-def test_gibbs_sweeps_run_sparse_lda_from_its_topic_count(corpus):
-    """At ``SPARSE_GIBBS_MIN_TOPICS`` topics a Gibbs lap is SparseLDA's sweep, draw for draw."""
+def test_gibbs_sweeps_run_sparse_lda(corpus):
+    """A collapsed Gibbs lap is SparseLDA's sweep, draw for draw; a hybrid's is the dense kernel's."""
     from stickbreak.kernels.gibbs.sparse_lda import sparse_sweep
-    from stickbreak.learn.collapsed import SPARSE_GIBBS_MIN_TOPICS
 
-    K = SPARSE_GIBBS_MIN_TOPICS
-    model = CollapsedLDA(np.full(K, 0.1), 0.05, corpus.shape[1], "gibbs")
-    learner = CollapsedSweeps(np.random.default_rng(0))
-    state = learner.start(model, BagOfWords.from_counts(corpus), None)
+    model, learner, state = _state(corpus, "gibbs")
     z, _, counts = _copy(state)
     seed = int(np.random.default_rng(0).integers(2**31))  # the learner's next draw
     learner.rng = np.random.default_rng(0)
