@@ -52,6 +52,19 @@ def _drop(lists, sizes, row, k):
             return
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _shift(j, w, k, delta, Nwk, Njk, Nk, inv, coef, alpha, beta, w_beta):
+    """Add ``delta`` (+-1) to topic ``k``'s counts of word ``w`` and document ``j``; update ``inv_k``
+    and ``coef_k``; returns the changes of the buckets ``s`` and ``r``."""
+    s_old, r_old = alpha[k] * beta * inv[k], Njk[j, k] * beta * inv[k]
+    Nwk[w, k] += delta
+    Njk[j, k] += delta
+    Nk[k] += delta
+    inv[k] = 1.0 / (Nk[k] + w_beta)
+    coef[k] = (Njk[j, k] + alpha[k]) * inv[k]
+    return alpha[k] * beta * inv[k] - s_old, Njk[j, k] * beta * inv[k] - r_old
+
+
 @njit(cache=True, nogil=True)
 def sparse_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, beta, seed):
     """One collapsed Gibbs sweep over every token, document by document, by the three buckets (module
@@ -65,7 +78,7 @@ def sparse_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, beta, see
     for k in range(n_topics):
         inv[k] = 1.0 / (Nk[k] + w_beta)
     word_topics, word_sizes = _word_lists(Nwk)
-    doc_topics = np.empty((1, n_topics), dtype=np.int64)
+    doc_topics = np.empty((1, n_topics), dtype=np.int32)  # one row: the word lists' layout
     doc_size = np.zeros(1, dtype=np.int64)
     q_terms = np.empty(n_topics)
     for j in range(indptr.size - 1):
@@ -83,15 +96,9 @@ def sparse_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, beta, see
             w = indices[m]
             for t in range(token_start[m], token_start[m + 1]):
                 k = z[t]
-                s -= alpha[k] * beta * inv[k]
-                r -= Njk[j, k] * beta * inv[k]
-                Nwk[w, k] -= 1.0
-                Njk[j, k] -= 1.0
-                Nk[k] -= 1.0
-                inv[k] = 1.0 / (Nk[k] + w_beta)
-                s += alpha[k] * beta * inv[k]
-                r += Njk[j, k] * beta * inv[k]
-                coef[k] = (Njk[j, k] + alpha[k]) * inv[k]
+                ds, dr = _shift(j, w, k, -1.0, Nwk, Njk, Nk, inv, coef, alpha, beta, w_beta)
+                s += ds
+                r += dr
                 if Nwk[w, k] < 0.5:
                     _drop(word_topics, word_sizes, w, k)
                 if Njk[j, k] < 0.5:
@@ -124,18 +131,12 @@ def sparse_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, beta, see
                             k = kk
                             break
                 z[t] = k
-                s -= alpha[k] * beta * inv[k]
-                r -= Njk[j, k] * beta * inv[k]
                 if Nwk[w, k] < 0.5:
                     word_topics[w, word_sizes[w]] = k
                     word_sizes[w] += 1
                 if Njk[j, k] < 0.5:
                     doc_topics[0, doc_size[0]] = k
                     doc_size[0] += 1
-                Nwk[w, k] += 1.0
-                Njk[j, k] += 1.0
-                Nk[k] += 1.0
-                inv[k] = 1.0 / (Nk[k] + w_beta)
-                s += alpha[k] * beta * inv[k]
-                r += Njk[j, k] * beta * inv[k]
-                coef[k] = (Njk[j, k] + alpha[k]) * inv[k]
+                ds, dr = _shift(j, w, k, 1.0, Nwk, Njk, Nk, inv, coef, alpha, beta, w_beta)
+                s += ds
+                r += dr
