@@ -1,7 +1,7 @@
 """Example calls of the top-level kernel modules (:mod:`stickbreak.kernels.warm`)."""
 
 from ._example_args import csr, f8
-from .counts import sparse_lgamma_ratio
+from .counts import lgamma_gain, sparse_lgamma_ratio
 from .gauss import blockwise_squared_norms, packed_outer_products
 from .sampling import antoniak_draws, dm_log_evidence, log_stick_weights
 from .sticks import minimize_sticks, negative_objective
@@ -10,6 +10,7 @@ from .sticks import minimize_sticks, negative_objective
 def examples():
     return [
         (sparse_lgamma_ratio, (*csr(), f8(1, 1))),
+        (lgamma_gain, (f8(1, 1), f8(1), f8(1))),
         (blockwise_squared_norms, (f8(1, 1), f8(1, 1), f8(1, 1), 0)),
         (packed_outer_products, (f8(1, 1), f8(1, 1))),
         (log_stick_weights, (f8(1), f8(1))),

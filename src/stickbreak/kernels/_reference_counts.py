@@ -11,3 +11,9 @@ def sparse_lgamma_ratio(indptr, indices, values, lam_t):
     out = np.zeros((len(indptr) - 1, lam_t.shape[1]))
     np.add.at(out, rows, terms)
     return out
+
+
+def lgamma_gain(counts, prior):
+    """NumPy twin of :func:`stickbreak.kernels.counts.lgamma_gain`: ``(total, row_sums)``."""
+    N = np.maximum(counts, 0)
+    return float((gammaln(N + prior) - gammaln(prior)).sum()), N.sum(axis=1)

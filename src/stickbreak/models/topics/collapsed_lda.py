@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ...core.protocols import LDASweeps
+from ...kernels.counts import lgamma_gain
 from ...kernels.gibbs.lda import CVB, CVB0, SVB
 
 #: algorithm -> (variational update, whether pairs are sampled: "all", "none" or "small").
@@ -54,12 +55,12 @@ class CollapsedLDA(LDASweeps):
     def log_joint(self, Nwk: np.ndarray, Njk: np.ndarray, Nk: np.ndarray) -> dict[str, float]:
         """``log p(z, x | d)`` of Eq. 1 at the counts (expected counts for variational pairs), split
         into its topic-word and document-topic parts."""
-        W, beta, alpha = self.n_words, self.beta, self.alpha
-        Nwk, Njk, Nk = np.maximum(Nwk, 0), np.maximum(Njk, 0), np.maximum(Nk, 0)
-        words = (self.n_topics * gammaln(W * beta) - gammaln(Nk + W * beta).sum()
-                 + (gammaln(Nwk + beta) - gammaln(beta)).sum())
-        docs = (Njk.shape[0] * gammaln(alpha.sum()) - gammaln(Njk.sum(axis=1) + alpha.sum()).sum()
-                + (gammaln(Njk + alpha) - gammaln(alpha)).sum())
+        W, beta, alpha = self.n_words, self.beta, np.asarray(self.alpha, dtype=np.float64)
+        word_sums, doc_sums = np.empty(Nwk.shape[0]), np.empty(Njk.shape[0])
+        words = (self.n_topics * gammaln(W * beta) - gammaln(np.maximum(Nk, 0) + W * beta).sum()
+                 + lgamma_gain(Nwk, np.full(Nwk.shape[1], float(beta)), word_sums))
+        docs = (Njk.shape[0] * gammaln(alpha.sum()) + lgamma_gain(Njk, alpha, doc_sums)
+                - gammaln(doc_sums + alpha.sum()).sum())
         return {"log_p_words": float(words), "log_p_topics": float(docs)}
 
 
