@@ -94,7 +94,7 @@ def test_variational_sweeps_reach_their_fixed_point(corpus, algorithm):
     model, learner, state = _state(corpus, algorithm)
     for _ in range(400):
         learner.lap(model, None, state)
-    p, (indptr, indices, counts) = state.params, learner._corpus
+    p, (indptr, indices, _) = state.params, learner._corpus
     Nwk, Njk, Nk, Vwk, Vjk, Vk = p.counts
     W, beta, alpha = corpus.shape[1], model.beta, model.alpha
     for j in range(corpus.shape[0]):

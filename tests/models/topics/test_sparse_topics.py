@@ -22,7 +22,6 @@ from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.driver import fit, split_batches
 from stickbreak.kernels.topics import _reference_sparse as ref
-from stickbreak.kernels.topics.dense import topic_local_step
 from stickbreak.kernels.topics.sparse import sparse_token_share, sparse_topic_local_step, top_l_of_row
 from stickbreak.learn import MemoizedVI
 from stickbreak.models.topics.init import initial_topics

@@ -34,7 +34,7 @@ from numba import njit
 
 from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from ..topics.dense import LOG_P_FLOOR, _accumulate, _gather, _r_step, copy_into, longest_row
+from ..topics.dense import LOG_P_FLOOR, _gather, _r_step, accumulate_document, copy_into, longest_row
 
 SCRATCH, WARM, BEST = 0, 1, 2
 #: Armijo constant and maximal halvings of the Newton step on ``u``.
@@ -310,7 +310,6 @@ def diln_chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, loca
             np.empty(dim), np.empty(n_topics), np.empty((dim, dim)))
     spare = (np.empty(n_topics), np.empty(n_topics), np.empty(dim), np.empty(n_topics), np.empty(n_topics),
              np.empty(n_topics), np.empty(longest), np.empty(n_topics))
-    no_pairs, no_pair_entropy = np.zeros((0, 2), dtype=np.int64), np.zeros(0)
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
         local = _gather(words, exp_loglik)
@@ -318,8 +317,7 @@ def diln_chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, loca
         n_iters[d], xi[d] = _solve_doc(local, cnts, shape, locations, correlated, start, a[d], b[d], xi[d], u[d],
                                        doc_topic[d], p, log_p, s_doc, weight_doc, x, work, spare, max_iter, tol, location_tol,
                                        newton_steps)
-        _accumulate(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, word_topic, entropy,
-                    doc_entropy, no_pairs, no_pair_entropy)
+        accumulate_document(words, cnts, local, centered_loglik, p, log_p, s_doc, word_topic, entropy, doc_entropy)
         n_tokens = 0.0
         for i in range(cnts.size):
             n_tokens += cnts[i]

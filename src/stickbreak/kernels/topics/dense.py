@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from ..chunked import even_bounds, over_chunks
-from ..special import digamma
+from ..special import digamma_positive, exp_bounded, log_positive
 
 #: Smallest ``p_k = exp psi(theta_k)``: keeps every ``s_u`` positive when a prior weight underflows.
 P_FLOOR = 1e-280
@@ -54,11 +54,13 @@ def copy_into(target, source):
         target[i] = source[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=FAST, error_model="numpy")
 def _theta_step(doc_topic, prior, p, log_p):
+    """``log p_k = max(psi(N_k + a_k), LOG_P_FLOOR)`` and ``p_k = exp(log p_k)``, vectorised
+    (:func:`~stickbreak.kernels.special.digamma_positive`, :func:`~stickbreak.kernels.special.exp_bounded`)."""
     for k in range(p.size):
-        log_p[k] = max(digamma(doc_topic[k] + prior[k]), LOG_P_FLOOR)
-        p[k] = math.exp(log_p[k])
+        log_p[k] = max(digamma_positive(doc_topic[k] + prior[k]), LOG_P_FLOOR)
+        p[k] = exp_bounded(log_p[k])
 
 
 @njit(cache=True, nogil=True, fastmath=FAST, error_model="numpy")
@@ -67,20 +69,43 @@ def _r_step(local, counts, p, s, weight, doc_topic):
 
     ``local[k, u] = E[v_u, k]`` is the document's slice of the likelihood, topic-major, so every
     inner loop runs over the document's word types and vectorises whatever the number of topics.
+    Topics go four at a time: one pass over ``s`` (or ``weight``) serves four rows, which keeps the
+    loop from being bound by loads and stores of ``s`` (0.16 -> 0.12 s per wiki pass at K=20).
     """
+    n_topics, n_words = p.size, s.size
     s[:] = 0.0
-    for k in range(p.size):
-        p_k, row = p[k], local[k]
-        for u in range(s.size):
-            s[u] += row[u] * p_k
-    for u in range(s.size):
+    k = 0
+    while k + 4 <= n_topics:
+        p0, p1, p2, p3 = p[k], p[k + 1], p[k + 2], p[k + 3]
+        r0, r1, r2, r3 = local[k], local[k + 1], local[k + 2], local[k + 3]
+        for u in range(n_words):
+            s[u] += r0[u] * p0 + r1[u] * p1 + r2[u] * p2 + r3[u] * p3
+        k += 4
+    for j in range(k, n_topics):
+        p_j, row = p[j], local[j]
+        for u in range(n_words):
+            s[u] += row[u] * p_j
+    for u in range(n_words):
         weight[u] = counts[u] / s[u]
-    for k in range(p.size):
-        row = local[k]
+    k = 0
+    while k + 4 <= n_topics:
+        r0, r1, r2, r3 = local[k], local[k + 1], local[k + 2], local[k + 3]
+        t0, t1, t2, t3 = 0.0, 0.0, 0.0, 0.0
+        for u in range(n_words):
+            w = weight[u]
+            t0 += r0[u] * w
+            t1 += r1[u] * w
+            t2 += r2[u] * w
+            t3 += r3[u] * w
+        doc_topic[k], doc_topic[k + 1] = t0 * p[k], t1 * p[k + 1]
+        doc_topic[k + 2], doc_topic[k + 3] = t2 * p[k + 2], t3 * p[k + 3]
+        k += 4
+    for j in range(k, n_topics):
+        row = local[j]
         total = 0.0
-        for u in range(s.size):
+        for u in range(n_words):
             total += row[u] * weight[u]
-        doc_topic[k] = total * p[k]
+        doc_topic[j] = total * p[j]
 
 
 @njit(cache=True, nogil=True)
@@ -96,11 +121,12 @@ def _gather(words, exp_loglik):
     return local
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=FAST, error_model="numpy")
 def _sum_log_s(counts, s):
+    """``sum_u c_u log s_u`` (every ``s_u >= P_FLOOR``: normal, so :func:`log_positive` vectorises it)."""
     total = 0.0
     for u in range(s.size):
-        total += counts[u] * math.log(s[u])
+        total += counts[u] * log_positive(s[u])
     return total
 
 
@@ -253,13 +279,10 @@ def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, 
 
 
 @njit(cache=True, nogil=True)
-def _accumulate(words, counts, local, centered_loglik, doc_topic, p, log_p, s, word_topic, entropy, doc_entropy,
-                pairs, pair_entropy):
-    """Add ``c_u r_uk`` to ``word_topic[v_u, k]``, ``-c_u r_uk log r_uk`` to ``entropy[k]`` and, for
-    each planned merge pair ``(a, b)``, ``-c_u (r_ua + r_ub) log(r_ua + r_ub)`` to ``pair_entropy``.
-
-    A pair with a topic below ``PAIR_MIN_COUNT`` tokens in the document adds the two topics'
-    entropies instead (the difference is below ``PAIR_MIN_COUNT (1 + |log r|)``)."""
+def accumulate_document(words, counts, local, centered_loglik, p, log_p, s, word_topic, entropy, doc_entropy):
+    """Add ``c_u r_uk`` to ``word_topic[v_u, k]`` and ``-c_u r_uk log r_uk`` to ``entropy[k]``, with the
+    document's own per-topic entropy in ``doc_entropy`` (DILN's per-document bound needs it; the
+    topic step itself uses the cheaper :func:`_accumulate`)."""
     doc_entropy[:] = 0.0
     for u in range(words.size):
         v = words[u]
@@ -273,19 +296,75 @@ def _accumulate(words, counts, local, centered_loglik, doc_topic, p, log_p, s, w
                 doc_entropy[k] += mass * (log_s - log_p[k] - log_row[k])
     for k in range(p.size):
         entropy[k] += doc_entropy[k]
+
+
+@njit(cache=True, nogil=True, fastmath=FAST, error_model="numpy")
+def _accumulate(words, counts, local, doc_topic, p, log_p, s, log_weight, word_scale, entropy):
+    """One document's share of the statistics, without a pass over its ``(u, k)`` log-likelihoods.
+
+    With ``r_uk = E_uk p_k / s_u``: ``word_topic[v, k] = E_vk sum c_u p_k / s_u`` over the tokens of
+    word ``v``, so ``c_u p_k / s_u`` is added to ``word_scale[v_u]`` (a contiguous row) and
+    :func:`_finish_chunk` multiplies by ``E`` once per chunk. The entropy
+    ``-sum_u c_u r_uk log r_uk = sum_u c_u r_uk log s_u - N_k log p_k - sum_u c_u r_uk log E_uk``:
+    the first two terms are added here, the last, ``sum_v word_topic[v, k] log E_vk``, per chunk."""
+    for u in range(words.size):
+        log_weight[u] = counts[u] / s[u] * log_positive(s[u])
+    for u in range(words.size):
+        weight = counts[u] / s[u]
+        row = word_scale[words[u]]
+        for k in range(p.size):
+            row[k] += weight * p[k]
+    for k in range(p.size):
+        row = local[k]
+        total = 0.0
+        for u in range(words.size):
+            total += row[u] * log_weight[u]
+        entropy[k] += p[k] * total - doc_topic[k] * log_p[k]
+
+
+@njit(cache=True, nogil=True)
+def _pair_gains(words, counts, local, centered_loglik, doc_topic, p, log_p, s, pairs, pair_entropy):
+    """For each planned merge pair ``(a, b)`` used by the document (both above ``PAIR_MIN_COUNT``
+    tokens), add the merged entropy ``-sum c_u r_u,ab log r_u,ab`` minus the two topics' own;
+    :func:`_finish_chunk` adds the topics' entropies over the chunk, so a pair unused by a
+    document counts the two topics separately (its difference is below ``PAIR_MIN_COUNT (1 + |log r|)``)."""
     for m in range(pairs.shape[0]):
         a, b = pairs[m, 0], pairs[m, 1]
         if doc_topic[a] < PAIR_MIN_COUNT or doc_topic[b] < PAIR_MIN_COUNT:
-            pair_entropy[m] += doc_entropy[a] + doc_entropy[b]
             continue
         for u in range(words.size):
+            log_s = math.log(s[u])
             log_a = centered_loglik[words[u], a] + log_p[a]
             log_b = centered_loglik[words[u], b] + log_p[b]
             high, low = max(log_a, log_b), min(log_a, log_b)
             log_mass = high + math.log1p(math.exp(low - high))  # log(E_a p_a + E_b p_b)
-            mass = counts[u] * math.exp(log_mass) / s[u]
+            weight = counts[u] / s[u]
+            mass = weight * math.exp(log_mass)
+            mass_a, mass_b = local[a, u] * p[a] * weight, local[b, u] * p[b] * weight
+            gain = 0.0
             if mass > 0.0:
-                pair_entropy[m] += mass * (math.log(s[u]) - log_mass)
+                gain += mass * (log_s - log_mass)
+            if mass_a > 0.0:
+                gain -= mass_a * (log_s - log_a)
+            if mass_b > 0.0:
+                gain -= mass_b * (log_s - log_b)
+            pair_entropy[m] += gain
+
+
+@njit(cache=True, nogil=True)
+def _finish_chunk(touched, n_touched, exp_loglik, centered_loglik, word_scale, entropy, pairs, pair_entropy):
+    """``word_topic = word_scale * E`` on the chunk's words, the entropy's ``-sum c r log E`` term
+    and the pairs' separate entropies (:func:`_accumulate`, :func:`_pair_gains`)."""
+    for i in range(n_touched):
+        v = touched[i]
+        row, e_row, log_row = word_scale[v], exp_loglik[v], centered_loglik[v]
+        for k in range(row.size):
+            mass = row[k] * e_row[k]
+            row[k] = mass
+            if mass > 0.0:
+                entropy[k] -= mass * log_row[k]
+    for m in range(pairs.shape[0]):
+        pair_entropy[m] += entropy[pairs[m, 0]] + entropy[pairs[m, 1]]
 
 
 @njit(cache=True, nogil=True)
@@ -345,12 +424,15 @@ def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, pri
     this chunk's ``word_topic`` (V, K), ``entropy`` (K,) and ``pair_entropy`` (M,)."""
     n_topics = prior.size
     longest = longest_row(indptr, first, last)
-    p, log_p, scratch, doc_entropy = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
+    p, log_p, scratch = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
     s, weight = np.empty(longest), np.empty(longest)
     work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest), np.empty(n_topics),
             np.empty(n_topics))
     acc = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(longest),
            np.empty(n_topics))
+    seen = np.zeros(exp_loglik.shape[0], dtype=np.bool_)
+    touched = np.empty(min(exp_loglik.shape[0], indptr[last] - indptr[first]), dtype=np.int64)
+    n_touched = 0
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
         local = _gather(words, exp_loglik)
@@ -358,10 +440,16 @@ def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, pri
         n_iters[d], n_accepted[d] = _solve_doc(local, cnts, prior, prior_rest, doc_topic[d], start, p, log_p,
                                                s_doc, weight_doc, scratch, work, acc, max_iter, tol, n_restarts,
                                                accelerate)
-        _accumulate(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, word_topic, entropy,
-                    doc_entropy, pairs, pair_entropy)
+        _accumulate(words, cnts, local, doc_topic[d], p, log_p, s_doc, weight_doc, word_topic, entropy)
+        _pair_gains(words, cnts, local, centered_loglik, doc_topic[d], p, log_p, s_doc, pairs, pair_entropy)
+        for u in range(words.size):
+            if not seen[words[u]]:
+                seen[words[u]] = True
+                touched[n_touched] = words[u]
+                n_touched += 1
         if doc_weight.shape[0] > 0:
             copy_into(doc_weight[d], p)
+    _finish_chunk(touched, n_touched, exp_loglik, centered_loglik, word_topic, entropy, pairs, pair_entropy)
 
 
 def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
