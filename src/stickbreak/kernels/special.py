@@ -8,6 +8,11 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+#: fastmath flags of the kernels' vectorised loops: reassociation lets LLVM vectorise sums; no
+#: NaN/inf assumptions are made. (Such loops also compile with ``error_model="numpy"``: a
+#: Python-style zero-division check would keep every division scalar.)
+FAST = {"reassoc", "contract", "arcp", "nsz"}
+
 # fdlibm's e_log.c (Sun Microsystems, 1993): log 2 split in two, and the minimax coefficients of
 # ``log(1 + f) = 2s + s R(s^2)`` with ``s = f / (2 + f)``.
 LN2_HI, LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10

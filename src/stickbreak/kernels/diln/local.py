@@ -34,7 +34,8 @@ from numba import njit
 
 from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from ..topics.dense import LOG_P_FLOOR, _gather, _r_step, accumulate_document, copy_into, longest_row
+from ..topics.dense import LOG_P_FLOOR, _gather, _r_step, copy_into, longest_row
+from ..topics.doc_statistics import accumulate_document
 
 SCRATCH, WARM, BEST = 0, 1, 2
 #: Armijo constant and maximal halvings of the Newton step on ``u``.

@@ -36,8 +36,9 @@ from numba import njit
 
 from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from .dense import (LOG_P_FLOOR, P_FLOOR, PAIR_MIN_COUNT, RESTART_MIN_COUNT, SCRATCH, WARM, _next_smallest,
-                    chunk_accumulators, longest_row, sum_chunks)
+from .dense import (LOG_P_FLOOR, P_FLOOR, RESTART_MIN_COUNT, SCRATCH, WARM, _next_smallest, chunk_accumulators,
+                    longest_row, sum_chunks)
+from .doc_statistics import PAIR_MIN_COUNT
 from .sparse_select import (_reweight_rows, _select_rows, gather_topic_major, order_by_weight,  # noqa: F401
                             top_l_of_row)  # (top_l_of_row: public here too)
 
