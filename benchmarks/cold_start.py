@@ -4,7 +4,7 @@ cache it left, and the seconds numba spent compiling in the first (a compile-eve
 
 Each fit is small (AP news, mocap6, digits), so the cold time is mostly compilation: the cold
 minus the warm wall time is what a first use waits for, and the compile seconds say how much of
-it numba's compiler took.
+it numba's compiler took. Each fit's process reports its peak RSS (imports, compilation and fit).
 
 Run:  .venv/bin/python benchmarks/cold_start.py [--only hdp_memoized,lda_gibbs]
 Writes benchmarks/results/cold_start.{json,md}.
@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _rss import rss_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -39,6 +41,8 @@ FITS = {
 
 PROGRAM = """
 import sys, time, warnings
+sys.path.insert(0, {here!r})
+from _rss import peak_rss_mib
 from numba.core import event
 t0 = time.perf_counter()
 from stickbreak import DILN, LDA, DPMixture, HDPHMM, HDPTopicModel
@@ -51,16 +55,16 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     {fit}
 t2 = time.perf_counter()
-print(t1 - t0, t2 - t1, sum(timer.seconds.values()))
+print(t1 - t0, t2 - t1, sum(timer.seconds.values()), peak_rss_mib())
 """
 
 
 def one(statement: str, cache: str) -> dict:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-    out = subprocess.run([sys.executable, "-c", PROGRAM.format(fit=statement)], env=env, capture_output=True,
-                         text=True, check=True).stdout.split()
-    imported, fitted, compiling = (float(x) for x in out[-3:])
-    return {"import": imported, "fit": fitted, "compiling": compiling}
+    program = PROGRAM.format(fit=statement, here=str(Path(__file__).resolve().parent))
+    out = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, check=True).stdout.split()
+    imported, fitted, compiling, peak = (float(x) for x in out[-4:])
+    return {"import": imported, "fit": fitted, "compiling": compiling, "peak_rss_mib": peak}
 
 
 def main(argv=None) -> None:
@@ -78,13 +82,19 @@ def main(argv=None) -> None:
     RESULTS.mkdir(exist_ok=True)
     suffix = "" if args.only == ",".join(FITS) else "_" + args.only.replace(",", "_")
     (RESULTS / f"cold_start{suffix}.json").write_text(json.dumps(rows, indent=1))
-    lines = [f"# First use on an empty numba cache, {os.cpu_count()} cores (`{' '.join(sys.argv)}`)\n",
-             "| algorithm | fit | cold fit s | of which compiling s | warm fit s | import s (cold/warm) | load |",
-             "|---|---|---|---|---|---|---|"]
+    (RESULTS / f"cold_start{suffix}.md").write_text(markdown(rows, " ".join(sys.argv)))
+
+
+def markdown(rows: list[dict], command: str) -> str:
+    lines = [f"# First use on an empty numba cache, {os.cpu_count()} cores (`{command}`)\n",
+             "| algorithm | fit | cold fit s | of which compiling s | warm fit s | import s (cold/warm) "
+             "| peak RSS MiB (cold/warm) | load |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['name']} | `{r['statement']}` | {r['cold']['fit']:.1f} | {r['cold']['compiling']:.1f} | "
-                     f"{r['warm']['fit']:.1f} | {r['cold']['import']:.1f}/{r['warm']['import']:.1f} | {r['load']:.2f} |")
-    (RESULTS / f"cold_start{suffix}.md").write_text("\n".join(lines) + "\n")
+                     f"{r['warm']['fit']:.1f} | {r['cold']['import']:.1f}/{r['warm']['import']:.1f} | "
+                     f"{rss_cell(r['cold'])} / {rss_cell(r['warm'])} | {r['load']:.2f} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

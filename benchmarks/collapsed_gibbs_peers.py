@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -50,6 +49,7 @@ import scipy.sparse as sp  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from collapsed_lda import load_split  # noqa: E402
 from topic_peers import Clock  # noqa: E402
+from _rss import peak_rss_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -173,7 +173,7 @@ def one(corpus: str, library: str, sweeps: int, seed: int) -> dict:
     snapshots = RUNNERS[library](train, test, sweeps, seed)
     return {"sweep": [s[0] for s in snapshots], "cpu_s": [s[1] for s in snapshots],
             "wall_s": [s[2] for s in snapshots], "heldout_per_word": [s[3] for s in snapshots],
-            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "peak_rss_mib": peak_rss_mib()}
 
 
 def tokens_per_cpu_second(run: dict, tokens: int) -> float:

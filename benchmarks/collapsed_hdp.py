@@ -7,7 +7,9 @@ the HDP the predictive includes the new-topic mass). LDA: alpha = beta = 0.1 (th
 settings); HDP: eta = 0.1, starting from no topics, with alpha = gamma = 1 fixed, and with alpha and
 gamma starting there and resampled every sweep under Teh et al.'s priors (Gamma(1, 1), Gamma(1, 0.1)).
 Reported: perplexity at a few sweeps (mean ± standard deviation over seeds), topics used by the HDP
-at the end, CPU seconds per sweep (one thread).
+at the end, CPU seconds per sweep (one thread), the peak RSS of the run's process (largest over seeds).
+Each run (model, seed) in a fresh process after an untimed two-sweep warm-up fit of the same model on
+50 documents (numba).
 
 Run:  .venv/bin/python benchmarks/collapsed_hdp.py [--corpus kos] [--sweeps 300] [--seeds 0,1,2] [--lda-k 10,20,40,80]
 Writes benchmarks/results/collapsed_hdp_<corpus>.{md,json}.
@@ -23,9 +25,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collapsed_lda import RESULTS, load_split, reported_sweeps, run, summary_cells  # noqa: E402  (sets the one-thread variables first)
+from collapsed_lda import RESULTS, load_split, reported_sweeps, run_row, summary_cells  # noqa: E402  (sets the one-thread variables first)
 
 import numpy as np  # noqa: E402
+
+from _rss import in_fresh_process, rss_cell  # noqa: E402
 
 HDP = dict(concentration=1.0, doc_topic_prior=1.0, topic_word_prior=0.1)
 #: Teh et al. (2006, §6): alpha ~ Gamma(1, 1), gamma ~ Gamma(1, 0.1), resampled every sweep.
@@ -48,6 +52,13 @@ def run_hdp(train, test, sweeps: int, seed: int, priors=None) -> dict:
     return {"perplexity": np.exp(-est.heldout_per_word_).tolist(), "cpu_s": cpu, "topics": topics}
 
 
+def hdp_row(corpus: str, sweeps: int, seed: int, priors=None) -> dict:
+    """One HDP run in a process of its own: the split, an untimed warm-up on 50 documents, :func:`run_hdp`."""
+    train, test = load_split(corpus)
+    run_hdp(train[:50], test[:50], 2, seed, priors)
+    return run_hdp(train, test, sweeps, seed, priors)
+
+
 def markdown(payload: dict) -> str:
     d = payload["describe"]
     marks = reported_sweeps(payload["sweeps"])
@@ -56,13 +67,14 @@ def markdown(payload: dict) -> str:
              f"{d['docs']:,} documents, V={d['V']:,}, {d['train_tokens']:,} training and {d['test_tokens']:,} held-out "
              f"tokens; seeds {payload['seeds']}; one thread. LDA alpha = beta = 0.1; HDP eta = 0.1 from no topics, "
              "alpha = gamma = 1 fixed or resampled under Gamma(1, 1) and Gamma(1, 0.1) priors. Perplexity (mean "
-             "± standard deviation over seeds) by the predictive averaged after 10 burn-in sweeps; lower is better.", "",
-             "| model | " + " | ".join(f"sweep {s}" for s in marks) + " | topics at the end | CPU s / sweep |",
-             "|---|" + "---:|" * (len(marks) + 2)]
+             "± standard deviation over seeds) by the predictive averaged after 10 burn-in sweeps; lower is better. "
+             "Peak RSS: the run's own process, largest over seeds.", "",
+             "| model | " + " | ".join(f"sweep {s}" for s in marks) + " | topics at the end | CPU s / sweep | peak RSS MiB |",
+             "|---|" + "---:|" * (len(marks) + 3)]
     for name, runs in payload["rows"].items():
         cells, per_sweep = summary_cells(runs, marks)
         topics = " / ".join(str(r["topics"][-1]) for r in runs) if "topics" in runs[0] else name.split("=")[-1]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {topics} | {per_sweep:.3f} |")
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {topics} | {per_sweep:.3f} | {rss_cell(runs)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -75,14 +87,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     train, test = load_split(args.corpus)
     seeds = [int(s) for s in args.seeds.split(",")]
-    run_hdp(train[:50], test[:50], 2, 0)  # compile the kernels outside the timings
-    run(train[:50], test[:50], "gibbs", 5, 2, 0)
-    rows = {"HDP, alpha = gamma = 1": [run_hdp(train, test, args.sweeps, seed) for seed in seeds],
-            "HDP, Gamma priors": [run_hdp(train, test, args.sweeps, seed, TEH_PRIORS) for seed in seeds]}
+    rows = {"HDP, alpha = gamma = 1": [in_fresh_process(hdp_row, args.corpus, args.sweeps, seed) for seed in seeds],
+            "HDP, Gamma priors": [in_fresh_process(hdp_row, args.corpus, args.sweeps, seed, TEH_PRIORS)
+                                  for seed in seeds]}
     for name in list(rows):
         print(name, [(round(r["perplexity"][-1], 1), r["topics"][-1]) for r in rows[name]], flush=True)
     for K in (int(k) for k in args.lda_k.split(",")):
-        rows[f"LDA K={K}"] = [run(train, test, "gibbs", K, args.sweeps, seed) for seed in seeds]
+        rows[f"LDA K={K}"] = [in_fresh_process(run_row, args.corpus, "gibbs", K, args.sweeps, seed) for seed in seeds]
         print(K, [round(r["perplexity"][-1], 1) for r in rows[f"LDA K={K}"]], flush=True)
     payload = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                "command": "python benchmarks/collapsed_hdp.py " + " ".join(argv or sys.argv[1:]),

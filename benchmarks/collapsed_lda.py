@@ -2,10 +2,12 @@
 
 Every algorithm (collapsed Gibbs, SVB, CVB, CVB0, SVB/CGS, CVB/CGS with r = 1) runs on the same
 split (10 % of each corpus's tokens held out at random, seed 0; the held-out tokens belong to the
-training documents), alpha = beta = 0.1, for ``--sweeps`` sweeps and several seeds, one thread.
-After every sweep the held-out tokens are scored by Eq. 30 (variational) or Eq. 31 (samplers,
+training documents), alpha = beta = 0.1, for ``--sweeps`` sweeps and several seeds, one thread,
+each run (algorithm, seed) in a fresh process after an untimed two-sweep warm-up fit of the same
+algorithm on 50 documents (numba). After every sweep the held-out tokens are scored by Eq. 30 (variational) or Eq. 31 (samplers,
 averaged after 10 burn-in sweeps). Reported: perplexity at a few sweeps (mean and spread over
-seeds) and the CPU seconds per sweep; the json has every curve.
+seeds), the CPU seconds per sweep and the peak RSS of the run's process (largest over seeds); the
+json has every curve.
 
 Run:  .venv/bin/python benchmarks/collapsed_lda.py --corpus kos -K 10 [--sweeps 300] [--seeds 0,1,2]
 Writes benchmarks/results/collapsed_lda_<corpus>.{md,json,png} (the figure: mean perplexity against
@@ -27,6 +29,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+
+from _rss import in_fresh_process, rss_cell  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -57,6 +61,14 @@ def run(train, test, algorithm: str, n_topics: int, sweeps: int, seed: int) -> d
     return {"perplexity": np.exp(-est.heldout_per_word_).tolist(), "cpu_s": cpu}
 
 
+def run_row(corpus: str, algorithm: str, n_topics: int, sweeps: int, seed: int) -> dict:
+    """One run in a process of its own (:func:`_rss.in_fresh_process`): the split, an untimed warm-up fit of
+    the same algorithm on 50 documents (numba's kernels), then :func:`run`."""
+    train, test = load_split(corpus)
+    run(train[:50], test[:50], algorithm, n_topics, 2, seed)
+    return run(train, test, algorithm, n_topics, sweeps, seed)
+
+
 def reported_sweeps(sweeps: int) -> list[int]:
     return sorted({s for s in REPORTED_SWEEPS if s <= sweeps} | {sweeps})
 
@@ -75,12 +87,13 @@ def markdown(payload: dict) -> str:
              f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"{d['docs']:,} documents, V={d['V']:,}, {d['train_tokens']:,} training and {d['test_tokens']:,} held-out "
              f"tokens; K={payload['K']}, alpha = beta = 0.1, seeds {payload['seeds']}; one thread. Perplexity "
-             "(mean ± standard deviation over seeds) after each number of sweeps; lower is better.", "",
-             "| algorithm | " + " | ".join(f"sweep {s}" for s in marks) + " | CPU s / sweep |",
-             "|---|" + "---:|" * (len(marks) + 1)]
+             "(mean ± standard deviation over seeds) after each number of sweeps; lower is better. Peak RSS: "
+             "the run's own process, largest over seeds.", "",
+             "| algorithm | " + " | ".join(f"sweep {s}" for s in marks) + " | CPU s / sweep | peak RSS MiB |",
+             "|---|" + "---:|" * (len(marks) + 2)]
     for name, runs in payload["rows"].items():
         cells, per_sweep = summary_cells(runs, marks)
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {per_sweep:.3f} |")
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {per_sweep:.3f} | {rss_cell(runs)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -128,9 +141,8 @@ def main(argv=None):
     train, test = load_split(args.corpus)
     seeds = [int(s) for s in args.seeds.split(",")]
     rows = {}
-    run(train[:50], test[:50], "gibbs", args.K, 2, 0)  # compile the kernels outside the timings
     for name in [n for n in args.only.split(",") if n] or ALGORITHMS:
-        rows[name] = [run(train, test, name, args.K, args.sweeps, seed) for seed in seeds]
+        rows[name] = [in_fresh_process(run_row, args.corpus, name, args.K, args.sweeps, seed) for seed in seeds]
         print(name, [round(r["perplexity"][-1], 1) for r in rows[name]], flush=True)
     payload = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                "command": "python benchmarks/collapsed_lda.py " + " ".join(argv or sys.argv[1:]),

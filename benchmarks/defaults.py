@@ -18,7 +18,9 @@ and a peer, on real data sets shipped with the package or with scikit-learn.
   truncation K = 100 (no moves), and LDA by batch VB at the sizes of ``--lda``; at most 50 laps each
   (both stop earlier at tol 1e-4). K used, held-out per-word log-likelihood, CPU s.
 
-One thread (BLAS and numba) for every row; CPU is process time. Run:
+One thread (BLAS and numba) for every row; CPU is process time. Every row runs in a fresh process
+(its peak RSS is the row's own: data, fit and scoring), after an untimed small fit of the same
+estimator there (one or two laps on a slice: loads numba's kernels). Run:
 
     .venv/bin/python benchmarks/defaults.py [--only mixtures,hmm,ap,wiki,20newsgroups] [--lda 20,50,100]
 
@@ -49,6 +51,7 @@ from stickbreak import HDPHMM, LDA, DPMixture, HDPTopicModel, datasets
 from stickbreak.evaluate import completion_from_split, hamming_distance
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _rss import in_fresh_process, rss_cell
 from topic_moves import load_corpus  # the topic benchmarks' split
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,63 +66,99 @@ def _timed(fit):
     return out, time.process_time() - start
 
 
-def mixtures() -> list[dict]:
-    rows = []
+MIXTURE_SETS = ("digits", "digits PCA-20", "old_faithful")
+MIXTURE_RUNS = {"DPMixture() defaults": dict(), "DPMixture(n_components=1)": dict(n_components=1),
+                **{f"vb K={k}": dict(n_components=k, algorithm="vb") for k in (5, 10, 20, 40)}}
+MIXTURE_PEER = "sklearn BayesianGaussianMixture(20)"
+HMM_RUNS = {"HDPHMM() defaults": dict(),
+            **{f"all moves from {k}": dict(n_states=k) for k in (1, 10, 25, 50, 100)},
+            **{f"merge+delete from {k}": dict(n_states=k, moves=("merge", "delete")) for k in (10, 25, 50, 100)}}
+TOPIC_RUNS = {"HDPTopicModel() defaults": dict(), "HDP merge+delete from 100": dict(moves=("merge", "delete")),
+              "HDP fixed K=100 (no moves)": dict(moves=())}
+
+
+def _mixture_data(name: str):
+    if name == "old_faithful":
+        return datasets.load("old_faithful").X, None
     digits = load_digits()
     pixels = digits.data.astype(float)
-    sets = {"digits": (pixels, digits.target),
-            "digits PCA-20": (PCA(n_components=20, random_state=0).fit_transform(pixels), digits.target),
-            "old_faithful": (datasets.load("old_faithful").X, None)}
-    for name, (X, labels) in sets.items():
-        ours = {"DPMixture() defaults": dict(), "DPMixture(n_components=1)": dict(n_components=1)}
-        ours.update({f"vb K={k}": dict(n_components=k, algorithm="vb") for k in (5, 10, 20, 40)})
-        for method, options in ours.items():
-            model, cpu = _timed(lambda: DPMixture(random_state=0, **options).fit(X))
-            rows.append({"data": name, "method": method, "K": int(model.n_active_components_),
-                         "ARI": None if labels is None else adjusted_rand_score(labels, model.labels_),
-                         "elbo": float(model.lower_bound_), "cpu": cpu})
-        peer, cpu = _timed(lambda: BayesianGaussianMixture(n_components=20, random_state=0, max_iter=500).fit(X))
-        rows.append({"data": name, "method": "sklearn BayesianGaussianMixture(20)",
-                     "K": int(np.sum(peer.weights_ > 1.0 / len(X))),
-                     "ARI": None if labels is None else adjusted_rand_score(labels, peer.predict(X)), "elbo": None,
-                     "cpu": cpu})
-        for row in rows[-7:]:
-            print(row, flush=True)
+    if name == "digits PCA-20":
+        return PCA(n_components=20, random_state=0).fit_transform(pixels), digits.target
+    return pixels, digits.target
+
+
+def mixture_row(name: str, method: str) -> dict:
+    """One mixture row (run in a fresh process by :func:`mixtures`)."""
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    X, labels = _mixture_data(name)
+    with threadpool_limits(limits=1):
+        if method == MIXTURE_PEER:
+            peer, cpu = _timed(lambda: BayesianGaussianMixture(n_components=20, random_state=0, max_iter=500).fit(X))
+            return {"data": name, "method": method, "K": int(np.sum(peer.weights_ > 1.0 / len(X))),
+                    "ARI": None if labels is None else adjusted_rand_score(labels, peer.predict(X)), "elbo": None,
+                    "cpu": cpu}
+        options = MIXTURE_RUNS[method]
+        DPMixture(random_state=0, **options).set_params(max_laps=2).fit(X[:200])  # untimed: numba's kernels
+        model, cpu = _timed(lambda: DPMixture(random_state=0, **options).fit(X))
+    return {"data": name, "method": method, "K": int(model.n_active_components_),
+            "ARI": None if labels is None else adjusted_rand_score(labels, model.labels_),
+            "elbo": float(model.lower_bound_), "cpu": cpu}
+
+
+def mixtures() -> list[dict]:
+    rows = []
+    for name in MIXTURE_SETS:
+        for method in [*MIXTURE_RUNS, MIXTURE_PEER]:
+            rows.append(in_fresh_process(mixture_row, name, method))
+            print(rows[-1], flush=True)
     return rows
 
 
-def hmm() -> list[dict]:
+def hmm_row(method: str) -> dict:
+    """One HDP-HMM row (run in a fresh process by :func:`hmm`)."""
     z = np.load(MOCAP)
     X, lengths, truth = z["X"], z["lengths"], z["Z"].astype(int)
-    runs = {"HDPHMM() defaults": dict()}
-    runs.update({f"all moves from {k}": dict(n_states=k) for k in (1, 10, 25, 50, 100)})
-    runs.update({f"merge+delete from {k}": dict(n_states=k, moves=("merge", "delete")) for k in (10, 25, 50, 100)})
-    rows = []
-    for method, options in runs.items():
+    options = HMM_RUNS[method]
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        HDPHMM(random_state=0, **options).set_params(max_laps=1).fit(X, lengths=lengths)  # untimed: numba's kernels
         model, cpu = _timed(lambda: HDPHMM(random_state=0, **options).fit(X, lengths=lengths))
-        rows.append({"data": "mocap6", "method": method, "start": options.get("n_states", 10), "K": int(model.n_states_),
-                     "elbo": float(model.lower_bound_),
-                     "hamming": hamming_distance(truth, model.predict(X, lengths=lengths)), "cpu": cpu})
+        hamming = hamming_distance(truth, model.predict(X, lengths=lengths))
+    return {"data": "mocap6", "method": method, "start": options.get("n_states", 10), "K": int(model.n_states_),
+            "elbo": float(model.lower_bound_), "hamming": hamming, "cpu": cpu}
+
+
+def hmm() -> list[dict]:
+    rows = []
+    for method in HMM_RUNS:
+        rows.append(in_fresh_process(hmm_row, method))
         print(rows[-1], flush=True)
     return rows
 
 
-def topics(corpus: str, lda_sizes) -> list[dict]:
+def _topic_estimator(method: str):
+    if method in TOPIC_RUNS:
+        return HDPTopicModel(**TOPIC_RUNS[method])
+    return LDA(n_topics=int(method.rpartition("=")[2]))  # "LDA vb K=<k>"
+
+
+def topic_row(corpus: str, method: str) -> dict:
+    """One topic row (run in a fresh process by :func:`topics`)."""
     split = load_corpus(corpus)  # benchmarks/topic_moves.py's split: 10 % of documents held out, tokens halved
-    runs = {"HDPTopicModel() defaults": lambda: HDPTopicModel(),
-            "HDP merge+delete from 100": lambda: HDPTopicModel(moves=("merge", "delete")),
-            "HDP fixed K=100 (no moves)": lambda: HDPTopicModel(moves=()),
-            **{f"LDA vb K={k}": (lambda k=k: LDA(n_topics=k)) for k in lda_sizes}}
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        _topic_estimator(method).set_params(max_laps=1, random_state=0).fit(split["train"][:200])  # untimed: numba
+        est = _topic_estimator(method).set_params(max_laps=TOPIC_LAPS, random_state=0)
+        model, cpu = _timed(lambda: est.fit(split["train"]))
+    score = completion_from_split(model.topic_word_, split["observed"], split["heldout"])
+    return {"data": corpus, "method": method, "K": int(model.n_topics_), "heldout": float(score.per_word),
+            "laps": int(model.n_iter_), "cpu": cpu, "K_over_laps": [int(r["n_components"]) for r in model.trace_]}
+
+
+def topics(corpus: str, lda_sizes) -> list[dict]:
     rows = []
-    for method, make in runs.items():
-        est = make().set_params(max_laps=TOPIC_LAPS, random_state=0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model, cpu = _timed(lambda: est.fit(split["train"]))
-        score = completion_from_split(model.topic_word_, split["observed"], split["heldout"])
-        rows.append({"data": corpus, "method": method, "K": int(model.n_topics_), "heldout": float(score.per_word),
-                     "laps": int(model.n_iter_), "cpu": cpu,
-                     "K_over_laps": [int(r["n_components"]) for r in model.trace_]})
+    for method in [*TOPIC_RUNS, *(f"LDA vb K={k}" for k in lda_sizes)]:
+        rows.append(in_fresh_process(topic_row, corpus, method))
         print({k: v for k, v in rows[-1].items() if k != "K_over_laps"}, flush=True)
     return rows
 
@@ -133,23 +172,24 @@ def markdown(results: dict, meta: dict) -> str:
              "`benchmarks/defaults.py`. Commands (and load average at their start):", ""]
     lines += [f"- {name}: `{command}`" for name, command in meta["parts"].items()] + [""]
     if "mixtures" in results:
-        lines += ["## Mixtures (full-covariance Gaussian)", "", "| data | method | K used | ARI | ELBO | CPU s |",
-                  "|---|---|---:|---:|---:|---:|"]
+        lines += ["## Mixtures (full-covariance Gaussian)", "", "| data | method | K used | ARI | ELBO | CPU s | peak RSS MiB |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
         lines += [f"| {r['data']} | {r['method']} | {r['K']} | {_fmt(r['ARI'], '.3f')} | {_fmt(r['elbo'], '.0f')} | "
-                  f"{r['cpu']:.2f} |" for r in results["mixtures"]]
+                  f"{r['cpu']:.2f} | {rss_cell(r)} |" for r in results["mixtures"]]
         lines.append("")
     if "hmm" in results:
-        lines += ["## HDP-HMM on mocap6 (Gaussian emissions)", "", "| method | start K | final K | ELBO | Hamming | CPU s |",
-                  "|---|---:|---:|---:|---:|---:|"]
-        lines += [f"| {r['method']} | {r['start']} | {r['K']} | {r['elbo']:.0f} | {r['hamming']:.3f} | {r['cpu']:.1f} |"
-                  for r in results["hmm"]]
+        lines += ["## HDP-HMM on mocap6 (Gaussian emissions)", "",
+                  "| method | start K | final K | ELBO | Hamming | CPU s | peak RSS MiB |", "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {r['method']} | {r['start']} | {r['K']} | {r['elbo']:.0f} | {r['hamming']:.3f} | {r['cpu']:.1f} | "
+                  f"{rss_cell(r)} |" for r in results["hmm"]]
         lines.append("")
     for corpus in ("ap", "wiki", "20newsgroups"):
         if corpus not in results:
             continue
         lines += [f"## Topics on {corpus} (document completion)", "",
-                  "| method | K | held-out per word | laps | CPU s | K over laps (every 5th) |", "|---|---:|---:|---:|---:|---|"]
-        lines += [f"| {r['method']} | {r['K']} | {r['heldout']:.4f} | {r['laps']} | {r['cpu']:.1f} | "
+                  "| method | K | held-out per word | laps | CPU s | peak RSS MiB | K over laps (every 5th) |",
+                  "|---|---:|---:|---:|---:|---:|---|"]
+        lines += [f"| {r['method']} | {r['K']} | {r['heldout']:.4f} | {r['laps']} | {r['cpu']:.1f} | {rss_cell(r)} | "
                   f"{' '.join(str(k) for k in r['K_over_laps'][::5])} |" for r in results[corpus]]
         lines.append("")
     return "\n".join(lines)
@@ -168,9 +208,8 @@ def main(argv=None):
     path = RESULTS / "defaults.json"
     earlier = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {}}
     results = earlier["results"]  # other parts of an earlier run stay
-    with threadpool_limits(limits=1):
-        for name in args.only.split(","):
-            results[name] = parts[name]()
+    for name in args.only.split(","):  # each row in a fresh process, one thread there
+        results[name] = parts[name]()
     RESULTS.mkdir(exist_ok=True)
     meta["parts"] = {**earlier["meta"].get("parts", {}),
                      **{name: f"{meta['command']} (load {meta['load']})" for name in args.only.split(",")}}

@@ -17,8 +17,8 @@ Protocol (the paper's, where it is specific):
   (:func:`stickbreak.evaluate.model_completion`, ``--samples`` draws): per-word held-out log-likelihood,
   pooled over documents (= -log perplexity of Eq. 41). Also: the plug-in score of the project's one
   protocol (``completion_from_split``: topics only, proportions by the EM fixed point).
-* One process per fit (``--workers`` at a time), one thread each; a cell already in the JSON is skipped,
-  so an interrupted run resumes.
+* One fresh (spawned) process per fit (``--workers`` at a time), one thread each, its peak RSS the
+  fit's own (data, fit, scoring); a cell already in the JSON is skipped, so an interrupted run resumes.
 
 Run:  .venv/bin/python benchmarks/diln_batch.py --corpus wiki [--splits 0,1] [--gammas 0.1,0.5] [--models diln,hdp]
 Writes benchmarks/results/diln_batch_<corpus>.{json,md}.
@@ -32,7 +32,7 @@ import os
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -42,6 +42,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+
+from _rss import fresh_pool, measured, rss_cell  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -189,11 +191,12 @@ def markdown(payload: dict) -> str:
             cells.append(f"{np.mean([p['per_word_mc'] for p in got]):.4f} / {np.mean([p['lap'] for p in got]):.0f}"
                          if got else "")
         lines.append(f"| {g:g} | " + " | ".join(cells) + " |")
-    lines += ["", "Fits (split 0): laps, CPU s per lap, topics used, alpha, beta:", "",
-              "| gamma0 | model | laps | CPU s/lap | topics used | alpha | beta |", "|---|---|---:|---:|---:|---:|---:|"]
+    lines += ["", "Fits (split 0): laps, CPU s per lap, topics used, alpha, beta, peak RSS of the fit's process:", "",
+              "| gamma0 | model | laps | CPU s/lap | topics used | alpha | beta | peak RSS MiB |",
+              "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in sorted((r for r in rows.values() if r["split"] == splits[0]), key=lambda r: (r["gamma0"], MODELS.index(r["model"]))):
         lines.append(f"| {r['gamma0']:g} | {r['model']} | {r['laps']} | {r['cpu_per_lap']:.1f} | {r['n_topics_used']} | "
-                     f"{r.get('alpha', float('nan')):.2f} | {r.get('beta', float('nan')):.2f} |")
+                     f"{r.get('alpha', float('nan')):.2f} | {r.get('beta', float('nan')):.2f} | {rss_cell(r)} |")
     diln = [r for r in rows.values() if r["model"] == "diln" and r["split"] == splits[0]]
     if diln:
         best = max(diln, key=lambda r: r["per_word_mc"])
@@ -224,8 +227,8 @@ def main(argv=None):
     cells = [(int(s), float(g), m) for s in args.splits.split(",") for g in args.gammas.split(",")
              for m in args.models.split(",")]
     cells = [c for c in cells if f"{c[0]}|{c[1]}|{c[2]}" not in payload["rows"]]
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = {pool.submit(run_cell, args.corpus, s, g, m, args): (s, g, m) for s, g, m in cells}
+    with fresh_pool(args.workers) as pool:
+        futures = {pool.submit(measured, run_cell, args.corpus, s, g, m, args): (s, g, m) for s, g, m in cells}
         for future in as_completed(futures):
             row = future.result()
             row.pop("params", None)
@@ -234,7 +237,7 @@ def main(argv=None):
             payload["command"] = "python benchmarks/diln_batch.py " + " ".join(argv or sys.argv[1:])
             out_json.write_text(json.dumps(payload, indent=1))
             print(f"{futures[future]}: mc {row['per_word_mc']:.4f} plug-in {row['per_word_plugin']:.4f} "
-                  f"laps {row['laps']} cpu {row['cpu_s']:.0f}s", flush=True)
+                  f"laps {row['laps']} cpu {row['cpu_s']:.0f}s peak RSS {rss_cell(row)} MiB", flush=True)
     (RESULTS / f"diln_batch_{args.corpus}.md").write_text(markdown(payload))
     print(markdown(payload))
 

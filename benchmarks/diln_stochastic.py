@@ -18,7 +18,8 @@ Protocol (the paper's Nature-corpus settings, scaled down to our corpora):
   ``diln_bX``/``hdp_bX`` start ``beta`` at X instead of 1 (``--models``; not in the default set).
 * Score every ``--eval-every`` minibatches: held-out per-word log-likelihood by Eq. 40 (Monte Carlo over
   ``q``, :func:`stickbreak.evaluate.model_completion`, ``--samples`` draws) against the training CPU time
-  so far (scoring excluded). One process per model (one thread), ``--workers`` at a time.
+  so far (scoring excluded). One fresh (spawned) process per model (one thread), ``--workers`` at a
+  time; its peak RSS is the run's own (data, fit, scoring).
 
 Run:  .venv/bin/python benchmarks/diln_stochastic.py [--corpus 20newsgroups] [--kappas 0.6,0.9] [--passes 3]
 Writes benchmarks/results/diln_stochastic_<corpus>.{json,md}.
@@ -32,7 +33,7 @@ import os
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -41,6 +42,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+
+from _rss import fresh_pool, measured, rss_cell  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -123,8 +126,9 @@ def markdown(payload: dict) -> str:
              "Held-out per-word log-likelihood (nats) against training CPU seconds:", ""]
     kappas = sorted({r["kappa"] for r in rows.values()})
     for kappa in kappas:
-        lines += [f"kappa = {kappa:g}:", "", "| model | score after each evaluation (CPU s) | final | topics used | beta |",
-                  "|---|---|---:|---:|---:|"]
+        lines += [f"kappa = {kappa:g}:", "",
+                  "| model | score after each evaluation (CPU s) | final | topics used | beta | peak RSS MiB |",
+                  "|---|---|---:|---:|---:|---:|"]
         names = list(MODELS) + sorted({r["model"] for r in rows.values()} - set(MODELS))
         for name in names:
             r = rows.get(f"{name}|{kappa}")
@@ -133,7 +137,8 @@ def markdown(payload: dict) -> str:
             t = r["trace"]
             points = ", ".join(f"{x['per_word']:.3f} ({x['cpu_s']:.0f})" for x in t[:: max(1, len(t) // 8)])
             beta = f"{r['beta']:.2f}" if "beta" in r else ""
-            lines.append(f"| {name} | {points} | **{t[-1]['per_word']:.4f}** | {t[-1]['n_topics_used']} | {beta} |")
+            lines.append(f"| {name} | {points} | **{t[-1]['per_word']:.4f}** | {t[-1]['n_topics_used']} | {beta} | "
+                         f"{rss_cell(r)} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -157,8 +162,8 @@ def main(argv=None):
     payload = json.loads(out_json.read_text()) if out_json.exists() else {"rows": {}}
     payload.update(batch_size=args.batch_size, samples=args.samples)
     jobs = [(m, float(k)) for k in args.kappas.split(",") for m in args.models.split(",")]
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = {pool.submit(run_one, m, k, args): (m, k) for m, k in jobs}
+    with fresh_pool(args.workers) as pool:
+        futures = {pool.submit(measured, run_one, m, k, args): (m, k) for m, k in jobs}
         for future in as_completed(futures):
             row = future.result()
             payload["rows"][f"{row['model']}|{row['kappa']}"] = row

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from _rss import peak_rss_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -41,7 +41,7 @@ def one(n_batches: int) -> dict:
         warnings.simplefilter("ignore")
         model = HDPTopicModel(n_topics=100, n_batches=n_batches, moves=(), max_laps=3, tol=0.0, random_state=0,
                               executor="processes", n_jobs=2).fit(counts)
-    return {"batches": n_batches, "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    return {"batches": n_batches, "driver_peak_mb": peak_rss_mib(),
             "bytes_per_lap": model.trace_[-1]["bytes_moved"], "seconds": time.perf_counter() - start,
             "elbo": model.lower_bound_, "load": os.getloadavg()[0]}
 

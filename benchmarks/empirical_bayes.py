@@ -9,7 +9,8 @@
   and without ``learn_concentration`` (alpha, gamma and kappa when sticky): K, ELBO, Hamming distance to
   the 12 exercise labels after the optimal alignment, learned values, CPU s.
 
-One thread; CPU is process time. Run:
+One thread; CPU is process time. Every row runs in a fresh process (its peak RSS is the row's own:
+data, fit and scoring), after an untimed one-lap fit of the same estimator there (numba's kernels). Run:
 
     .venv/bin/python benchmarks/empirical_bayes.py [--only ap,wiki,20newsgroups,mocap6]
 
@@ -33,6 +34,7 @@ from stickbreak import HDPHMM, HDPTopicModel
 from stickbreak.evaluate import completion_from_split, hamming_distance
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _rss import in_fresh_process, rss_cell  # noqa: E402
 from defaults import MOCAP, TOPIC_LAPS  # the defaults benchmark's data and lap budget
 from topic_moves import load_corpus
 
@@ -50,29 +52,45 @@ def _timed(fit):
     return out, time.process_time() - start
 
 
-def topics(corpus: str) -> list[dict]:
+def topic_row(corpus: str, name: str) -> dict:
+    """One topic row (run in a fresh process by :func:`topics`)."""
     split = load_corpus(corpus)
-    rows = []
-    for name, learn in TOPIC_RUNS.items():
+    learn = TOPIC_RUNS[name]
+    with threadpool_limits(1):
+        _timed(lambda: HDPTopicModel(max_laps=1, random_state=0, learn_concentration=learn).fit(split["train"][:200]))
         est = HDPTopicModel(max_laps=TOPIC_LAPS, random_state=0, learn_concentration=learn)
         model, cpu = _timed(lambda: est.fit(split["train"]))
-        score = completion_from_split(model.topic_word_, split["observed"], split["heldout"])
-        rows.append({"data": corpus, "learned": name, "K": int(model.n_topics_), "elbo": float(model.lower_bound_),
-                     "heldout": float(score.per_word), "values": model.concentrations_, "cpu": cpu})
+    score = completion_from_split(model.topic_word_, split["observed"], split["heldout"])
+    return {"data": corpus, "learned": name, "K": int(model.n_topics_), "elbo": float(model.lower_bound_),
+            "heldout": float(score.per_word), "values": model.concentrations_, "cpu": cpu}
+
+
+def topics(corpus: str) -> list[dict]:
+    rows = []
+    for name in TOPIC_RUNS:
+        rows.append(in_fresh_process(topic_row, corpus, name))
         print(rows[-1], flush=True)
     return rows
 
 
-def sequences() -> list[dict]:
+def sequence_row(name: str, learn: bool) -> dict:
+    """One HDP-HMM row (run in a fresh process by :func:`sequences`)."""
     z = np.load(MOCAP)
     X, lengths, truth = z["X"], z["lengths"], z["Z"].astype(int)
+    options = HMM_RUNS[name]
+    with threadpool_limits(1):
+        _timed(lambda: HDPHMM(random_state=0, learn_concentration=learn, max_laps=1, **options).fit(X, lengths=lengths))
+        model, cpu = _timed(lambda: HDPHMM(random_state=0, learn_concentration=learn, **options).fit(X, lengths=lengths))
+        hamming = hamming_distance(truth, model.predict(X, lengths=lengths))
+    return {"data": "mocap6", "model": name, "learned": learn, "K": int(model.n_states_),
+            "elbo": float(model.lower_bound_), "values": model.concentrations_, "hamming": hamming, "cpu": cpu}
+
+
+def sequences() -> list[dict]:
     rows = []
-    for name, options in HMM_RUNS.items():
+    for name in HMM_RUNS:
         for learn in (False, True):
-            model, cpu = _timed(lambda: HDPHMM(random_state=0, learn_concentration=learn, **options).fit(X, lengths=lengths))
-            rows.append({"data": "mocap6", "model": name, "learned": learn, "K": int(model.n_states_),
-                         "elbo": float(model.lower_bound_), "values": model.concentrations_,
-                         "hamming": hamming_distance(truth, model.predict(X, lengths=lengths)), "cpu": cpu})
+            rows.append(in_fresh_process(sequence_row, name, learn))
             print(rows[-1], flush=True)
     return rows
 
@@ -87,15 +105,16 @@ def markdown(results: dict, meta: dict) -> str:
     lines += [f"- {part}: {command}" for part, command in meta["parts"].items()] + [""]
     for part, rows in results.items():
         if part == "mocap6":
-            lines += ["## mocap6 (HDP-HMM)", "", "| model | learned | K | ELBO | Hamming | values used | CPU s |",
-                      "|---|---|---:|---:|---:|---|---:|"]
+            lines += ["## mocap6 (HDP-HMM)", "", "| model | learned | K | ELBO | Hamming | values used | CPU s | peak RSS MiB |",
+                      "|---|---|---:|---:|---:|---|---:|---:|"]
             lines += [f"| {r['model']} | {'yes' if r['learned'] else 'no'} | {r['K']} | {r['elbo']:,.1f} | "
-                      f"{r['hamming']:.3f} | {_values(r['values'])} | {r['cpu']:.1f} |" for r in rows]
+                      f"{r['hamming']:.3f} | {_values(r['values'])} | {r['cpu']:.1f} | {rss_cell(r)} |" for r in rows]
         else:
             lines += [f"## {part} (HDPTopicModel() defaults)", "",
-                      "| learned | K | ELBO | held-out per word | values used | CPU s |", "|---|---:|---:|---:|---|---:|"]
+                      "| learned | K | ELBO | held-out per word | values used | CPU s | peak RSS MiB |",
+                      "|---|---:|---:|---:|---|---:|---:|"]
             lines += [f"| {r['learned']} | {r['K']} | {r['elbo']:,.0f} | {r['heldout']:.4f} | {_values(r['values'])} | "
-                      f"{r['cpu']:.1f} |" for r in rows]
+                      f"{r['cpu']:.1f} | {rss_cell(r)} |" for r in rows]
         lines.append("")
     return "\n".join(lines)
 
@@ -108,8 +127,7 @@ def main():
     saved = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {"parts": {}}}
     for part in args.only.split(","):
         command = f"`.venv/bin/python benchmarks/empirical_bayes.py --only {part}` (load average {os.getloadavg()[0]:.2f})"
-        with threadpool_limits(1):
-            saved["results"][part] = sequences() if part == "mocap6" else topics(part)
+        saved["results"][part] = sequences() if part == "mocap6" else topics(part)  # one thread in each row's process
         saved["meta"]["parts"][part] = command
         path.write_text(json.dumps(saved, indent=1))
         (RESULTS / "empirical_bayes.md").write_text(markdown(saved["results"], saved["meta"]))

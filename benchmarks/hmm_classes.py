@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import time
 import warnings
@@ -38,6 +37,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
+from _rss import in_fresh_process  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "mocap6" / "mocap6.npz"
@@ -97,8 +97,7 @@ def run(library: str, seed: int, data: dict, args) -> dict:
             frames += len(x)
             loglik += scores[c]
     return {"library": library, "seed": seed, "cpu_s": cpu, "cpu_per_class": cpu / len(data),
-            "accuracy": correct / total, "heldout_per_frame": loglik / frames, "states": states,
-            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "accuracy": correct / total, "heldout_per_frame": loglik / frames, "states": states}
 
 
 def markdown(payload: dict) -> str:
@@ -124,7 +123,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     data = segments()
-    rows = [run(lib, int(s), data, args) for s in args.seeds.split(",") for lib in ("hmmlearn", "ours")]
+    # one fresh process per row: its peak RSS is the row's own
+    rows = [in_fresh_process(run, lib, int(s), data, args) for s in args.seeds.split(",") for lib in ("hmmlearn", "ours")]
     for r in rows:
         print(json.dumps(r), flush=True)
     n_train = sum(len(p[::2]) for p in data.values())

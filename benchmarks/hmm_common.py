@@ -1,4 +1,5 @@
-"""What the HMM benchmarks share: the data sets, the model, one fit with a Hamming distance per lap."""
+"""What the HMM benchmarks share: the data sets, the model, one fit with a Hamming distance per lap (and
+:func:`fit_row`, that fit in a process of its own for ``_rss.in_fresh_process``: its peak RSS)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,11 @@ def ami_clips():
             for uri, x, lab in zip(z["uris"], np.split(z["X"], cuts), np.split(z["labels"], cuts))]
 
 
+def ami_clip(uri: str):
+    """The AMI clip ``uri``: (data, labels)."""
+    return next((data, labels) for name, data, labels in ami_clips() if name == uri)
+
+
 def make_model(data: Sequences, family: str, stickiness: float, obs_prior=None, finite: bool = False,
                transition_concentration: float = 0.5, start_concentration: float = 5.0, concentration: float = 10.0):
     fam = obs.get(family)
@@ -88,3 +94,12 @@ def fit(model, data: Sequences, labels, n_states: int, moves, n_batches: int, se
             "final_K": result.trace[-1].n_components, "elbo": result.elbo, "hamming": lap_hamming[-1],
             "first_lap_hamming_zero": zero, "wall_s": wall, "cpu_s": cpu,
             "fit_wall_s": wall - scoring[0], "trace": trace}
+
+
+def fit_row(load, load_args: tuple, model_options: dict, **fit_options) -> dict:
+    """:func:`fit` on ``load(*load_args)`` (``toy``, ``mocap6``, ``ami_clip``) and ``make_model(data,
+    **model_options)``, after an untimed one-lap fit (numba's kernels): a row run in a fresh process."""
+    data, labels = load(*load_args)
+    model = make_model(data, **model_options)
+    fit(model, data, labels, **{**fit_options, "max_laps": 1})
+    return fit(model, data, labels, **fit_options)

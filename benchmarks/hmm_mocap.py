@@ -15,6 +15,8 @@ Same evaluator: every run, bnpy's included, is scored by our code: the exact ELB
 parameters with the optimal local step, and the Hamming distance of their Viterbi path to the
 exercise labels after the optimal one-to-one alignment. Wall time is the whole fit (bnpy: ``bnpy.run``
 including its initialisation and disk output, BLAS pinned to one thread; ours: the driver, one thread).
+Each run in a fresh process (ours after an untimed one-lap fit there, for numba's kernels); peak RSS:
+that process's (bnpy: its own ``bnpy.run`` process, a child of the run's).
 
 Run:  .venv/bin/python benchmarks/hmm_mocap.py [--bnpy] [--seeds 0] [--laps 100]
 Writes benchmarks/results/hmm_mocap.{json,md}.
@@ -31,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hmm_common import RESULTS, ROOT, SHARED, fit, make_model, mocap6, sequence_batches
+from _rss import CHILDREN_KEY, KEY, in_fresh_process, rss_cell, with_children
+from hmm_common import RESULTS, ROOT, SHARED, fit_row, make_model, mocap6
 from stickbreak.models.hmm.params import HMMParams
 from stickbreak.core.protocols import total_elbo
 from stickbreak.evaluate import hamming_distance
@@ -73,6 +76,21 @@ def run_bnpy(n_states: int, kappa: float, moves: str, seed: int, laps: int) -> d
     return z
 
 
+def bnpy_row(n_states: int, kappa: float, moves: str, seed: int, laps: int) -> dict:
+    """One bnpy run scored by our evaluator (in a fresh process: bnpy's is its child)."""
+    data, labels = mocap6()
+    z = run_bnpy(n_states, kappa, moves, seed, laps)
+    row = {"library": "bnpy 0.1.7", "kappa": kappa, "n_states": n_states, "seed": seed,
+           "moves": moves.split(",") if moves else [], "status": str(z["status"])}
+    if "post_nu" in z:
+        elbo, hamming = evaluate(make_model(data, "ar_gauss", kappa, PRIOR), data, labels, bnpy_params(z))
+        row.update(final_K=int(z["final_K"]), laps=float(z["n_laps_done"]), elbo=elbo,
+                   bnpy_own_elbo=float(z["final_elbo_total"]), hamming=hamming,
+                   hamming_bnpy_viterbi=hamming_distance(labels, z["map_z_viterbi"]),
+                   fit_wall_s=float(z["fit_wall_sec"]), cpu_s=float(z["fit_cpu_sec"]))
+    return row
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="0")
@@ -81,29 +99,21 @@ def main(argv=None):
     parser.add_argument("--initial-K", default="30,60")
     parser.add_argument("--kappas", default="0,50")
     args = parser.parse_args(argv)
-    data, labels = mocap6()
-    _, frames = sequence_batches(data, data.n_items)
+    data, _ = mocap6()
     rows = []
     for kappa in [float(k) for k in args.kappas.split(",")]:
-        model = make_model(data, "ar_gauss", kappa, PRIOR)
         for n_states in [int(k) for k in args.initial_K.split(",")]:
             for seed in [int(s) for s in args.seeds.split(",")]:
                 for moves in (("birth", "merge", "delete"), ("merge", "delete"), ("merge",), ()):
-                    row = fit(model, data, labels, n_states, moves, data.n_items, seed, args.laps, tol=TOL)
+                    row = in_fresh_process(fit_row, mocap6, (), dict(family="ar_gauss", stickiness=kappa, obs_prior=PRIOR),
+                                           n_states=n_states, moves=moves, n_batches=data.n_items, seed=seed,
+                                           max_laps=args.laps, tol=TOL)
                     row.update(library="stickbreak", kappa=kappa)
                     rows.append(row)
                     print(_line(row), flush=True)
                 if args.bnpy and BNPY_PYTHON.exists():
                     for moves in ("merge", ""):
-                        z = run_bnpy(n_states, kappa, moves, seed, args.laps)
-                        row = {"library": "bnpy 0.1.7", "kappa": kappa, "n_states": n_states, "seed": seed,
-                               "moves": moves.split(",") if moves else [], "status": str(z["status"])}
-                        if "post_nu" in z:
-                            elbo, hamming = evaluate(model, data, labels, bnpy_params(z))
-                            row.update(final_K=int(z["final_K"]), laps=float(z["n_laps_done"]), elbo=elbo,
-                                       bnpy_own_elbo=float(z["final_elbo_total"]), hamming=hamming,
-                                       hamming_bnpy_viterbi=hamming_distance(labels, z["map_z_viterbi"]),
-                                       fit_wall_s=float(z["fit_wall_sec"]), cpu_s=float(z["fit_cpu_sec"]))
+                        row = in_fresh_process(with_children, bnpy_row, n_states, kappa, moves, seed, args.laps)
                         rows.append(row)
                         print(_line(row), flush=True)
     RESULTS.mkdir(exist_ok=True)
@@ -122,20 +132,27 @@ def _line(row) -> str:
             f"laps={row['laps']} wall {row['fit_wall_s']:.1f}s")
 
 
+def _rss_of(row) -> str:
+    """The fit's process: ours, the run's; bnpy, its ``bnpy.run`` child."""
+    return rss_cell(row, CHILDREN_KEY if row["library"] != "stickbreak" else KEY)
+
+
 def table(rows) -> str:
-    lines = ["| kappa | initial K | library | moves | final K | laps | ELBO (our evaluator) | Hamming | wall s | bnpy wall / ours |",
-             "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| kappa | initial K | library | moves | final K | laps | ELBO (our evaluator) | Hamming | wall s | bnpy wall / ours "
+             "| peak RSS MiB |", "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     ours = {(r["kappa"], r["n_states"], r["seed"], tuple(r["moves"])): r for r in rows if r["library"] == "stickbreak"}
     for r in rows:
         if "elbo" not in r:
-            lines.append(f"| {r['kappa']:g} | {r['n_states']} | {r['library']} | {'+'.join(r['moves'])} | {r['status']} | | | | | |")
+            lines.append(f"| {r['kappa']:g} | {r['n_states']} | {r['library']} | {'+'.join(r['moves'])} | {r['status']} "
+                         f"| | | | | | {_rss_of(r)} |")
             continue
         ratio = ""
         if r["library"] != "stickbreak":
             mine = ours.get((r["kappa"], r["n_states"], r["seed"], tuple(r["moves"])))
             ratio = f"{r['fit_wall_s'] / mine['fit_wall_s']:.1f}x" if mine else ""
         lines.append(f"| {r['kappa']:g} | {r['n_states']} | {r['library']} | {'+'.join(r['moves']) or 'none (fixed K)'} | "
-                     f"{r['final_K']} | {r['laps']:g} | {r['elbo']:.1f} | {r['hamming']:.3f} | {r['fit_wall_s']:.1f} | {ratio} |")
+                     f"{r['final_K']} | {r['laps']:g} | {r['elbo']:.1f} | {r['hamming']:.3f} | {r['fit_wall_s']:.1f} | {ratio} "
+                     f"| {_rss_of(r)} |")
     return "\n".join(lines) + "\n"
 
 

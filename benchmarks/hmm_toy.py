@@ -6,6 +6,9 @@ moves only (from K = 50 and 100), against fixed-K memoized runs from the same co
 initialisations. The thesis reports that the adaptive runs reach Hamming distance 0 within about 20
 laps whatever the stickiness.
 
+Each run in a fresh process (its peak RSS: the table shows the largest over seeds) after an untimed
+one-lap fit there (numba's kernels).
+
 Run:  .venv/bin/python benchmarks/hmm_toy.py [--seeds 0,1,2] [--laps 30] [--initial-K 1,50,100]
 Writes benchmarks/results/hmm_toy.{json,md}.
 """
@@ -17,7 +20,8 @@ import json
 
 import numpy as np
 
-from hmm_common import RESULTS, fit, make_model, toy
+from _rss import in_fresh_process, rss_cell
+from hmm_common import RESULTS, fit_row, toy
 
 
 def main(argv=None):
@@ -27,16 +31,15 @@ def main(argv=None):
     parser.add_argument("--initial-K", default="1,50,100")
     parser.add_argument("--kappas", default="0,50")
     args = parser.parse_args(argv)
-    data, labels = toy(seed=0)
     rows = []
     for kappa in [float(k) for k in args.kappas.split(",")]:
-        model = make_model(data, "gauss", kappa)
         for n_states in [int(k) for k in args.initial_K.split(",")]:
             for moves in (("birth", "merge", "delete"), ("merge", "delete"), ()):
                 if n_states == 1 and "birth" not in moves:
                     continue  # from one state only births can grow K
                 for seed in [int(s) for s in args.seeds.split(",")]:
-                    row = fit(model, data, labels, n_states, moves, 8, seed, args.laps)
+                    row = in_fresh_process(fit_row, toy, (0,), dict(family="gauss", stickiness=kappa), n_states=n_states,
+                                           moves=moves, n_batches=8, seed=seed, max_laps=args.laps)
                     row["kappa"] = kappa
                     rows.append(row)
                     print(f"kappa={kappa:g} K0={n_states} moves={'+'.join(moves) or 'none'} seed={seed}: "
@@ -50,8 +53,8 @@ def main(argv=None):
 
 
 def table(rows) -> str:
-    lines = ["| kappa | initial K | moves | final K | Hamming at lap 20 | final Hamming | first lap with Hamming 0 | ELBO | fit s |",
-             "|---:|---:|---|---|---|---|---|---:|---:|"]
+    lines = ["| kappa | initial K | moves | final K | Hamming at lap 20 | final Hamming | first lap with Hamming 0 | ELBO | fit s "
+             "| peak RSS MiB |", "|---:|---:|---|---|---|---|---|---:|---:|---:|"]
     groups = {}
     for r in rows:
         groups.setdefault((r["kappa"], r["n_states"], "+".join(r["moves"]) or "none (fixed K)"), []).append(r)
@@ -62,7 +65,7 @@ def table(rows) -> str:
             f"| {kappa:g} | {k0} | {moves} | {' / '.join(str(r['final_K']) for r in rs)} | "
             f"{' / '.join(f'{h:.3f}' for h in at20)} | {' / '.join(f'{h:.3f}' for h in final)} | "
             f"{' / '.join(str(r['first_lap_hamming_zero'] or '-') for r in rs)} | {np.mean([r['elbo'] for r in rs]):.1f} | "
-            f"{np.mean([r['fit_wall_s'] for r in rs]):.1f} |")
+            f"{np.mean([r['fit_wall_s'] for r in rs]):.1f} | {rss_cell(rs)} |")
     return "\n".join(lines) + "\n"
 
 

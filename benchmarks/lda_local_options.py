@@ -4,10 +4,12 @@ Usage: python benchmarks/lda_local_options.py INIT TOL N_RESTARTS START [MAX_ITE
   INIT: "gamma" (near-uniform random topics) or a number of documents per topic;
   START: scratch | warm | best. E.g. `gamma 0.5 0 scratch`, `gamma 0.05 0 warm`, `5 0.5 0 best`.
 The figures behind the LocalOptions and init defaults (see their docstrings) come from this script.
+One run per process: the last line ends with the process's peak RSS (data, fit, scoring).
 """
 import numpy as np, scipy.sparse as sp, time, sys
+from _rss import peak_rss_mib
 from stickbreak.models.topics.model import TopicModel, LocalOptions
-from stickbreak.priors import topic_lda as lda, topic_hdp as hdp_topics
+from stickbreak.priors import topic_lda as lda
 from stickbreak.data import BagOfWords
 z=np.load('/work/shared/data/wiki/bow.npz'); X=sp.csr_matrix((z['data'],z['indices'],z['indptr']),shape=tuple(z['shape'])).astype(float)
 rng=np.random.RandomState(0); perm=rng.permutation(X.shape[0]); ntest=X.shape[0]//10
@@ -32,4 +34,4 @@ for lap in range(10):
 from stickbreak.evaluate import completion_from_split, split_documents
 Xte=X[perm[-ntest:]][:,keep]; Xte=Xte[np.asarray(Xte.sum(1)).ravel()>0]
 o,h=split_documents(Xte, seed=1)
-print('total cpu', round(tot,2), 'heldout', completion_from_split(params.topic_word,o,h).per_word)
+print('total cpu', round(tot,2), 'heldout', completion_from_split(params.topic_word,o,h).per_word, 'peak RSS MiB', round(peak_rss_mib()))

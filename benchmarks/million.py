@@ -18,10 +18,8 @@ Writes benchmarks/results/million.{json,md}.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
-import resource
 import time
 import warnings
 from pathlib import Path
@@ -36,6 +34,7 @@ from stickbreak.evaluate.topics import completion_from_split, split_documents
 from stickbreak.persist import checkpoint as checkpoint_files
 
 import make_corpus
+from _rss import peak_rss_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -44,7 +43,7 @@ RECOVERED = 0.3  # Hellinger distance under which a generating topic counts as r
 
 
 def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak_rss_mib()
 
 
 def heldout(store_dir: Path) -> sp.csr_matrix:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import time
 import warnings
 
@@ -25,6 +24,7 @@ from threadpoolctl import threadpool_limits
 from mixtures import load_fashion, shared_priors
 from stickbreak import DPMixture, obs
 from stickbreak.obs import _gaussian as G
+from _rss import peak_rss_mib  # noqa: E402
 
 K = 50
 
@@ -86,7 +86,7 @@ def main():
         print(f"| {name} | {seconds:.3f} |")
     data_mb = train.nbytes / 2**20
     print(f"\nPeak RSS of the process (both libraries, data, PCA): "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; the training data {data_mb:.0f} MB.")
+          f"{peak_rss_mib():.0f} MB; the training data {data_mb:.0f} MB.")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ from stickbreak.core.protocols import total_elbo
 from stickbreak.data import DenseData, ShardStore
 from stickbreak.evaluate import majority_vote_accuracy, plugin_gaussian_log_density
 from stickbreak.parallel import summarize_batches
+from _rss import peak_rss_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -169,12 +170,11 @@ def bnpy_as_params(model, result) -> MixtureParams:
 def probe_memory(path: str, mode: str, laps: int) -> float:
     """Fit memoized+moves (diagonal Gaussian) from ``path`` (an .npy file or a shard directory) in this
     process and return its max RSS in MB."""
-    import resource
 
     X = np.load(path) if mode == "memory" else ShardStore.open(path)
     DPMixture(n_components=1, obs_model="diag_gauss", algorithm="memoized", moves=("birth", "merge", "delete"),
               n_batches=N_BATCHES, max_laps=laps, random_state=0).fit(X)
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak_rss_mib()
 
 
 def peak_memory(laps: int) -> dict:

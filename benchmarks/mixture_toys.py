@@ -12,6 +12,10 @@
     A true cluster counts as found when one learned cluster holds at least 80% of its patches and is
     at least 80% made of them.
 
+Every row (a seed of (a); a method and seed of (b)) runs in a fresh process: its peak RSS is the
+row's own ((b): the table shows the largest over seeds). (b) fits after an untimed one-lap fit on
+2,000 patches there (numba's kernels).
+
 Run:  .venv/bin/python benchmarks/mixture_toys.py [--seeds 10] [--laps 40]
 Writes benchmarks/results/mixture_toys.{json,md}.
 """
@@ -28,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from _rss import in_fresh_process, rss_cell
 from stickbreak import DPMixture
 from stickbreak.datasets.synthetic import make_edge_patches
 
@@ -45,25 +50,31 @@ def clusters_found(labels_true, labels_pred, threshold=0.8) -> int:
     return int(found)
 
 
-def delete_vs_merge(seeds: int) -> list[dict]:
+def delete_vs_merge_row(seed: int) -> dict:
+    """(a) for one seed (in a fresh process: :func:`delete_vs_merge`)."""
+    warnings.simplefilter("ignore", ConvergenceWarning)
     X = np.random.default_rng(0).normal(size=(25000, 1))
     common = dict(n_components=5, concentration=10.0, obs_prior={"covariance": 1.0}, algorithm="memoized",
                   init="random", tol=1e-9, max_laps=60)
+    merges = DPMixture(moves=("merge",), random_state=seed, **common).fit(X)
+    both = DPMixture(moves=("merge", "delete"), random_state=seed, **common).fit(X)
+    late = merges.trace_[-20:]
+    return {
+        "seed": seed,
+        "merge_only_K": merges.n_active_components_,
+        "merge_only_elbo": merges.lower_bound_,
+        "merges_rejected_late": sum(r["moves"]["merge"]["tried"] - r["moves"]["merge"]["accepted"] for r in late),
+        "merges_accepted_late": sum(r["moves"]["merge"]["accepted"] for r in late),
+        "with_delete_K": both.n_active_components_,
+        "with_delete_elbo": both.lower_bound_,
+        "deletes_accepted": sum(1 for m in both.move_log_ if m["kind"] == "delete"),
+    }
+
+
+def delete_vs_merge(seeds: int) -> list[dict]:
     rows = []
     for seed in range(seeds):
-        merges = DPMixture(moves=("merge",), random_state=seed, **common).fit(X)
-        both = DPMixture(moves=("merge", "delete"), random_state=seed, **common).fit(X)
-        late = merges.trace_[-20:]
-        rows.append({
-            "seed": seed,
-            "merge_only_K": merges.n_active_components_,
-            "merge_only_elbo": merges.lower_bound_,
-            "merges_rejected_late": sum(r["moves"]["merge"]["tried"] - r["moves"]["merge"]["accepted"] for r in late),
-            "merges_accepted_late": sum(r["moves"]["merge"]["accepted"] for r in late),
-            "with_delete_K": both.n_active_components_,
-            "with_delete_elbo": both.lower_bound_,
-            "deletes_accepted": sum(1 for m in both.move_log_ if m["kind"] == "delete"),
-        })
+        rows.append(in_fresh_process(delete_vs_merge_row, seed))
         print("delete-vs-merge", rows[-1], flush=True)
     return rows
 
@@ -84,19 +95,24 @@ for _options in EDGE_METHODS.values():  # the thesis starts fixed-K runs from ra
         _options["init"] = "random"
 
 
-def edge_patches(seeds: int, laps: int) -> list[dict]:
+def edge_patches_row(name: str, seed: int, laps: int) -> dict:
+    """(b) for one method and seed (in a fresh process: :func:`edge_patches`)."""
+    warnings.simplefilter("ignore", ConvergenceWarning)
     X, labels = make_edge_patches(100_000, seed=0)
+    options = EDGE_METHODS[name]
+    DPMixture(obs_model="zero_mean_gauss", n_batches=2, max_laps=1, random_state=seed, **options).fit(X[:2000])  # untimed
+    start = time.perf_counter()
+    model = DPMixture(obs_model="zero_mean_gauss", n_batches=100, max_laps=laps, random_state=seed, **options).fit(X)
+    return {"method": name, "seed": seed, "seconds": time.perf_counter() - start, "laps": model.n_iter_,
+            "elbo": model.lower_bound_, "K_used": model.n_active_components_,
+            "found": clusters_found(labels, model.labels_)}
+
+
+def edge_patches(seeds: int, laps: int) -> list[dict]:
     rows = []
-    for name, options in EDGE_METHODS.items():
+    for name in EDGE_METHODS:
         for seed in range(seeds):
-            start = time.perf_counter()
-            model = DPMixture(obs_model="zero_mean_gauss", n_batches=100, max_laps=laps, random_state=seed,
-                              **options).fit(X)
-            rows.append({
-                "method": name, "seed": seed, "seconds": time.perf_counter() - start, "laps": model.n_iter_,
-                "elbo": model.lower_bound_, "K_used": model.n_active_components_,
-                "found": clusters_found(labels, model.labels_),
-            })
+            rows.append(in_fresh_process(edge_patches_row, name, seed, laps))
             print("edge-patches", rows[-1], flush=True)
     return rows
 
@@ -105,25 +121,26 @@ def markdown(delete_rows, edge_rows, meta) -> str:
     lines = ["# Memoized VI with moves: the thesis's toy experiments", "",
              f"Command: `{meta['command']}`  ", f"Total time: {meta['seconds']:.0f} s", "",
              "## (a) 25,000 draws from N(0,1), K=5 at the start (random examples), gamma=10", "",
-             "| seed | merges only: K | merges rejected in last 20 laps | accepted | ELBO | with deletes: K | deletes accepted | ELBO |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| seed | merges only: K | merges rejected in last 20 laps | accepted | ELBO | with deletes: K | deletes accepted | ELBO "
+             "| peak RSS MiB |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in delete_rows:
         lines.append(f"| {r['seed']} | {r['merge_only_K']} | {r['merges_rejected_late']} | {r['merges_accepted_late']} | "
-                     f"{r['merge_only_elbo']:.2f} | {r['with_delete_K']} | {r['deletes_accepted']} | {r['with_delete_elbo']:.2f} |")
+                     f"{r['merge_only_elbo']:.2f} | {r['with_delete_K']} | {r['deletes_accepted']} | {r['with_delete_elbo']:.2f} "
+                     f"| {rss_cell(r)} |")
     stalled = [r for r in delete_rows if r["merge_only_K"] > 1]
     lines += ["", f"Merges alone stalled above K=1 in {len(stalled)} of {len(delete_rows)} seeds "
               f"(at K={sorted({r['merge_only_K'] for r in stalled})}); with deletes, "
               f"{sum(r['with_delete_K'] == 1 for r in delete_rows)} of {len(delete_rows)} reached K=1.", "",
               "## (b) 100,000 edge patches (5x5, 8 clusters), 100 batches", "",
-              "| method | runs finding all 8 | mean clusters found | mean K used | mean final ELBO | mean laps | mean seconds |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+              "| method | runs finding all 8 | mean clusters found | mean K used | mean final ELBO | mean laps | mean seconds "
+              "| peak RSS MiB |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name in EDGE_METHODS:
         rows = [r for r in edge_rows if r["method"] == name]
         if not rows:
             continue
         lines.append(f"| {name} | {sum(r['found'] == 8 for r in rows)}/{len(rows)} | {np.mean([r['found'] for r in rows]):.1f} | "
                      f"{np.mean([r['K_used'] for r in rows]):.1f} | {np.mean([r['elbo'] for r in rows]):.0f} | "
-                     f"{np.mean([r['laps'] for r in rows]):.1f} | {np.mean([r['seconds'] for r in rows]):.1f} |")
+                     f"{np.mean([r['laps'] for r in rows]):.1f} | {np.mean([r['seconds'] for r in rows]):.1f} | {rss_cell(rows)} |")
     return "\n".join(lines) + "\n"
 
 

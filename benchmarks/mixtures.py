@@ -1,6 +1,8 @@
 """DP Gaussian mixture: stickbreak vs scikit-learn's BayesianGaussianMixture, side by side.
 
-Same data, same held-out split, same truncation, same priors, same evaluator, run in one process:
+Same data, same held-out split, same truncation, same priors, same evaluator; each (library, seed) fit
+runs in a fresh process given the prepared data (its peak RSS: the fit's process, data included;
+the table shows the largest over seeds):
 
 * digits (1,797 x 64, constant pixels dropped): 80/20 split by a seeded permutation, K = 30;
 * Fashion-MNIST, the 60,000 training images projected to 50 PCA dimensions (fitted on them), the
@@ -43,6 +45,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import BayesianGaussianMixture
 
 import stickbreak
+from _rss import in_fresh_process, rss_cell
 from stickbreak import DPMixture
 from stickbreak.evaluate import plugin_gaussian_log_density
 
@@ -137,6 +140,18 @@ def run_sklearn(train, test, n_components, prior, seed):
     }
 
 
+RUNNERS = {"stickbreak": run_ours, "sklearn": run_sklearn}
+
+
+def run_row(lib, train, test, n_components, prior, seed) -> dict:
+    """One library and seed (in a fresh process: :func:`main`), BLAS on one thread; ours after an untimed
+    tiny fit (numba's kernels)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        if lib == "stickbreak":
+            DPMixture(algorithm="vb", n_components=2, max_laps=2, tol=0.5).fit(np.random.default_rng(0).normal(size=(50, 2)))
+        return RUNNERS[lib](train, test, n_components, prior, seed)
+
+
 def summarize(rows):
     def stat(key):
         values = np.array([r[key] for r in rows], dtype=float)
@@ -158,8 +173,9 @@ def markdown(results, meta) -> str:
         f"Versions: stickbreak {meta['stickbreak']}, scikit-learn {meta['sklearn']}, numpy {meta['numpy']}; BLAS single-threaded for both  ",
         f"Seeds: {meta['seeds']} (mean ± sd over seeds). Protocol: see the docstring of `benchmarks/mixtures.py`.",
         "",
-        "| data | library | K (trunc.) | wall s | CPU s | iterations | held-out log p(x), plug-in | held-out, predictive | K used (N_k≥1) | K (w>1e-3) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| data | library | K (trunc.) | wall s | CPU s | iterations | held-out log p(x), plug-in | held-out, predictive | K used (N_k≥1) | K (w>1e-3) "
+        "| peak RSS MiB |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, res in results.items():
         for lib in ("stickbreak", "sklearn"):
@@ -168,11 +184,11 @@ def markdown(results, meta) -> str:
             lines.append(
                 f"| {name} ({res['shape']}) | {lib} | {res['K']} | {s['wall_s'][0]:.2f} ± {s['wall_s'][1]:.2f} | "
                 f"{s['cpu_s'][0]:.2f} | {s['iterations'][0]:.0f} | {s['heldout_plugin'][0]:.2f} ± {s['heldout_plugin'][1]:.2f} | "
-                f"{pred} | {s['K_used'][0]:.1f} | {s['K_weight_1e-3'][0]:.1f} |"
+                f"{pred} | {s['K_used'][0]:.1f} | {s['K_weight_1e-3'][0]:.1f} | {rss_cell(res[lib]['runs'])} |"
             )
         ratio = res["sklearn"]["summary"]["wall_s"][0] / res["stickbreak"]["summary"]["wall_s"][0]
         gain = res["stickbreak"]["summary"]["heldout_plugin"][0] - res["sklearn"]["summary"]["heldout_plugin"][0]
-        lines.append(f"| {name} | **ratio** | | sklearn/stickbreak wall time = **{ratio:.2f}×** | | | stickbreak − sklearn = **{gain:+.2f} nats** | | | |")
+        lines.append(f"| {name} | **ratio** | | sklearn/stickbreak wall time = **{ratio:.2f}×** | | | stickbreak − sklearn = **{gain:+.2f} nats** | | | | |")
     lines.append("")
     lines.append("Per-seed rows are in `mixtures.json`.")
     return "\n".join(lines) + "\n"
@@ -191,17 +207,15 @@ def main(argv=None):
         "stickbreak": stickbreak.__version__, "sklearn": sklearn.__version__, "numpy": np.__version__,
         "seeds": args.seeds,
     }
-    DPMixture(algorithm="vb", n_components=2, max_laps=2, tol=0.5).fit(np.random.default_rng(0).normal(size=(50, 2)))  # compile numba
     results = {}
     for name in args.datasets:
         train, test, n_components = LOADERS[name]()
         prior = shared_priors(train)
         res = {"shape": f"{len(train)}+{len(test)} x {train.shape[1]}", "K": n_components}
-        for lib, runner in (("stickbreak", run_ours), ("sklearn", run_sklearn)):
+        for lib in RUNNERS:
             rows = []
             for seed in args.seeds:
-                with threadpool_limits(limits=1, user_api="blas"):
-                    row = runner(train, test, n_components, prior, seed)
+                row = in_fresh_process(run_row, lib, train, test, n_components, prior, seed)
                 print(name, lib, seed, {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()}, flush=True)
                 rows.append(row)
             res[lib] = {"runs": rows, "summary": summarize(rows)}

@@ -6,7 +6,8 @@ Run:  .venv/bin/py-spy record --subprocesses --idle --format raw -r 50 -o /tmp/p
       .venv/bin/python benchmarks/profile_scaling.py summary /tmp/prof.txt
 
 ``run`` fits the workload of ``benchmarks/scaling.py`` (after an untimed fit that compiles) and
-prints each lap's seconds and MB moved; ``summary`` prints, for each process, its sampled seconds
+prints each lap's seconds and MB moved, and the peak RSS of the process and of its largest worker
+process (one run per process); ``summary`` prints, for each process, its sampled seconds
 and the functions it spent them in (a function counted once per sample, callers included).
 """
 
@@ -17,12 +18,19 @@ import time
 import warnings
 from collections import Counter, defaultdict
 
+from _rss import CHILDREN_KEY, measured, rss_cell, with_children
 from scaling import WORKLOADS
 
 RATE = 50  # samples per second, as recorded above
 
 
 def run(key: str, executor: str, laps: int) -> None:
+    out = with_children(measured, fit, key, executor, laps)
+    workers = rss_cell(out, CHILDREN_KEY) if CHILDREN_KEY in out else "none"
+    print(f"peak RSS MiB: {rss_cell(out)} (largest worker process: {workers})")
+
+
+def fit(key: str, executor: str, laps: int) -> dict:
     _, data, make = WORKLOADS[key]
     X = data()
     with warnings.catch_warnings():
@@ -34,6 +42,7 @@ def run(key: str, executor: str, laps: int) -> None:
     ends = [0.0] + [r["seconds"] for r in model.trace_]
     print(f"fit {time.perf_counter() - start:.1f} s; laps (s):", [round(b - a, 1) for a, b in zip(ends, ends[1:])],
           "MB:", [r["bytes_moved"] // 10 ** 6 for r in model.trace_])
+    return {}
 
 
 def summary(path: str, top: int = 30) -> None:

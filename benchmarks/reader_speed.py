@@ -2,7 +2,8 @@
 scikit-learn's ``load_svmlight_file`` for LDA-C (each line "N id:count ...", N read as the label)
 and pandas' ``read_csv`` for UCI bag-of-words (three header lines, then "doc word count").
 
-Same files, one process, best of 3 wall times, and whether each parser refuses the damaged
+Same files, best of 3 wall times (each reader in a fresh process, whose peak RSS is shown: imports
+and the reader; the CSV rows time one call after an untimed one), and whether each parser refuses the damaged
 variants our readers refuse (a negative count, a word id past the vocabulary, a line cut short).
 "ours" is the whole reader: parsing, checks and the CSR matrix. The CSV rows time our sequence
 and numeric CSV readers (pandas inside since issue 27; the csv module took 4.7 s and np.loadtxt
@@ -22,6 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_svmlight_file
 
+from _rss import in_fresh_process, rss_cell
 from stickbreak.data import DataError, read_ldac, read_sequences, read_uci, write_ldac, write_uci
 from stickbreak.datasets import load, read_data
 
@@ -44,6 +46,27 @@ def uci_pandas(path):
     return head, table
 
 
+def timed(row: str, side: str, tmp: str, n_words: int) -> dict:
+    """Best wall time of one reader (``side``: ours or the library's) of one row's file, in a fresh process."""
+    tmp = Path(tmp)
+    calls = {("ldac", "ours"): lambda: read_ldac(tmp / "ap.dat", n_words=n_words, empty="keep"),
+             ("ldac", "library"): lambda: load_svmlight_file(str(tmp / "ap.dat"), n_features=n_words, zero_based=True),
+             ("uci", "ours"): lambda: read_uci(tmp / "docword.ap.txt", empty="keep"),
+             ("uci", "library"): lambda: uci_pandas(tmp / "docword.ap.txt"),
+             ("seq", "ours"): lambda: read_sequences(tmp / "seq.csv"),
+             ("seq", "library"): lambda: pd.read_csv(tmp / "seq.csv"),
+             ("dense", "ours"): lambda: read_data(str(tmp / "dense.csv")),
+             ("dense", "library"): lambda: np.loadtxt(tmp / "dense.csv", delimiter=",", skiprows=1)}
+    repeats = 3 if row in ("ldac", "uci") else 1
+    if repeats == 1:
+        calls[row, side]()  # untimed: first-call set-up in this fresh process
+    return {"seconds": best_of(calls[row, side], repeats)}
+
+
+def compare(row: str, tmp: Path, n_words: int) -> tuple[dict, dict]:
+    return tuple(in_fresh_process(timed, row, side, str(tmp), n_words) for side in ("ours", "library"))
+
+
 def refuses(fn):
     try:
         fn()
@@ -59,27 +82,20 @@ def main():
     write_uci(bow, tmp / "docword.ap.txt")
     n_words = bow.n_features
     print(f"AP: {bow.shape[0]} documents, {bow.counts.nnz} entries; load {os.getloadavg()}\n")
-    print("| format | ours s | library s | library / ours |")
-    print("|---|---:|---:|---:|")
-    ours = best_of(lambda: read_ldac(tmp / "ap.dat", n_words=n_words, empty="keep"))
-    lib = best_of(lambda: load_svmlight_file(str(tmp / "ap.dat"), n_features=n_words, zero_based=True))
-    print(f"| LDA-C: load_svmlight_file | {ours:.3f} | {lib:.3f} | {lib / ours:.2f} |")
-    ours = best_of(lambda: read_uci(tmp / "docword.ap.txt", empty="keep"))
-    lib = best_of(lambda: uci_pandas(tmp / "docword.ap.txt"))
-    print(f"| UCI: pandas read_csv | {ours:.3f} | {lib:.3f} | {lib / ours:.2f} |")
     rng = np.random.default_rng(0)
     frames = pd.DataFrame(rng.normal(size=(300_000, 12)), columns=[f"f{j}" for j in range(12)])
     frames.to_csv(tmp / "dense.csv", index=False)
     frames.insert(0, "sequence", np.repeat(np.arange(300), 1000))
     frames.to_csv(tmp / "seq.csv", index=False)
-    ours = best_of(lambda: read_sequences(tmp / "seq.csv"), 1)
-    lib = best_of(lambda: pd.read_csv(tmp / "seq.csv"), 1)
-    print(f"| sequence CSV, 300,000 frames: read_sequences vs pandas read_csv | {ours:.3f} | {lib:.3f} | "
-          f"{lib / ours:.2f} |")
-    ours = best_of(lambda: read_data(str(tmp / "dense.csv")), 1)
-    lib = best_of(lambda: np.loadtxt(tmp / "dense.csv", delimiter=",", skiprows=1), 1)
-    print(f"| numeric CSV, 300,000 rows: the CLI's reader vs np.loadtxt (its reader before) | {ours:.3f} | {lib:.3f} | "
-          f"{lib / ours:.2f} |")
+    del frames
+    print("| format | ours s | library s | library / ours | ours peak RSS MiB | library peak RSS MiB |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for row, title in (("ldac", "LDA-C: load_svmlight_file"), ("uci", "UCI: pandas read_csv"),
+                       ("seq", "sequence CSV, 300,000 frames: read_sequences vs pandas read_csv"),
+                       ("dense", "numeric CSV, 300,000 rows: the CLI's reader vs np.loadtxt (its reader before)")):
+        ours, lib = compare(row, tmp, n_words)
+        print(f"| {title} | {ours['seconds']:.3f} | {lib['seconds']:.3f} | {lib['seconds'] / ours['seconds']:.2f} | "
+              f"{rss_cell(ours)} | {rss_cell(lib)} |")
 
     lines = (tmp / "ap.dat").read_text().splitlines()
     first = lines[0].split()

@@ -4,11 +4,13 @@
 Workloads (the issue's): LDA by batch VB on wiki (K=100); the memoized HDP with its default moves
 on 20newsgroups (K=100 to start, 8 batches); the default DP-GMM (memoized, birth/merge/delete) on
 Fashion-MNIST projected on 50 principal components (60,000 images); the HDP-HMM on mocap6.
-Each fit runs ``--laps`` laps with ``tol=0``; numba compiles first in an untimed warm-up fit.
+Each fit runs ``--laps`` laps with ``tol=0`` in a fresh process given the workload's data (numba's
+kernels load first in an untimed one-lap fit there).
 
 Reported per run: wall seconds of the fit (worker start-up included), seconds per lap after the
-first (the steady rate), the final ELBO, K, mean bytes moved per lap, and the load average before
-and after. Speed-up = the 1-thread wall time over the run's; every row of a workload must show the
+first (the steady rate), the final ELBO, K, mean bytes moved per lap, the load average before
+and after, and the peak RSS of the run's process (the driver: data, warm-up and fit) and of its largest
+worker process (local processes or Dask workers started by the fit; none for threads). Speed-up = the 1-thread wall time over the run's; every row of a workload must show the
 same ELBO to 1e-10 relative (the executors compute the same fit).
 
 Run:  .venv/bin/python benchmarks/scaling.py [--only lda,hdp,dpgmm,hmm] [--laps 8]
@@ -33,6 +35,8 @@ from sklearn.decomposition import PCA
 from stickbreak import LDA, DPMixture, HDPHMM, HDPTopicModel
 from stickbreak.data import BagOfWords
 from stickbreak.datasets import load
+
+from _rss import CHILDREN_KEY, KEY, in_fresh_process, rss_cell, with_children
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -65,6 +69,15 @@ WORKLOADS = {
 }
 
 
+def run_row(key: str, X, laps: int, executor, n_jobs: int) -> dict:
+    """One workload on one executor (in a fresh process: :func:`main`), after an untimed one-lap fit there."""
+    make = WORKLOADS[key][2]
+    with warnings.catch_warnings():  # untimed: numba's kernels load in this process
+        warnings.simplefilter("ignore")
+        make(1).set_params(random_state=0).fit(X)
+    return run(make, X, laps, executor, n_jobs)
+
+
 def run(make, X, laps: int, executor, n_jobs: int) -> dict:
     load_before = os.getloadavg()[0]
     model = make(laps).set_params(random_state=0, n_jobs=n_jobs, executor=executor)
@@ -84,13 +97,20 @@ def run(make, X, laps: int, executor, n_jobs: int) -> dict:
             "load_before": load_before, "load_after": os.getloadavg()[0]}
 
 
+def _workers_rss(row: dict) -> str:
+    if KEY in row and CHILDREN_KEY not in row:
+        return "none"  # threads: no worker process
+    return rss_cell(row, CHILDREN_KEY)
+
+
 def table(rows: list[dict]) -> str:
     lines = ["| workload | executor | wall s | s/lap after lap 1 | speed-up (wall) | speed-up (per lap) | ELBO | K "
-             "| MB moved/lap | load before/after |", "|---" * 10 + "|"]
+             "| MB moved/lap | load before/after | peak RSS MiB (driver / largest worker) |", "|---" * 11 + "|"]
     for row in rows:
         lines.append(f"| {row['workload']} | {row['setting']} | {row['wall']:.1f} | {row['per_lap']:.2f} | "
                      f"{row['speedup_wall']:.2f}x | {row['speedup_lap']:.2f}x | {row['elbo']:.10g} | {row['K']} | "
-                     f"{row['bytes_per_lap'] / 1e6:.1f} | {row['load_before']:.2f}/{row['load_after']:.2f} |")
+                     f"{row['bytes_per_lap'] / 1e6:.1f} | {row['load_before']:.2f}/{row['load_after']:.2f} | "
+                     f"{rss_cell(row)} / {_workers_rss(row)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -113,14 +133,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rows = []
     for key in args.only.split(","):
-        title, data, make = WORKLOADS[key]
+        title, data, _ = WORKLOADS[key]
         X = data()
-        with warnings.catch_warnings():  # untimed: numba compiles in this process
-            warnings.simplefilter("ignore")
-            make(1).set_params(random_state=0).fit(X)
         base = None
         for setting, executor, n_jobs in SETTINGS:
-            row = {"workload": title, "setting": setting, **run(make, X, args.laps, executor, n_jobs)}
+            row = {"workload": title, "setting": setting,
+                   **in_fresh_process(with_children, run_row, key, X, args.laps, executor, n_jobs)}
             base = base or row
             row["speedup_wall"] = base["wall"] / row["wall"]
             row["speedup_lap"] = base["per_lap"] / row["per_lap"]

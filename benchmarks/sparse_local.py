@@ -33,7 +33,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import resource
 import sys
 import time
 import warnings
@@ -48,6 +47,7 @@ import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from _rss import peak_rss_mib  # noqa: E402
 DATA = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
 TRAIN_IMAGES = ("sklearn_china", "skimage_astronaut", "skimage_coffee", "skimage_chelsea")
@@ -131,7 +131,7 @@ def run_one(dataset: str, model: str, K: int, L: int | None, args) -> dict:
         from topic_moves import load_corpus
 
         out = run_topics(load_corpus(dataset), model, K, L, args.laps)
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mib = peak_rss_mib()
     return {"dataset": dataset, "model": model, "K": K, "L": L, **out, "peak_rss_mib": peak_mib, "own_process": True}
 
 

@@ -9,7 +9,8 @@ with one thread (``ours_2threads``: the local step on two threads; CPU time then
 rate is also given per wall-clock second). After every pass the topics are scored by the one
 protocol of ``benchmarks/svi_common.py`` (document completion on disjoint word types, document
 prior ``alpha E[sigma_k(V)]`` from each library's own corpus sticks). Snapshot scoring is excluded
-from the times. Reported: documents per CPU second and the held-out score after each pass; the
+from the times. Reported: documents per CPU second, the held-out score and the peak RSS of the run's
+process so far (that pass's scoring included) after each pass; the
 ratio "at equal held-out score" is gensim's time for its final score over ours to the first pass
 that scores at least as well (pass granularity, so a lower bound).
 
@@ -34,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import svi_common  # noqa: E402
 import topic_peers  # noqa: E402
+from _rss import peak_rss_mib, rss_cell  # noqa: E402
 from stickbreak.priors.beta_sticks import expected_sticks as stick_means  # noqa: E402
 
 CORPUS_TRUNCATION, DOC_TRUNCATION, CHUNK = 150, 15, 256
@@ -64,7 +66,7 @@ def run_ours(data, passes: int, seed: int, n_jobs: int = 1, local_tol=None) -> l
         t0, w0 = time.process_time(), time.perf_counter()
         prior = ALPHA * stick_means(params.weights["a"], params.weights["b"])
         trace.append({"pass": record.lap, "cpu_s": cpu, "wall_s": timer.wall(),
-                      "per_word": svi_common.completion(data, params.topic_word, prior)})
+                      "per_word": svi_common.completion(data, params.topic_word, prior), "peak_rss_mib": peak_rss_mib()})
         timer.excluded += time.process_time() - t0
         timer.excluded_wall += time.perf_counter() - w0
 
@@ -103,7 +105,8 @@ def run_gensim(data, passes: int, seed: int) -> list[dict]:
                 lam = topic_peers.gensim_hdp_topics(self)
                 prior = ALPHA * stick_means(self.m_var_sticks[0], self.m_var_sticks[1])
                 trace.append({"pass": self.done // per_pass, "cpu_s": cpu, "wall_s": timer.wall(),
-                              "per_word": svi_common.completion(data, lam / lam.sum(axis=1, keepdims=True), prior)})
+                              "per_word": svi_common.completion(data, lam / lam.sum(axis=1, keepdims=True), prior),
+                              "peak_rss_mib": peak_rss_mib()})
                 timer.excluded += time.process_time() - t0
                 timer.excluded_wall += time.perf_counter() - w0
             return out
@@ -127,13 +130,13 @@ def markdown(payload: dict) -> str:
              f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"Train {d['train_docs']:,} documents, V={d['V']:,}; {d['heldout_tokens']:,} held-out tokens. "
              f"K={CORPUS_TRUNCATION}, T={DOC_TRUNCATION}, S={CHUNK}, kappa={KAPPA}, tau={TAU}; one thread each.", "",
-             "| run | pass | CPU s | wall s | documents / CPU s | documents / wall s | held-out per word |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "| run | pass | CPU s | wall s | documents / CPU s | documents / wall s | held-out per word | peak RSS MiB |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, trace in payload["rows"].items():
         for t in trace:
             docs = t["pass"] * d["train_docs"]
             lines.append(f"| {name} | {t['pass']} | {t['cpu_s']:.1f} | {t['wall_s']:.1f} | {docs / t['cpu_s']:,.0f} | "
-                         f"{docs / t['wall_s']:,.0f} | {t['per_word']:.4f} |")
+                         f"{docs / t['wall_s']:,.0f} | {t['per_word']:.4f} | {rss_cell(t)} |")
     gensim = payload["rows"].get("gensim")
     for name in ("ours", "ours_2threads", "ours_local_tol_1e-4"):
         ours = payload["rows"].get(name)

@@ -3,11 +3,12 @@
 Every model is trained by stochastic VI with the paper's settings (``tau = 1``, ``kappa = 0.9``,
 ``S = 500``; LDA ``alpha = 1/K``, ``eta = 0.01``; HDP two-level family ``K = 300``, ``T = 20``,
 ``omega = alpha = 1``, ``eta = 0.01``; the footnote-6 initialisation) for the same number of passes
-over the training documents, each in a fresh subprocess with one thread. After every pass the
-topics are scored by document completion on held-out documents split by disjoint word types
-(``benchmarks/svi_common.py``): the observed types give each document's proportions (LDA's fixed
-point with the topics frozen, under the model's document prior: ``1/K`` per topic for LDA,
-``alpha E[sigma_k(V)]`` for the HDP), the held-out types are scored.
+over the training documents, each in a fresh subprocess with one thread (whose peak RSS is
+recorded: data, fit and scoring). After every pass the topics are scored by document completion on
+held-out documents split by disjoint word types (``benchmarks/svi_common.py``): the observed types
+give each document's proportions (LDA's fixed point with the topics frozen, under the model's
+document prior: ``1/K`` per topic for LDA, ``alpha E[sigma_k(V)]`` for the HDP), the held-out types
+are scored.
 
 Run:  .venv/bin/python benchmarks/svi_hdp_vs_lda.py --corpus gcide_definitions [--passes 2] [--only hdp,lda50]
 Writes benchmarks/results/svi_hdp_vs_lda_<corpus>.{md,json} (``--only`` keeps the other rows).
@@ -28,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import svi_common  # noqa: E402  (sets the BLAS thread variables before numpy loads)
 
 import numpy as np  # noqa: E402
+
+from _rss import measured, rss_cell  # noqa: E402
 
 BATCH_SIZE = 500
 SCHEDULE = dict(learning_rate_delay=1.0, learning_rate_decay=0.9)
@@ -85,12 +88,13 @@ def markdown(payload: dict) -> str:
              f"Train {d['train_docs']:,} documents ({d['train_tokens']:,} tokens, V={d['V']:,}); "
              f"{d['test_docs']:,} test documents, {d['heldout_tokens']:,} held-out tokens (10 % of each "
              "document's word types). S=500, tau=1, kappa=0.9; one thread.", "",
-             "| model | per-word held-out log-lik. after each pass | final | K used | CPU s |",
-             "|---|---|---:|---:|---:|"]
+             "| model | per-word held-out log-lik. after each pass | final | K used | CPU s | peak RSS MiB |",
+             "|---|---|---:|---:|---:|---:|"]
     for name, r in rows.items():
         t = r["trace"]
         passes = " ".join(f"{x['per_word']:.3f}" for x in t)
-        lines.append(f"| {name} | {passes} | **{t[-1]['per_word']:.3f}** | {t[-1]['K_eff']} | {t[-1]['cpu_s']:.0f} |")
+        lines.append(f"| {name} | {passes} | **{t[-1]['per_word']:.3f}** | {t[-1]['K_eff']} | {t[-1]['cpu_s']:.0f} | "
+                     f"{rss_cell(r)} |")
     lda = {n: r["trace"][-1]["per_word"] for n, r in rows.items() if r["kind"] == "lda"}
     if "hdp" in rows and lda:
         best = max(lda, key=lda.get)
@@ -108,7 +112,7 @@ def main(argv=None):
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one:
-        Path(args.out).write_text(json.dumps(run_one(args.corpus, args.one, args.passes)))
+        Path(args.out).write_text(json.dumps(measured(run_one, args.corpus, args.one, args.passes)))
         return
     names = [n for n in args.only.split(",") if n] or list(CONFIGS)
     out_json = svi_common.RESULTS / f"svi_hdp_vs_lda_{args.corpus}.json"

@@ -8,8 +8,8 @@ Eq. 23, requires kappa in (0.5, 1]), ``S`` in {10, 50, 100, 500, 1000} and ``tau
 the delay"). Everything else is the Fig. 11 protocol of ``svi_hdp_vs_lda.py`` (LDA ``alpha = 1/K``,
 ``eta = 0.01``; HDP two-level ``K = 300``, ``T = 20``, ``omega = alpha = 1``, ``eta = 0.01``; the
 footnote-6 initialisation; the same passes for every run, each fit in a fresh one-thread
-subprocess; document completion on held-out documents split by disjoint word types after every
-pass, ``svi_common.py``). ``--replicate`` adds the base point with seed 1 to gauge run-to-run noise,
+subprocess, whose peak RSS is recorded; document completion on held-out documents split by
+disjoint word types after every pass, ``svi_common.py``). ``--replicate`` adds the base point with seed 1 to gauge run-to-run noise,
 which sets the threshold of the claims' verdicts.
 
 Run:  .venv/bin/python benchmarks/svi_sensitivity.py --corpus wiki [--passes 2] [--axes kappa,S,tau]
@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import svi_common  # noqa: E402  (sets the BLAS thread variables before numpy loads)
 import svi_hdp_vs_lda  # noqa: E402
+from _rss import measured, rss_cell  # noqa: E402
 
 BASE = {"tau": 1.0, "kappa": 0.9, "S": 500}
 AXES = {"kappa": (0.51, 0.6, 0.7, 0.8, 0.9, 1.0), "S": (10, 50, 100, 500, 1000),
@@ -138,24 +139,26 @@ def markdown(payload: dict) -> str:
              f"{d['test_docs']:,} test documents, {d['heldout_tokens']:,} held-out tokens (10 % of each document's "
              "word types). One setting varied at a time around tau=1, kappa=0.9, S=500; LDA K=100 alpha=1/K; "
              "HDP K=300, T=20; eta=0.01; one thread. Cells: per-word held-out log-likelihood after the last pass "
-             "(after each pass in brackets), fit CPU s (evaluation excluded), steps = SVI updates in all.", ""]
+             "(after each pass in brackets), fit CPU s (evaluation excluded), peak RSS of the fit's process, "
+             "steps = SVI updates in all.", ""]
     for axis in AXES:
-        lines += [f"## {AXIS_TITLE[axis]}", "", "| setting | steps | LDA-100 | CPU s | HDP | CPU s | HDP - LDA |",
-                  "|---|---:|---|---:|---|---:|---:|"]
+        lines += [f"## {AXIS_TITLE[axis]}", "",
+                  "| setting | steps | LDA-100 | CPU s | peak RSS MiB | HDP | CPU s | peak RSS MiB | HDP - LDA |",
+                  "|---|---:|---|---:|---:|---|---:|---:|---:|"]
         for value in AXES[axis]:
             point = dict(BASE, seed=0, **{axis: value})
             cells, steps, scores = [], "", {}
             for model in MODELS:
                 row = rows.get(f"{model} {key(point)}")
                 if row is None:
-                    cells += ["not run", ""]
+                    cells += ["not run", "", ""]
                     continue
                 t = row["trace"]
                 steps = str(row["n_batches"] * len(t))
                 scores[model] = t[-1]["per_word"]
                 passes = " ".join(f"{x['per_word']:.3f}" for x in t)
                 cells += [f"**{t[-1]['per_word']:.3f}** ({passes})",
-                          f"{t[-1]['cpu_s']:.0f}"]
+                          f"{t[-1]['cpu_s']:.0f}", rss_cell(row)]
             gap = f"{scores['hdp'] - scores['lda100']:+.3f}" if len(scores) == 2 else ""
             label = f"{axis}={value:g}" + (" (paper: 0.5)" if (axis, value) == ("kappa", 0.51) else "")
             lines.append(f"| {label} | {steps} | " + " | ".join(cells) + f" | {gap} |")
@@ -219,8 +222,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.one:
         model, point = args.one.split(" ", 1)[0], parse_key(args.one.split(" ", 1)[1])
-        row = svi_hdp_vs_lda.run_one(args.corpus, model, args.passes, seed=point["seed"], batch_size=point["S"],
-                                     schedule=dict(learning_rate_delay=point["tau"], learning_rate_decay=point["kappa"]))
+        row = measured(svi_hdp_vs_lda.run_one, args.corpus, model, args.passes, seed=point["seed"], batch_size=point["S"],
+                       schedule=dict(learning_rate_delay=point["tau"], learning_rate_decay=point["kappa"]))
         Path(args.out).write_text(json.dumps(dict(row, point=point, passes=args.passes)))
         return
     stem = svi_common.RESULTS / f"svi_sensitivity_{args.corpus}"

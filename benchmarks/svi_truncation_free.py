@@ -11,7 +11,8 @@ paper: DP ``eta = 0.5``, ``a = 1``; HDP ``eta = 0.01``, ``a = b = 1``; prune eve
 Scores on whole held-out documents (``benchmarks/svi_common.py``), with the posterior means of the
 used components plugged in: DP, the exact mixture likelihood; HDP, the importance-sampling estimate
 of S.3 (200 Gibbs sweeps, 100 proposal draws). ``K`` = components holding at least one document (DP)
-or one word (HDP), the paper's pruning rule applied to both methods.
+or one word (HDP), the paper's pruning rule applied to both methods. Each run in a fresh process given
+the split (peak RSS: that process's; fit and scoring), after an untimed small run there (numba's kernels).
 
 Run:  .venv/bin/python benchmarks/svi_truncation_free.py --corpus gcide_definitions --model dp [--passes 1]
 Writes benchmarks/results/svi_truncation_free_<model>_<corpus>.{md,json}.
@@ -30,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import svi_common  # noqa: E402  (sets the BLAS thread variables before numpy loads)
 
 import numpy as np  # noqa: E402
+
+from _rss import in_fresh_process, rss_cell  # noqa: E402
 
 BATCH_SIZES = (1, 10, 50, 100, 500)
 TRUNCATION = 300
@@ -97,6 +100,13 @@ def run(data, model: str, method: str, batch_size: int, passes: int, seed: int =
             "per_word": float(score.per_word), "cpu_s": cpu, "docs": passes * n}
 
 
+def run_row(data, model: str, method: str, batch_size: int, passes: int) -> dict:
+    """:func:`run` in a fresh process (:func:`main`), after an untimed pass over 200 training documents
+    scored on 10 test documents (numba's kernels)."""
+    run({"train": data["train"][:200], "test": data["test"][:10]}, model, method, batch_size, 1)
+    return run(data, model, method, batch_size, passes)
+
+
 def markdown(payload: dict) -> str:
     d, rows, model = payload["describe"], payload["rows"], payload["model"]
     title = "DP mixture of multinomials" if model == "dp" else "HDP topic model"
@@ -105,14 +115,15 @@ def markdown(payload: dict) -> str:
              "", f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"Train {d['train_docs']:,} documents (V={d['V']:,}), {payload['passes']} pass(es) per run; "
              f"{d['test_docs']:,} whole test documents ({d['test_tokens']:,} tokens). Per word, nats.", "",
-             f"| S | TF-SVI {metric} | truncated (K=300) | TF-SVI K | truncated K | TF-SVI CPU s | truncated CPU s |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+             f"| S | TF-SVI {metric} | truncated (K=300) | TF-SVI K | truncated K | TF-SVI CPU s | truncated CPU s "
+             "| TF-SVI peak RSS MiB | truncated peak RSS MiB |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     by = {(r["method"], r["S"]): r for r in rows}
     for S in sorted({r["S"] for r in rows}):
         tf, tr = by.get(("tf", S)), by.get(("trunc", S))
         if tf and tr:
             lines.append(f"| {S} | {tf['per_word']:.4f} | {tr['per_word']:.4f} | {tf['K']} | {tr['K']} | "
-                         f"{tf['cpu_s']:.1f} | {tr['cpu_s']:.1f} |")
+                         f"{tf['cpu_s']:.1f} | {tr['cpu_s']:.1f} | {rss_cell(tf)} | {rss_cell(tr)} |")
     for method in ("tf", "trunc"):
         scores = [by[(method, S)]["per_word"] for S in BATCH_SIZES if (method, S) in by]
         if scores:
@@ -132,7 +143,7 @@ def main(argv=None):
     rows = []
     for S in [int(s) for s in args.sizes.split(",")]:
         for method in ("tf", "trunc"):
-            rows.append(run(data, args.model, method, S, args.passes))
+            rows.append(in_fresh_process(run_row, data, args.model, method, S, args.passes))
             print(rows[-1], flush=True)
     payload = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                "command": "python benchmarks/svi_truncation_free.py " + " ".join(argv or sys.argv[1:]),

@@ -17,8 +17,10 @@ and the process CPU spent fitting so far, the callback's own CPU excluded; at la
 ``--every`` laps and at the last lap it also records the held-out per-word log-likelihood of the
 callback's topics. The last lap is scored after ``fit`` returns, from the fitted ``topic_word_``
 (the callback cannot know a lap is the last); the JSON records whether the callback's last topics
-are the fitted ones (same array, same score). One untimed warm-up fit per row kind (numba). One
-thread (BLAS and numba); CPU is process time. Run:
+are the fitted ones (same array, same score). Every row runs in a fresh process, after an untimed
+warm-up fit of its kind there (numba); each point records that process's peak RSS so far (its
+scoring included; the last point: after the final scoring). One thread (BLAS and numba); CPU is
+process time. Run:
 
     NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python benchmarks/topic_curves.py \
         [--corpus ap wiki 20newsgroups] [--every 5]
@@ -44,6 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _rss import in_fresh_process, peak_rss_mib, rss_cell
 from defaults import RESULTS, ROOT, TOPIC_LAPS  # defaults.py's protocol and paths
 from topic_moves import load_corpus  # the topic benchmarks' split
 
@@ -67,13 +70,13 @@ def _scorer(split):
     return score
 
 
-def warm_up(split, score) -> None:
-    """Untimed: compile (or load) the numba kernels of every row kind and of the evaluator."""
+def warm_up(split, score, names=tuple(ROWS)) -> None:
+    """Untimed: compile (or load) the numba kernels of the row kinds ``names`` and of the evaluator."""
     few = split["train"][:500]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        for make in ROWS.values():
-            make().set_params(max_laps=3).fit(few)
+        for name in names:
+            ROWS[name]().set_params(max_laps=3).fit(few)
     score(np.full((2, few.shape[1]), 1.0 / few.shape[1]))
 
 
@@ -89,6 +92,7 @@ def run_row(make, split, score, every: int) -> dict:
                  "heldout": None}
         if record.lap == 1 or record.lap % every == 0:
             point["heldout"] = score(params.topic_word)
+        point["peak_rss_mib"] = peak_rss_mib()
         laps.append(point)
         last["params"] = params
         excluded[0] += time.process_time() - entered
@@ -109,18 +113,26 @@ def run_row(make, split, score, every: int) -> dict:
         print(f"  ! the callback's last topics score {callback_final:.6f}, the fitted ones {final:.6f}; "
               "using the fitted estimator's score for the last point", flush=True)
     laps[-1]["heldout"] = final  # the last point is the fitted estimator's score (equal when the check holds)
+    laps[-1]["peak_rss_mib"] = peak_rss_mib()
     return {"laps": laps, "fit_cpu": fit_cpu, "final": final, "K_final": int(est.n_topics_),
             "n_laps": int(est.n_iter_), "stop_reason": est.stop_reason_, "final_check": check}
 
 
-def run_corpus(corpus: str, every: int) -> dict:
+def curve_row(corpus: str, name: str, every: int) -> dict:
+    """One row in a fresh process (:func:`run_corpus`): the split, the warm-up of its kind, :func:`run_row`."""
     split = load_corpus(corpus)
     score = _scorer(split)
-    warm_up(split, score)
+    with threadpool_limits(limits=1):
+        warm_up(split, score, [name])
+        return run_row(ROWS[name], split, score, every)
+
+
+def run_corpus(corpus: str, every: int) -> dict:
+    split = load_corpus(corpus)
     rows = {}
-    for name, make in ROWS.items():
+    for name in ROWS:
         print(f"{corpus}: {name} ...", flush=True)
-        rows[name] = run_row(make, split, score, every)
+        rows[name] = in_fresh_process(curve_row, corpus, name, every)
         r = rows[name]
         for p in r["laps"]:
             if p["heldout"] is not None:
@@ -193,13 +205,13 @@ def markdown(payload: dict) -> str:
             lines += [f"(kept from an earlier run: `{run['command']}`, {run['date']}, git {run['git']})", ""]
         lines += [(f"{d['train_docs']:,} train docs, {d['train_tokens']:,} tokens, V={d['V']:,}; "
                   f"{d['test_docs']:,} test docs, {d['heldout_tokens']:,} held-out tokens."), "",
-                  "| method | lap | K | CPU s | held-out | moves |", "|---|---:|---:|---:|---:|---|"]
+                  "| method | lap | K | CPU s | held-out | moves | peak RSS MiB |", "|---|---:|---:|---:|---:|---|---:|"]
         for name, r in res["rows"].items():
             previous = 0
             for p in scored(r):
                 lap = f"{p['lap']} ({r['stop_reason']})" if p is r["laps"][-1] else p["lap"]
                 lines.append(f"| {name} | {lap} | {p['K']} | {p['cpu']:.1f} | {p['heldout']:.4f} | "
-                             f"{_moves(r['laps'], p['lap'], previous)} |")
+                             f"{_moves(r['laps'], p['lap'], previous)} | {rss_cell(p)} |")
                 previous = p["lap"]
         lines += [""] + summary(res["rows"])
         odd = [name for name, r in res["rows"].items() if not r["final_check"]["same_score"]]
@@ -259,9 +271,8 @@ def main(argv=None):
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "stickbreak": stickbreak.__version__,
             "git": _git(), "load_start": load(), "every": args.every, "max_laps": TOPIC_LAPS}
     results = {}
-    with threadpool_limits(limits=1):
-        for corpus in args.corpus:
-            results[corpus] = {**run_corpus(corpus, args.every), "run": {k: meta[k] for k in ("command", "date", "git")}}
+    for corpus in args.corpus:  # one thread in each row's process
+        results[corpus] = {**run_corpus(corpus, args.every), "run": {k: meta[k] for k in ("command", "date", "git")}}
     meta["load_end"] = load()
     path = STEM.with_suffix(".json")
     if path.exists():  # corpora not run keep an earlier run's rows

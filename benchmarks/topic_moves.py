@@ -18,7 +18,8 @@ document's tokens split in half; document completion by ``stickbreak.evaluate``)
 for every row. 20newsgroups: the same protocol over all 18,821 posts (empty ones dropped). Every
 configuration runs in a fresh subprocess with one BLAS/numba thread; snapshot scoring is excluded
 from the CPU times. "CPU to bnpy's final" is the CPU time of the first lap of ours whose held-out
-score reaches bnpy's final one.
+score reaches bnpy's final one. Peak RSS: the configuration's subprocess (data, fit, scoring; bnpy: its
+own process); per lap, that process's peak so far (the lap's scoring included).
 
 Run:  .venv/bin/python benchmarks/topic_moves.py --corpus wiki [--laps 30] [--only a,b] [--no-peers]
 Writes benchmarks/results/topic_moves_<corpus>.{md,json} (with ``--only``, the other rows of an
@@ -51,6 +52,7 @@ BNPY_PYTHON = Path("/work/bnpy-venv/bin/python")
 sys.path.insert(0, str(HERE))
 
 import topic_peers  # noqa: E402
+from _rss import CHILDREN_KEY, KEY, measured, peak_rss_mib, rss_cell, with_children  # noqa: E402
 from stickbreak.evaluate import completion_from_split, split_documents  # noqa: E402
 
 PRIOR = dict(concentration=10.0, doc_topic_prior=0.5, topic_word_prior=0.1)  # the thesis's (§5.6)
@@ -102,7 +104,7 @@ def run_ours(data, options: dict, laps: int, score) -> dict:
         r = record.as_dict()
         trace.append({"lap": r["lap"], "cpu_s": t - start - excluded[0], "K": params.n_components,
                       "K_eff": r["n_effective"], "elbo": r["elbo"], "moves": r.get("moves", {}),
-                      "per_word": score(params.topic_word)})
+                      "per_word": score(params.topic_word), "peak_rss_mib": peak_rss_mib()})
         print(f"  lap {r['lap']}: K {params.n_components} K_eff {r['n_effective']} held-out "
               f"{trace[-1]['per_word']:.4f} cpu {trace[-1]['cpu_s']:.1f} s {r.get('moves', '')}", flush=True)
         excluded[0] += time.process_time() - t
@@ -184,16 +186,17 @@ def markdown(payload: dict) -> str:
              "(each row's start date and load average in the table).  ",
              f"Data: {d['train_docs']:,} train docs, {d['train_tokens']:,} tokens, V={d['V']:,}; {d['test_docs']} test docs, "
              f"{d['heldout_tokens']:,} held-out tokens. Protocol: docstring of `benchmarks/topic_moves.py`.", "",
-             "| run | K at start | K out | held-out LL/word | CPU s | laps / sweeps | started (load) |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+             "| run | K at start | K out | held-out LL/word | CPU s | laps / sweeps | started (load) | peak RSS MiB |",
+             "|---|---:|---:|---:|---:|---:|---|---:|"]
     for name, res in results.items():
         if res.get("skipped"):
-            lines.append(f"| {name} | skipped: {res['skipped']} | | | | | |")
+            lines.append(f"| {name} | skipped: {res['skipped']} | | | | | | |")
             continue
         start = res["options"].get("n_topics", res["options"].get("K", "–"))
         n = res["trace"][-1]["lap"] if res.get("trace") else res.get("n_laps_done", "–")
         lines.append(f"| {name} | {start} | {res['K_out']} | {final_score(res):.4f} | {res['fit_cpu_s']:.1f} | {n} | "
-                     f"{res.get('started', '–')} ({res.get('load', float('nan')):.2f}) |")
+                     f"{res.get('started', '–')} ({res.get('load', float('nan')):.2f}) | "
+                     f"{rss_cell(res, CHILDREN_KEY if res['kind'] == 'bnpy' else KEY)} |")
     bnpy = results.get("bnpy_moves_K100")
     if bnpy and not bnpy.get("skipped"):
         target = bnpy["per_word"]
@@ -207,13 +210,13 @@ def markdown(payload: dict) -> str:
     for name, res in results.items():
         if not res.get("trace") or res["kind"] != "ours":
             continue
-        lines += ["", f"## {name}: per lap", "", "| lap | K | K_eff | held-out | CPU s | merges | deletes |",
-                  "|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += ["", f"## {name}: per lap", "", "| lap | K | K_eff | held-out | CPU s | merges | deletes | peak RSS MiB |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for t in res["trace"]:
             mv = t.get("moves", {})
             acc = {k: f"{v['accepted']}/{v['tried']}" for k, v in mv.items()}
             lines.append(f"| {t['lap']} | {t['K']} | {t['K_eff']} | {t['per_word']:.4f} | {t['cpu_s']:.1f} | "
-                         f"{acc.get('merge', '–')} | {acc.get('delete', '–')} |")
+                         f"{acc.get('merge', '–')} | {acc.get('delete', '–')} | {rss_cell(t)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -228,7 +231,8 @@ def main(argv=None):
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        Path(args.out).write_text(json.dumps(run_one(args.corpus, args.one, args.laps, args.gensim_passes)))
+        run = (with_children, run_one) if configs(args.corpus)[args.one][0] == "bnpy" else (run_one,)  # bnpy: a subprocess
+        Path(args.out).write_text(json.dumps(measured(*run, args.corpus, args.one, args.laps, args.gensim_passes)))
         return
     names = [n for n in configs(args.corpus) if not args.only or n in args.only.split(",")]
     if args.no_peers:

@@ -3,7 +3,8 @@
 10 bar topics (5 horizontal, 5 vertical) on a 30x30 vocabulary, 1,000 training documents of 200
 tokens from 1-3 bars, 100 test documents. Prints K, the moves and the ELBO after every lap, then
 the CPU time, topics used, held-out per-word log-likelihood (document completion, half of each
-test document's tokens) and the worst best-match cosine between a true bar and a learned topic.
+test document's tokens), the worst best-match cosine between a true bar and a learned topic and the
+process's peak RSS (one run per process).
 
 Usage: python benchmarks/topic_moves_bars.py [MOVES] [N_BATCHES] [LAPS] [K]
   e.g. `merge,delete 1 20`, `"" 1 20`, `birth,merge,delete 2 20 1`
@@ -14,6 +15,7 @@ import time
 import numpy as np
 
 import stickbreak
+from _rss import peak_rss_mib
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.evaluate import completion_from_split, split_documents
 
@@ -40,4 +42,4 @@ used = model.topic_word_[model.topic_sizes_ >= 1]
 cosine = topics @ used.T / np.linalg.norm(topics, axis=1)[:, None] / np.linalg.norm(used, axis=1)[None, :]
 print(f"moves {moves or 'none'}: cpu {cpu:.2f} s, topics used {len(used)}, held-out "
       f"{completion_from_split(model.topic_word_, observed, heldout).per_word:.4f}, worst bar match (cosine) "
-      f"{cosine.max(axis=1).min():.3f}")
+      f"{cosine.max(axis=1).min():.3f}, peak RSS {peak_rss_mib():.0f} MiB")

@@ -20,7 +20,7 @@ Protocol (``../shared/research/peers.md`` section 3.2, reproduced exactly):
   cumulative CPU of the first snapshot reaching the target. BLAS pinned to one thread
   (threadpoolctl, plus OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=1 in each child); tomotopy ``workers=1``.
 * Memory: every configuration runs in a fresh subprocess (``topics.py --one NAME``); peak RSS is that
-  process's ``ru_maxrss`` (data, split, fit and scoring together; "RSS at fit start" is shown too).
+  process's own high-water mark (``_rss.peak_rss_mib``: data, split, fit and scoring together; "RSS at fit start" is shown too).
 * Ours: ``OURS`` below (``stickbreak.LDA`` / ``stickbreak.HDPTopicModel``); per-lap snapshots via the
   estimators' ``callbacks`` (``callback(record, params)`` after every lap, ``params.topic_word`` the
   current (K, V) topics); the callback's own time is subtracted like the peers' snapshots; one untimed
@@ -39,7 +39,6 @@ import json
 import math
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -61,6 +60,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(HERE))
 
 import topic_peers  # noqa: E402
+from _rss import peak_rss_mib  # noqa: E402
 
 TARGETS = (-7.90, -7.86)
 GIBBS_FACTOR = 20  # Gibbs sweeps per VB pass of budget (peers.md: 10 passes vs 200 sweeps)
@@ -239,7 +239,7 @@ def _load() -> str:
 
 
 def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return peak_rss_mib()
 
 
 def run_one(name: str, passes: int, quick: bool, threads: int, split: str = "stickbreak") -> dict:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -30,13 +29,14 @@ import distributed
 
 from stickbreak import HDPTopicModel
 from stickbreak.data import ShardStore
+from _rss import peak_rss_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 
 
 def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak_rss_mib()
 
 
 def one_size(store_dir: str, n_docs: int, laps: int) -> dict:
