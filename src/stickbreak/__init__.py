@@ -18,10 +18,10 @@ from ._version import __version__
 from . import datasets, export, plot, report
 from .data import BagOfWords, DataError, DenseData, Sequences, ShardStore
 from .estimators import DILN, LDA, DPMixture, FiniteMixture, HDPTopicModel
-from .estimators import HDPHMM, FiniteHMM, CheckpointDir, resume
+from .estimators import HDPHMM, FiniteHMM, HDPAdmixture, CheckpointDir, resume
 from .persist import CheckpointError
 from .persist import load
 
 __all__ = ["DILN", "LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "export", "load", "plot", "report",
            "__version__"]
-__all__ += ["HDPHMM", "FiniteHMM", "CheckpointDir", "resume", "CheckpointError"]
+__all__ += ["HDPHMM", "FiniteHMM", "HDPAdmixture", "CheckpointDir", "resume", "CheckpointError"]

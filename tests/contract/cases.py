@@ -29,6 +29,7 @@ from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
 from stickbreak.models.mixture.truncation_free import TruncationFreeDPMixture
 from stickbreak.models.topics.collapsed_hdp import CollapsedHDP
 from stickbreak.models.topics.collapsed_lda import CollapsedLDA
+from stickbreak.models.topics.admixture import Admixture
 from stickbreak.models.topics.init import initial_topics
 from stickbreak.models.topics.model import LocalOptions, TopicModel
 from stickbreak.models.topics.truncation_free import TruncationFreeHDP
@@ -85,6 +86,21 @@ def _topics(kind: str, n_active=None):
     return build
 
 
+def _admixture(kind: str, family: str):
+    def build():
+        rng = np.random.default_rng(4)
+        family_module = obs.get(family)
+        data = Sequences.from_arrays(small_data(family, rng, n_items=90).X, np.arange(0, 91, 9))  # 10 groups of 9
+        module, prior = {"lda": (topic_lda, topic_lda.default_prior(0.3)),
+                         "hdp": (topic_hdp, topic_hdp.default_prior(0.5, 3.0))}[kind]
+        dense = frames_for(family_module, data)
+        model = Admixture(family_module, family_module.default_prior(dense), module, prior, LocalOptions(start="best"))
+        topics = mixture_initial_params(make_mixture_model(MixtureConfig(obs_model=family, n_components=4), dense),
+                                        dense, 4, "kmeans++", np.random.default_rng(1)).obs
+        return model, data, model.initial_params(topics, data.n_items)
+    return build
+
+
 def _two_level():
     data = _corpus()
     model = TwoLevelHDP({"lam": np.full(data.n_features, 0.05)}, corpus_concentration=1.3, doc_concentration=0.8,
@@ -133,6 +149,8 @@ MODEL_CASES: tuple[Case, ...] = (
     Case("hdp-topics", (TrackedBirths,), _topics("hdp")),
     Case("lda-L2", (TrackedBirths,), _topics("lda", n_active=2)),
     Case("hdp-topics-L2", (TrackedBirths,), _topics("hdp", n_active=2)),
+    *(Case(f"admixture-{kind}-{family}", (Memoizable,), _admixture(kind, family))
+      for kind, family in (("hdp", "zero_mean_gauss"), ("hdp", "gauss"), ("hdp", "diag_gauss"), ("lda", "bern"))),
     Case("two-level-hdp", (Memoizable, Sampled), _two_level),
     Case("hmm-finite-gauss", (WholeDataBirths,), _hmm("finite", "gauss", 0.0), first_lap="full"),
     Case("hmm-finite-ar_gauss", (WholeDataBirths,), _hmm("finite", "ar_gauss", 5.0), first_lap="full"),

@@ -5,7 +5,9 @@ The few checks that cannot hold are declared with their reason (scikit-learn's
 
 * the sampling topic algorithms (collapsed LDA, the HDP's Gibbs sampler, truncation-free SVI)
   sample word tokens, so they refuse the non-integer floats these checks fit on;
-* an HMM's frames form sequences: shuffling or subsetting them changes every state's neighbours.
+* an HMM's frames form sequences: shuffling or subsetting them changes every state's neighbours;
+  an admixture's items (without ``lengths``: one group) share their group's topic weights, so
+  reordering or subsetting them changes what each item is scored with.
 """
 
 import warnings
@@ -13,7 +15,7 @@ import warnings
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from stickbreak import DILN, HDPHMM, LDA, DPMixture, FiniteHMM, FiniteMixture, HDPTopicModel
+from stickbreak import DILN, HDPHMM, LDA, DPMixture, FiniteHMM, FiniteMixture, HDPAdmixture, HDPTopicModel
 
 #: Checks that fit on non-integer floats (every check that fits, for these estimators).
 FITS_ON_FLOATS = (
@@ -28,6 +30,7 @@ FITS_ON_FLOATS = (
 )
 SAMPLES_TOKENS = "samples word tokens, so it needs whole-number counts; this check fits on non-integer floats"
 FRAMES_IN_ORDER = "an HMM's frames form sequences: reordering or subsetting them changes the states' neighbours"
+GROUPED_ITEMS = "an admixture's items share their group's topic weights: subsetting a group changes them"
 
 ESTIMATORS = [
     DPMixture(algorithm="vb", n_components=3, max_laps=30, tol=1e-4),
@@ -43,6 +46,7 @@ ESTIMATORS = [
     DILN(n_topics=5, max_laps=3),
     HDPHMM(n_states=3, max_laps=5),
     FiniteHMM(n_states=3, max_laps=5),
+    HDPAdmixture(n_topics=3, obs_model="gauss", max_laps=5),
 ]
 
 
@@ -50,6 +54,8 @@ def expected_failures(estimator) -> dict:
     if isinstance(estimator, (HDPHMM, FiniteHMM)):
         return {"check_methods_sample_order_invariance": FRAMES_IN_ORDER,
                 "check_methods_subset_invariance": FRAMES_IN_ORDER}
+    if isinstance(estimator, HDPAdmixture):
+        return {"check_methods_sample_order_invariance": GROUPED_ITEMS, "check_methods_subset_invariance": GROUPED_ITEMS}
     if isinstance(estimator, (LDA, HDPTopicModel)) and estimator._variant().integer_counts:
         return dict.fromkeys(FITS_ON_FLOATS, SAMPLES_TOKENS)
     return {}

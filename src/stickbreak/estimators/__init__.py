@@ -1,10 +1,11 @@
 """scikit-learn compatible estimators."""
 
 from ._checkpoint import CheckpointDir, resume
+from .admixture import HDPAdmixture
 from .diln import DILN
 from .hmm import HDPHMM, FiniteHMM
 from .mixture import DPMixture, FiniteMixture
 from .topics import LDA, HDPTopicModel
 
 __all__ = ["DILN", "DPMixture", "FiniteMixture", "HDPTopicModel", "LDA"]
-__all__ += ["HDPHMM", "FiniteHMM", "CheckpointDir", "resume"]
+__all__ += ["HDPHMM", "FiniteHMM", "HDPAdmixture", "CheckpointDir", "resume"]

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .. import driver
+from .. import driver, obs
 from ..config import MINIBATCH_ALGORITHMS
 from ..data import DataError
 from ..data.memory import check_memory
@@ -168,3 +168,15 @@ class ReportMixin:
         ``data``: ``labels``, ``lengths``, ``Xprev``, ``image_shape``, as :func:`stickbreak.report.write_report`."""
         check_is_fitted(self, "trace_")
         return write_report(self, path, X, **data)
+
+
+def checked_family(obs_model, obs_prior, allowed, why: str):
+    """The observation family ``obs_model`` names, if it is one of ``allowed`` (else a ValueError
+    saying ``why``), with ``obs_prior`` (None or a dict of the family's prior options) checked."""
+    family = obs.get(obs_model)  # unknown names: a clear error
+    if family.name not in allowed:
+        raise ValueError(f"obs_model={family.name!r} {why}; choose one of {list(allowed)}")
+    if not isinstance(obs_prior, (dict, type(None))):
+        raise TypeError(f"obs_prior must be a dict of prior options, got {type(obs_prior).__name__}")
+    obs.expfam.check_prior_options(family, obs_prior or {})
+    return family

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .. import driver, obs, persist
+from .. import driver, persist
 from ..config import HMMOptions, LearnConfig, check_choice, check_int, moves_config
 from ..core.suffstats import SuffStats
 from ..data import DataError, Sequences
@@ -35,7 +35,7 @@ from ..priors import top_sticks as sticks
 from ..priors import transition_finite as finite_hmm
 from ..priors import transition_hdp as hdp_hmm
 from ._checkpoint import open_checkpoint
-from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
+from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names, checked_family,
                       check_fit_memory, check_n_features, check_n_jobs, numba_threads)
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
@@ -135,14 +135,8 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
 
     # ------------------------------------------------------------------ configuration
     def _family(self):
-        family = obs.get(self.obs_model)  # unknown names: a clear error
-        if family.name not in HMM_OBS_MODELS:
-            raise ValueError(f"obs_model={family.name!r} models whole documents, not the frames of a sequence; "
-                             f"choose one of {list(HMM_OBS_MODELS)}")
-        if not isinstance(self.obs_prior, (dict, type(None))):
-            raise TypeError(f"obs_prior must be a dict of prior options, got {type(self.obs_prior).__name__}")
-        obs.expfam.check_prior_options(family, self.obs_prior or {})
-        return family
+        return checked_family(self.obs_model, self.obs_prior, HMM_OBS_MODELS,
+                              "models whole documents, not the frames of a sequence")
 
     def _transitions_prior(self) -> dict:
         return self._transitions.default_prior(self.transition_concentration, self.start_concentration,

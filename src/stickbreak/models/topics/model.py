@@ -15,7 +15,7 @@ HDP: ``alpha pi^G(rho)``) and ``L_top`` is the LDA normaliser or the HDP surroga
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from functools import cached_property
 from types import ModuleType, SimpleNamespace
 
@@ -25,16 +25,17 @@ from scipy.special import digamma, gammaln
 from ...core.protocols import MergesByRows, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...data import BagOfWords
-from ...kernels.topics.dense import BEST, SCRATCH, WARM, dense_token_share, topic_local_step
-from ...kernels.topics.sparse import sparse_token_share, sparse_topic_local_step
+from ...kernels.topics.dense import dense_token_share
+from ...kernels.topics.sparse import sparse_token_share
 from ...obs import expfam, mult
 from ...obs.expfam import Natural, data_gain
 from ...priors import TOPIC_WEIGHTS
 from .delete import DeletePart, delete_part, delete_round
+from .documents import START_CODES, DocumentWeights, TopicLocal, document_stats
 from .merge_terms import merged_terms
 from .on_words import OnWords
+from .options import LocalOptions
 
-START_CODES = {"scratch": SCRATCH, "warm": WARM, "best": BEST}
 #: Merge screening: each topic's nearest topics (cosine of word counts) whose data gain is computed.
 MERGE_SCREEN_NEIGHBOURS = 10
 #: A birth re-splits the target's tokens in documents holding at least this many of them; elsewhere
@@ -45,58 +46,6 @@ BIRTH_MIN_COUNT = 0.5
 BIRTH_KEEP = 0.1
 #: Smallest share of the target's prior mass a newborn gets.
 MIN_BIRTH_SHARE = 1e-6
-
-
-@dataclass(frozen=True)
-class LocalOptions:
-    """The per-document fixed point (Alg. 5.1-5.2).
-
-    At most ``max_iter`` iterations; stop when ``max_k |Delta N_dk| < tol``. The thesis uses 100
-    and 0.05; 0.5 ran 2.5x faster on Wikipedia LDA (K=20, 10 laps) and scored as well held out
-    (-7.843 vs -7.848 nats/word). ``n_restarts`` sparse restart proposals per document (bnpy's
-    default for the HDP is 5). ``start``: ``"scratch"`` from the likelihood and prior weights,
-    ``"warm"`` from the previous lap's counts (bnpy ``initDocTopicCountLP='memo'``), or ``"best"``
-    of both by the document's ELBO. Warm and best never lower the ELBO, so batch and memoized VI
-    are then provably monotone; but warm alone stays near its first-lap assignments (Wikipedia:
-    0.08 nats/word worse held out) and best costs 1.5x scratch, so scratch, bnpy's default, is ours.
-    ``n_chunks`` splits the documents over parallel threads. ``n_active`` (L): at most this many
-    topics per word type of a document get a non-zero responsibility (Hughes 2016, Ch. 7 §7.3;
-    :mod:`~stickbreak.kernels.topics.sparse`); ``None``, or at least the number of topics, is dense.
-    ``accelerate``: the dense fixed point by SQUAREM (:func:`~stickbreak.kernels.topics.dense._accelerated`),
-    else the plain iteration (the default; the measurements are in
-    :func:`stickbreak.estimators._topic_plans.accelerated`).
-    """
-
-    max_iter: int = 100
-    tol: float = 0.5
-    n_restarts: int = 0
-    start: str = "scratch"
-    n_chunks: int = 1
-    n_active: int | None = None
-    accelerate: bool = False
-
-    def __post_init__(self):
-        if self.start not in START_CODES:
-            raise ValueError(f"start={self.start!r} is not valid; choose one of {list(START_CODES)}")
-        if self.n_active is not None and (isinstance(self.n_active, bool) or int(self.n_active) != self.n_active
-                                          or self.n_active < 1):
-            raise ValueError(f"n_active={self.n_active!r} is not valid; give a positive integer (or None: dense)")
-
-    def sparse_for(self, n_topics: int) -> bool:
-        """Whether the L-sparse kernel runs for ``n_topics`` topics."""
-        return self.n_active is not None and self.n_active < n_topics
-
-    def run(self, indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic, start,
-            n_restarts, pairs, doc_weight, max_iter=None, n_active=None):
-        """The dense or L-sparse kernel (same arguments and outputs) for these options."""
-        max_iter = self.max_iter if max_iter is None else max_iter
-        n_active = self.n_active if n_active is None else n_active
-        if n_active is not None and n_active < doc_topic.shape[1]:
-            return sparse_topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest,
-                                           doc_topic, start, int(n_active), max_iter, self.tol, n_restarts, pairs,
-                                           self.n_chunks, doc_weight)
-        return topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic,
-                                start, max_iter, self.tol, n_restarts, pairs, self.n_chunks, doc_weight, self.accelerate)
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,44 +100,7 @@ class TopicParams:
 
 
 @dataclass(frozen=True, eq=False)
-class TopicLocal:
-    """Per-document topic counts ``N_dk`` (D, K), the prior ``(a, a_>K)`` they were fitted
-    under, topic-word counts (V, K), per-topic entropy, iterations and accepted restarts."""
-
-    doc_topic: np.ndarray
-    prior: np.ndarray
-    prior_rest: float
-    word_topic: np.ndarray
-    entropy: np.ndarray
-    n_iters: np.ndarray
-    n_restarts: np.ndarray
-    merge_pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))  # uids
-    pair_entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    doc_weight: np.ndarray | None = None  # (D, K) final weights p_dk, kept for births (see the kernel)
-
-
-def _columns(uids: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """Uid pairs as column pairs of ``uids``."""
-    position = {int(u): i for i, u in enumerate(uids)}
-    try:
-        return np.array([[position[int(a)], position[int(b)]] for a, b in pairs], dtype=np.int64).reshape(-1, 2)
-    except KeyError as missing:
-        raise ValueError(f"merge pair uid {missing} is not a topic of these parameters") from None
-
-
-def _pair_terms(local: TopicLocal, theta: np.ndarray, total: np.ndarray, uids: np.ndarray) -> dict:
-    """Merged entropy and document terms of each planned pair: ``theta'_a = theta_a + theta_b``
-    per document, so ``P'_a = sum_d psi(theta'_da) - psi(theta_d.)`` and ``Q'_a`` likewise (Eq. 5.49)."""
-    a, b = _columns(uids, local.merge_pairs).T
-    merged = theta[:, a] + theta[:, b]
-    log_pi = digamma(merged) - digamma(total)[:, None]
-    doc_gamma = gammaln(merged) - (local.prior[a] + local.prior[b])[None, :] * log_pi
-    return {"merge_pairs": local.merge_pairs, "merge_entropy": local.pair_entropy,
-            "merge_fields": {"log_pi": log_pi.sum(axis=0), "doc_gamma": doc_gamma.sum(axis=0)}}
-
-
-@dataclass(frozen=True, eq=False)
-class TopicModel(TrackedBirths, MergesByRows, OnWords):
+class TopicModel(DocumentWeights, TrackedBirths, MergesByRows, OnWords):
     """Multinomial topics with a Dirichlet(``topic_word_prior``) prior times ``weights``
     (:mod:`~stickbreak.priors.topic_lda` or :mod:`~stickbreak.priors.topic_hdp`); every move, births
     tracked batch by batch (Hughes 2016, §5.5)."""
@@ -200,12 +112,6 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
 
     def n_items(self, batch) -> int:
         return batch.n_items
-
-    @property
-    def monotone(self) -> bool:
-        """Whether batch and memoized VI provably never lower the ELBO: only when each document
-        starts from its previous counts (Hughes 2016, §5.4.3); from scratch they rarely do."""
-        return self.local.start != "scratch"
 
     def __reduce__(self):
         return (_rebuild, (self.obs_prior, self.weights.name, self.weights_prior, self.local))
@@ -221,71 +127,20 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
     # ---------------------------------------------------------------- the four verbs
     def local_step(self, params: TopicParams, batch, warm: np.ndarray | None = None, merge_pairs=None,
                    keep_loglik: bool = False, **_) -> TopicLocal:
-        """The fixed point of every document (:func:`~stickbreak.kernels.topics.dense.topic_local_step`);
-        ``warm`` (D, K) are starting counts, e.g. the previous lap's :meth:`warm_start`;
-        ``merge_pairs`` (M, 2) uid pairs whose merged entropy to gather on the way; with
-        ``keep_loglik`` the documents' final weights are kept (births rebuild responsibilities from them)."""
-        prior, prior_rest = self.weights.pseudo_counts(self.weights_prior, params.weights)
+        """The fixed point of every document over its word types (:meth:`DocumentWeights.solve_documents`)."""
         counts = batch.counts
-        opts = self.local
-        use_warm = warm is not None and warm.shape == (batch.n_items, params.n_components)
-        doc_topic = np.array(warm, dtype=np.float64, order="C") if use_warm else np.zeros((batch.n_items, params.n_components))
-        start = START_CODES[opts.start] if use_warm else SCRATCH
-        pairs = np.zeros((0, 2), dtype=np.int64) if merge_pairs is None else np.asarray(merge_pairs, dtype=np.int64)
-        columns = _columns(params.uids, pairs)
-        doc_weight = np.zeros((batch.n_items if keep_loglik else 0, params.n_components))
-        word_topic, entropy, pair_entropy, n_iters, n_restarts = opts.run(
-            counts.indptr, counts.indices, counts.data, params.exp_loglik, params.centered_loglik, prior,
-            float(prior_rest), doc_topic, start, opts.n_restarts, columns, doc_weight)
-        return TopicLocal(doc_topic, prior, float(prior_rest), word_topic, entropy, n_iters, n_restarts,
-                          pairs, pair_entropy, doc_weight if keep_loglik else None)
-
-    def warm_start(self, local: TopicLocal) -> np.ndarray | None:
-        return None if self.local.start == "scratch" else local.doc_topic
+        return self.solve_documents(params, counts.indptr, counts.indices, counts.data, params.exp_loglik,
+                                    params.centered_loglik, warm, merge_pairs, keep_loglik)
 
     def summarize(self, batch, local: TopicLocal, uids=None, merge_pairs=None) -> SuffStats:
-        """The statistics of the module docstring; with ``merge_pairs`` (planned before the local
-        step) also each pair's merged entropy, ``log_pi`` and ``doc_gamma`` (Hughes 2016, §5.5.1)."""
-        n_topics = local.doc_topic.shape[1]
-        theta = local.doc_topic + local.prior[None, :]
-        total = theta.sum(axis=1) + local.prior_rest
-        log_pi = digamma(theta) - digamma(total)[:, None]
-        rest_terms = 0.0, 0.0
-        if local.prior_rest > 0:
-            log_rest = digamma(local.prior_rest) - digamma(total)
-            rest_terms = float(log_rest.sum()), float(len(total) * gammaln(local.prior_rest) - local.prior_rest * log_rest.sum())
-        merge_terms = {}
-        if merge_pairs is not None and len(merge_pairs):
-            if not np.array_equal(np.asarray(merge_pairs, dtype=np.int64), local.merge_pairs):
-                raise ValueError("summarize's merge_pairs must be the ones the local step gathered entropies for")
-            merge_terms = _pair_terms(local, theta, total, np.arange(n_topics) if uids is None else np.asarray(uids))
-        fields = {
-            "N": local.doc_topic.sum(axis=0),
-            "word_counts": np.ascontiguousarray(local.word_topic.T),
-            "log_pi": log_pi.sum(axis=0),
-            "doc_gamma": (gammaln(theta) - local.prior[None, :] * log_pi).sum(axis=0),
-        }
-        return SuffStats(
-            uids=np.arange(n_topics) if uids is None else np.asarray(uids),
-            fields=fields,
-            elbo_terms={"entropy": local.entropy},
-            scalars={
-                "n_items": float(batch.n_items),
-                "log_pi_rest": rest_terms[0],
-                "doc_gamma_rest": rest_terms[1] - float(gammaln(total).sum()),
-            },
-            **merge_terms,
-        )
+        """The statistics of the module docstring (:func:`~stickbreak.models.topics.documents.document_stats`)."""
+        return document_stats(local, batch.n_items, {"word_counts": np.ascontiguousarray(local.word_topic.T)}, uids,
+                              merge_pairs)
 
     def global_step(self, stats: SuffStats, previous: TopicParams | None = None) -> TopicParams:
         """Closed-form topics; the weights' own step, started from ``previous`` matched by uid."""
         lam = expfam.posterior(mult, self.obs_prior, stats.fields)["lam"]
         return self.make_params(stats.uids, lam, self.weights_step(stats, previous))
-
-    def weights_step(self, stats: SuffStats, previous: TopicParams | None = None) -> dict:
-        """The topic weights' global step, started from ``previous``'s matched by uid."""
-        start = None if previous is None else self.weights.align(previous.weights, previous.uids, stats.uids)
-        return self.weights.global_step(self.weights_prior, stats, start)
 
     def blend(self, old: TopicParams, target: TopicParams, step: float) -> TopicParams:
         """Natural-gradient step on ``lam`` (Hoffman et al. 2013, Eq. 25) and the weights' own blend."""
@@ -295,14 +150,6 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
     def elbo_terms(self, params: TopicParams, stats: SuffStats) -> dict[str, float]:
         data = expfam.elbo_data(mult, self.obs_prior, params.obs, stats.fields, 0.0, expected=params.expected_log_phi)
         return {"data": data, **self.allocation_terms(params.weights, stats)}
-
-    def allocation_terms(self, weights: dict, stats: SuffStats) -> dict[str, float]:
-        """The ELBO terms other than the data term: O(K), they involve no word."""
-        prior, prior_rest = self.weights.pseudo_counts(self.weights_prior, weights)
-        doc = (float(np.sum(stats.fields["doc_gamma"])) + stats.scalars["doc_gamma_rest"]
-               + float(prior @ stats.fields["log_pi"]) + prior_rest * stats.scalars["log_pi_rest"])
-        return {"entropy": float(np.sum(stats.elbo_terms["entropy"])), "doc": doc,
-                "top": self.weights.top_elbo(self.weights_prior, weights, stats.scalars["n_items"])}
 
     def merge_terms(self, stats: SuffStats, candidate: SuffStats, params: TopicParams, terms: dict, kept: int,
                     removed: int) -> dict[str, float]:
@@ -437,11 +284,6 @@ class TopicModel(TrackedBirths, MergesByRows, OnWords):
             elbo_terms={"entropy": entropy},
             scalars={"n_items": float(n_docs), "log_pi_rest": 0.0, "doc_gamma_rest": 0.0},
         )
-
-    # ---------------------------------------------------------------- reporting
-    def topic_weights(self, params: TopicParams) -> np.ndarray:
-        """The corpus-level topic probabilities (HDP: ``E pi^G``; LDA: uniform)."""
-        return self.weights.expected_weights(self.weights_prior, params.weights)
 
 
 def _rebuild(obs_prior, weights_name, weights_prior, local) -> TopicModel:

@@ -1,0 +1,61 @@
+"""HDPAdmixture: an HDP admixture of Gaussian topics over groups of items (Hughes 2016, Ch. 5)."""
+
+import numpy as np
+import pytest
+
+from stickbreak import DataError, DPMixture, HDPAdmixture
+
+COVARIANCES = [np.diag([4.0, 0.2, 1.0, 1.0]), np.diag([0.2, 4.0, 1.0, 1.0]),
+               np.array([[2.0, 1.8, 0, 0], [1.8, 2.0, 0, 0], [0, 0, 0.3, 0], [0, 0, 0, 0.3]])]
+
+
+def _groups(n_groups, size, seed):
+    """Zero-mean items; each group mixes two of three covariances in its own proportions."""
+    rng = np.random.default_rng(seed)
+    groups = []
+    for _ in range(n_groups):
+        pair = rng.choice(3, 2, replace=False)
+        z = rng.choice(pair, size=size, p=rng.dirichlet([1.0, 1.0]))
+        chol = [np.linalg.cholesky(c) for c in COVARIANCES]
+        groups.append(np.stack([chol[k] @ rng.normal(size=4) for k in z]))
+    return np.concatenate(groups), [size] * n_groups
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, lengths = _groups(60, 80, seed=0)
+    return HDPAdmixture(n_topics=10, random_state=0).fit(X, lengths=lengths)
+
+
+def test_the_three_topics_hold_most_of_the_mass_and_groups_use_their_own(fitted):
+    top = np.sort(fitted.topic_weights_)[::-1]
+    assert top[:4].sum() > 0.75 and top[4] < 0.05
+    X, lengths = _groups(4, 80, seed=0)  # the first training groups again
+    proportions = fitted.topic_proportions(X, lengths=lengths)
+    assert proportions.shape == (4, 10) and np.all(proportions.sum(axis=1) < 1.0)
+    # two true topics per group; without merge moves a true topic can end up split over two topics
+    assert np.all(np.sort(proportions, axis=1)[:, -3:].sum(axis=1) > 0.95)
+    resp = fitted.transform(X, lengths=lengths)
+    assert resp.shape == (320, 10) and np.allclose(resp.sum(axis=1), 1.0)
+    assert np.array_equal(fitted.predict(X, lengths=lengths), resp.argmax(axis=1))
+
+
+def test_held_out_groups_score_higher_than_under_a_dp_mixture_of_the_same_family(fitted):
+    X, lengths = _groups(30, 80, seed=1)
+    train, _ = _groups(60, 80, seed=0)
+    mixture = DPMixture(n_components=10, obs_model="zero_mean_gauss", random_state=0).fit(train)
+    ours = fitted.score_samples(X, lengths=lengths)
+    assert ours.shape == (len(X),) and np.all(np.isfinite(ours))
+    assert fitted.score(X, lengths=lengths) > mixture.score(X) + 0.1
+
+
+def test_bad_settings_and_groups_are_refused_before_any_work():
+    X, lengths = _groups(3, 10, seed=2)
+    with pytest.raises(ValueError, match="word counts"):
+        HDPAdmixture(obs_model="mult").fit(X, lengths=lengths)
+    with pytest.raises(DataError, match="lengths add up"):
+        HDPAdmixture().fit(X, lengths=[10, 10])
+    with pytest.raises(ValueError, match="n_batches=5 exceeds the number of groups"):
+        HDPAdmixture(n_batches=5).fit(X, lengths=lengths)
+    with pytest.raises(ValueError, match="local_start"):
+        HDPAdmixture(local_start="middle").fit(X, lengths=lengths)
