@@ -95,8 +95,8 @@ def _admixture(kind: str, family: str):
                          "hdp": (topic_hdp, topic_hdp.default_prior(0.5, 3.0))}[kind]
         dense = frames_for(family_module, data)
         model = Admixture(family_module, family_module.default_prior(dense), module, prior, LocalOptions(start="best"))
-        topics = mixture_initial_params(make_mixture_model(MixtureConfig(obs_model=family, n_components=4), dense),
-                                        dense, 4, "kmeans++", np.random.default_rng(1)).obs
+        topics = mixture_initial_params(make_mixture_model(MixtureConfig(obs_model=family, n_components=5), dense),
+                                        dense, 5, "kmeans++", np.random.default_rng(1)).obs
         return model, data, model.initial_params(topics, data.n_items)
     return build
 
@@ -149,7 +149,7 @@ MODEL_CASES: tuple[Case, ...] = (
     Case("hdp-topics", (TrackedBirths,), _topics("hdp")),
     Case("lda-L2", (TrackedBirths,), _topics("lda", n_active=2)),
     Case("hdp-topics-L2", (TrackedBirths,), _topics("hdp", n_active=2)),
-    *(Case(f"admixture-{kind}-{family}", (Memoizable,), _admixture(kind, family))
+    *(Case(f"admixture-{kind}-{family}", (TrackedBirths,), _admixture(kind, family))
       for kind, family in (("hdp", "zero_mean_gauss"), ("hdp", "gauss"), ("hdp", "diag_gauss"), ("lda", "bern"))),
     Case("two-level-hdp", (Memoizable, Sampled), _two_level),
     Case("hmm-finite-gauss", (WholeDataBirths,), _hmm("finite", "gauss", 0.0), first_lap="full"),

@@ -27,17 +27,27 @@ def fitted():
     return HDPAdmixture(n_topics=10, random_state=0).fit(X, lengths=lengths)
 
 
-def test_the_three_topics_hold_most_of_the_mass_and_groups_use_their_own(fitted):
-    top = np.sort(fitted.topic_weights_)[::-1]
-    assert top[:4].sum() > 0.75 and top[4] < 0.05
+def test_the_moves_find_the_three_topics_and_groups_use_their_own(fitted):
+    assert fitted.n_topics_ == 3 and np.sort(fitted.topic_weights_).sum() > 0.9
     X, lengths = _groups(4, 80, seed=0)  # the first training groups again
     proportions = fitted.topic_proportions(X, lengths=lengths)
-    assert proportions.shape == (4, 10) and np.all(proportions.sum(axis=1) < 1.0)
-    # two true topics per group; without merge moves a true topic can end up split over two topics
-    assert np.all(np.sort(proportions, axis=1)[:, -3:].sum(axis=1) > 0.95)
+    assert proportions.shape == (4, 3) and np.all(proportions.sum(axis=1) < 1.0)
+    assert np.all(np.sort(proportions, axis=1)[:, -2:].sum(axis=1) > 0.95)  # two true topics per group
     resp = fitted.transform(X, lengths=lengths)
-    assert resp.shape == (320, 10) and np.allclose(resp.sum(axis=1), 1.0)
+    assert resp.shape == (320, 3) and np.allclose(resp.sum(axis=1), 1.0)
     assert np.array_equal(fitted.predict(X, lengths=lengths), resp.argmax(axis=1))
+
+
+def test_births_grow_k_from_one_topic_and_keep_the_memoized_elbo_monotone():
+    X, lengths = _groups(40, 60, seed=3)
+    kwargs = dict(n_topics=1, n_batches=2, max_laps=15, tol=0.0, local_start="best", random_state=0)
+    grown = HDPAdmixture(**kwargs).fit(X, lengths=lengths)
+    births = sum(r["moves"]["birth"]["accepted"] for r in grown.trace_)
+    assert births > 0 and grown.n_topics_ >= 3
+    trace = np.array([r["elbo"] for r in grown.trace_])
+    assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[1:]))
+    fixed = HDPAdmixture(moves=(), **kwargs).fit(X, lengths=lengths)
+    assert fixed.n_topics_ == 1 and grown.lower_bound_ > fixed.lower_bound_
 
 
 def test_held_out_groups_score_higher_than_under_a_dp_mixture_of_the_same_family(fitted):

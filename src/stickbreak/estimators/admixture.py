@@ -23,6 +23,7 @@ from .. import driver
 from ..config import LearnConfig, check_choice, check_int, moves_config
 from ..core.validate import check_positive
 from ..data import DenseData, Sequences
+from ..learn import check_moves
 from ..models.mixture.init import initial_params as mixture_initial_params
 from ..models.mixture.model import MixtureModel
 from ..models.topics.admixture import UNSUPPORTED, Admixture
@@ -36,14 +37,17 @@ from .hmm import as_sequences
 ADMIXTURE_OBS_MODELS = tuple(name for name in ("gauss", "diag_gauss", "zero_mean_gauss", "bern") if name not in UNSUPPORTED)
 ADMIXTURE_ALGORITHMS = ("memoized", "vb")
 ADMIXTURE_INITS = ("kmeans++", "random")
+#: Moves memoized VI makes on the topics (all of them by default).
+ADMIXTURE_MOVES = ("birth", "merge", "delete")
 
 
 class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """HDP admixture: each group (an image, a document, a user) has its own topic weights
     ``pi_d ~ DP(alpha, pi^G)`` over corpus-level topics ``pi^G ~ GEM(gamma)``; each item of the group
     comes from one topic of ``obs_model`` (Teh et al. 2006; Hughes 2016, Ch. 5, direct-assignment
-    surrogate bound). Memoized (or batch) VI at truncation ``n_topics``; topics the data do not
-    need keep almost no mass (``topic_weights_``, ``n_active_topics_``).
+    surrogate bound). Memoized VI from ``n_topics`` topics with birth, merge and delete moves
+    accepted on the exact ELBO (``moves``; batch VB has none): ``n_topics_`` topics at the end,
+    ``n_active_topics_`` of them holding at least one item's worth of mass.
 
     ``concentration`` is gamma, ``doc_topic_prior`` alpha; ``obs_prior`` options of the family
     (e.g. ``{"covariance": ...}``); ``local_start``: where each group's fixed point starts each lap
@@ -52,7 +56,8 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     """
 
     def __init__(self, n_topics=50, *, obs_model="zero_mean_gauss", obs_prior=None, concentration=10.0,
-                 doc_topic_prior=0.5, algorithm="memoized", n_batches=1, init="kmeans++", local_start="scratch",
+                 doc_topic_prior=0.5, algorithm="memoized", n_batches=1, moves=None, move_options=None,
+                 init="kmeans++", local_start="scratch",
                  local_max_iter=100, local_tol=0.05, max_laps=100, min_laps=2, tol=1e-6, random_state=None,
                  verbose=0, n_jobs=1, callbacks=None):
         self.n_topics = n_topics
@@ -62,6 +67,8 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.doc_topic_prior = doc_topic_prior
         self.algorithm = algorithm
         self.n_batches = n_batches
+        self.moves = moves
+        self.move_options = move_options
         self.init = init
         self.local_start = local_start
         self.local_max_iter = local_max_iter
@@ -80,8 +87,8 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         return checked_family(name, self.obs_prior, ADMIXTURE_OBS_MODELS,
                               f"is not supported by HDPAdmixture ({UNSUPPORTED.get(name, 'not a family of single items')})")
 
-    def _configs(self) -> tuple[LearnConfig, LocalOptions]:
-        """``(learn config, local options)``, checking every setting before any data are read."""
+    def _configs(self):
+        """``(learn config, moves config, local options)``, checking every setting before any data are read."""
         check_int("n_topics", self.n_topics, 1)
         self._family()
         check_positive("concentration", self.concentration)
@@ -94,7 +101,11 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         check_n_jobs(self.n_jobs)
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
                             n_batches=self.n_batches)
-        return learn, LocalOptions(max_iter=int(self.local_max_iter), tol=float(self.local_tol), start=self.local_start)
+        moves = moves_config(self.moves, self.move_options, ADMIXTURE_MOVES, type(self).__name__,
+                             algorithm=self.algorithm, default_moves=ADMIXTURE_MOVES)
+        check_moves(learn.algorithm, moves.moves)
+        return learn, moves, LocalOptions(max_iter=int(self.local_max_iter), tol=float(self.local_tol),
+                                          start=self.local_start)
 
     def _make_model(self, items: DenseData, local: LocalOptions) -> Admixture:
         family = self._family()
@@ -113,7 +124,7 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         (n_items, n_features) with ``lengths`` (items per group, in order, by keyword; default one
         group), a list of 2-D arrays (one per group) or a :class:`~stickbreak.data.Sequences`. Every
         setting and the data are checked before any work starts; ``y`` is ignored."""
-        learn_cfg, local = self._configs()
+        learn_cfg, moves_cfg, local = self._configs()
         check_feature_names(self, X, reset=True)
         seqs = as_sequences(X, lengths, what="X")
         family = self._family()
@@ -130,7 +141,7 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         plan = variational_plan(learn_cfg.algorithm, model, batches.data, self._initial(model, seqs, items, rng),
                                 batches.data)
         with numba_threads(self.n_jobs):
-            fitted = run_plan(plan, learn_cfg, moves_config((), None, (), type(self).__name__), rng,
+            fitted = run_plan(plan, learn_cfg, moves_cfg, rng,
                               owner=type(self).__name__, callbacks=self.callbacks, verbose=self.verbose)
         self.n_features_in_ = dim
         self.model_, self.params_, self.stats_ = fitted.model, fitted.params, fitted.stats
@@ -138,6 +149,8 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.converged_ = self.stop_reason_ == "converged"
         self.n_iter_ = len(self.trace_)
         self.lower_bound_ = float(fitted.lower_bound)
+        self.moves_ = fitted.accepted_moves
+        self.n_topics_ = self.params_.n_components
         self.topic_counts_ = fitted.stats.counts.copy()
         self.n_active_topics_ = int(np.sum(self.topic_counts_ >= driver.EFFECTIVE_COUNT))
         self.topic_weights_ = self.model_.topic_weights(self.params_)

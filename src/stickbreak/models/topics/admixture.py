@@ -19,20 +19,20 @@ need a predecessor).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 from scipy.special import logsumexp
 
 from ... import obs
-from ...core.protocols import Memoizable
+from ...core.protocols import TrackedBirths
 from ...core.suffstats import SuffStats
 from ...data import DenseData, Sequences
 from ...obs import expfam
-from ...obs.expfam import Natural, ObsFamily
+from ...obs.expfam import Natural, ObsFamily, data_gain
 from ...priors import TOPIC_WEIGHTS
 from ..mixture.params import MixtureParams
-from .documents import DocumentWeights, TopicLocal, document_stats
+from .documents import DocumentWeights, TopicLocal, birth_expansion, document_stats
 from .options import LocalOptions
 
 #: Families whose items are not single rows of ``X`` (their own models cover them).
@@ -41,9 +41,10 @@ UNSUPPORTED = {"mult": "its items are word counts: use HDPTopicModel / LDA",
 
 
 @dataclass(frozen=True, eq=False)
-class Admixture(DocumentWeights, Memoizable):
+class Admixture(DocumentWeights, TrackedBirths):
     """Topics of observation family ``obs`` (prior ``obs_prior``) times per-group ``weights``
-    (:mod:`~stickbreak.priors.topic_lda` or :mod:`~stickbreak.priors.topic_hdp`)."""
+    (:mod:`~stickbreak.priors.topic_lda` or :mod:`~stickbreak.priors.topic_hdp`); every move, births
+    tracked batch by batch (Hughes 2016, §5.5), as for the topic model."""
 
     obs: ObsFamily
     obs_prior: Natural
@@ -76,9 +77,7 @@ class Admixture(DocumentWeights, Memoizable):
     def item_rows(self, params: MixtureParams, batch: Sequences) -> tuple[np.ndarray, np.ndarray]:
         """``(exp(centered), centered)`` of the items' expected log-likelihoods, each row minus its
         maximum (N, K): the kernel's likelihood rows."""
-        loglik = self.obs.expected_loglik(params.obs, DenseData(batch.X))
-        centered = np.ascontiguousarray(loglik - loglik.max(axis=1, keepdims=True))
-        return np.exp(centered), centered
+        return _rows(self.obs.expected_loglik(params.obs, DenseData(batch.X)))
 
     def local_step(self, params: MixtureParams, batch: Sequences, warm: np.ndarray | None = None, merge_pairs=None,
                    keep_loglik: bool = False, **_) -> TopicLocal:
@@ -115,6 +114,56 @@ class Admixture(DocumentWeights, Memoizable):
         params = self.global_step(stats, previous)
         return params, self.elbo_terms(params, stats)
 
+    # ---------------------------------------------------------------- moves (Hughes 2016, §5.5)
+    def merge_scores(self, params: MixtureParams, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Screening score of merging topic ``second[m]`` into ``first[m]``: the exact ``Delta L_data``
+        (the document terms change too, known once the lap has gathered each pair's merged terms;
+        acceptance is on the exact ELBO)."""
+        return data_gain(self.obs, self.obs_prior, params.obs, stats, first, second)
+
+    def kept_topics(self, params: MixtureParams, keep: np.ndarray) -> Natural:
+        """The natural parameters of the topics at columns ``keep`` (a delete's parameters)."""
+        return expfam.select_components(params.obs, keep)
+
+    @property
+    def birth_item_model(self):
+        """Newborn topics are clustered from the target's items with the topics' own family."""
+        return SimpleNamespace(obs=self.obs, obs_prior=self.obs_prior)
+
+    def birth_ownership(self, local: TopicLocal) -> np.ndarray:
+        """Each item's responsibilities (N, K)."""
+        return local.word_topic
+
+    def birth_scores(self, local: TopicLocal) -> None:
+        """None: births target the largest topics first."""
+        return None
+
+    def birth_row_items(self, batch: Sequences) -> np.ndarray:
+        """The group of every item."""
+        return np.repeat(np.arange(batch.n_items), batch.lengths)
+
+    def birth_pool_items(self, batch: Sequences, local: TopicLocal, params: MixtureParams, column: int, members):
+        """The items themselves."""
+        return DenseData(batch.X[np.asarray(members)])
+
+    def birth_expansion(self, batch: Sequences, local: TopicLocal, params: MixtureParams, column: int, centers,
+                        log_weights: np.ndarray, uids) -> SuffStats:
+        """This batch's statistics over [target, newborns] (:func:`~.documents.birth_expansion`): the
+        re-split rows are the items of the target's groups, each weighted by its responsibility for
+        the target, scored under ``centers`` ([target, newborns] of the family)."""
+        def restricted(groups):
+            items = np.concatenate([np.arange(batch.offsets[g], batch.offsets[g + 1]) for g in groups])
+            indptr = np.concatenate([[0], np.cumsum(batch.lengths[groups])])
+            exp_loglik, centered = _rows(self.obs.expected_loglik(centers, DenseData(batch.X[items])))
+            return (_index(indptr), np.arange(len(items), dtype=np.int32), local.word_topic[items, column], exp_loglik,
+                    centered, items)
+
+        def row_fields(resp):
+            return self.obs.suff_stats(DenseData(batch.X), resp, self.obs_prior)
+
+        return birth_expansion(self, local, column, log_weights, uids, batch.n_frames, restricted, row_fields,
+                               params.n_components)
+
     # ---------------------------------------------------------------- prediction
     def log_predictive(self, params: MixtureParams, batch: Sequences, doc_topic: np.ndarray) -> np.ndarray:
         """``log p(x_n | data)`` of each item under its group's expected topic weights (N,):
@@ -131,6 +180,12 @@ class Admixture(DocumentWeights, Memoizable):
             fresh = self.obs.log_predictive(expfam.stack_prior(self.obs_prior), items)[:, 0]
             per_topic = np.column_stack([per_topic, fresh + np.log(prior_rest / total)[group]])
         return logsumexp(per_topic, axis=1)
+
+
+def _rows(loglik: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(exp(centered), centered)`` with ``centered`` each row of ``loglik`` minus its maximum."""
+    centered = np.ascontiguousarray(loglik - loglik.max(axis=1, keepdims=True))
+    return np.exp(centered), centered
 
 
 def _index(offsets: np.ndarray) -> np.ndarray:

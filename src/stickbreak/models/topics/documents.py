@@ -18,9 +18,18 @@ from scipy.special import digamma, gammaln
 
 from ...core.suffstats import SuffStats
 from ...kernels.topics.dense import BEST, SCRATCH, WARM
+from .delete import DeletePart, delete_part, delete_round
 from .options import LocalOptions
 
 START_CODES = {"scratch": SCRATCH, "warm": WARM, "best": BEST}
+#: A birth re-splits the target's tokens in documents holding at least this many of them; elsewhere
+#: the target keeps its tokens.
+BIRTH_MIN_COUNT = 0.5
+#: Share of the target's document prior mass ``alpha pi^G_t`` the target keeps in a birth (the
+#: thesis's example keeps 10 %: 0.2 -> 0.02 + 0.09 + 0.09); the newborns share the rest.
+BIRTH_KEEP = 0.1
+#: Smallest share of the target's prior mass a newborn gets.
+MIN_BIRTH_SHARE = 1e-6
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,8 +100,9 @@ def document_stats(local: TopicLocal, n_items: int, row_fields: dict, uids=None,
 
 
 class DocumentWeights:
-    """The verbs' document side, for a frozen dataclass with ``weights`` (a module of
-    :data:`~stickbreak.priors.TOPIC_WEIGHTS`), ``weights_prior`` and ``local`` (:class:`LocalOptions`)."""
+    """The verbs' document side and the delete hooks, for a frozen dataclass with ``weights`` (a
+    module of :data:`~stickbreak.priors.TOPIC_WEIGHTS`), ``weights_prior``, ``local``
+    (:class:`LocalOptions`), ``make_params(uids, topics, weights)`` and ``kept_topics(params, columns)``."""
 
     weights: ModuleType
     weights_prior: dict
@@ -128,6 +138,24 @@ class DocumentWeights:
         return TopicLocal(doc_topic, prior, float(prior_rest), word_topic, entropy, n_iters, n_restarts,
                           pairs, pair_entropy, doc_weight if keep_loglik else None)
 
+    # ---------------------------------------------------------------- deletes (Hughes 2016, §5.5.2)
+    def without_topic(self, params, targets):
+        """The parameters with topics ``targets`` (uids) removed; their stick mass goes to the rest
+        (the model's ``kept_topics(params, columns)`` gives the remaining topics' parameters)."""
+        keep = np.flatnonzero(~np.isin(params.uids, np.atleast_1d(targets)))
+        others = params.uids[keep]
+        return self.make_params(others, self.kept_topics(params, keep), self.weights.align(params.weights, params.uids, others))
+
+    def delete_params(self, params, targets):
+        return self.without_topic(params, targets)
+
+    def delete_part(self, local: TopicLocal, params, targets) -> DeletePart:
+        return delete_part(local, params, targets)
+
+    def delete_round(self, part: DeletePart, batch, current, step: int, last: bool, merge_pairs=None, features=None,
+                     n_features: int = 0):
+        return delete_round(self, part, batch, current, step, last, merge_pairs, features, n_features)
+
     def weights_step(self, stats: SuffStats, previous=None) -> dict:
         """The topic weights' global step, started from ``previous``'s matched by uid."""
         start = None if previous is None else self.weights.align(previous.weights, previous.uids, stats.uids)
@@ -144,3 +172,61 @@ class DocumentWeights:
     def topic_weights(self, params) -> np.ndarray:
         """The corpus-level topic probabilities (HDP: ``E pi^G``; LDA: uniform)."""
         return self.weights.expected_weights(self.weights_prior, params.weights)
+
+
+def birth_expansion(model, local: TopicLocal, column: int, log_weights: np.ndarray, uids, n_rows: int, restricted,
+                    row_fields, n_topics: int) -> SuffStats:
+    """A batch's statistics over [target, newborns] after the restricted local step (Hughes 2016, §5.5.3).
+
+    The target's document prior mass ``a_t`` is split as ``a' = a_t (BIRTH_KEEP e_0 + (1 -
+    BIRTH_KEEP) w)`` with ``w`` the proposal's weights (``log_weights``). In documents holding at
+    least ``BIRTH_MIN_COUNT`` of the target's mass, its rows (word types or items), each weighted by
+    its exact responsibility for the target, are re-assigned over [target, newborns] by the fixed
+    point of Alg. 5.1 under ``a'``; elsewhere the target keeps them. Every other topic's counts,
+    the documents' totals and so ``P``, ``Q`` of the others are unchanged, so the expansion replaces
+    only these rows. Entropy: the target's old entropy plus the restricted step's (their sum over
+    the rows is exact, the shares of a row summing to its target responsibility).
+
+    ``restricted(docs)`` gives the restricted step's ``(indptr, indices, weights, exp_loglik,
+    centered_loglik, row_ids)`` for documents ``docs``: its likelihood rows are the model's rows
+    ``row_ids`` (of ``n_rows``); ``row_fields(resp)`` the model's own statistics of the rows'
+    responsibilities (n_rows, 1 + newborns).
+    """
+    weights = np.exp(log_weights - np.max(log_weights))
+    shares = (1.0 - BIRTH_KEEP) * weights / weights.sum()
+    shares[0] += BIRTH_KEEP
+    if np.any(shares[1:] < MIN_BIRTH_SHARE):  # a newborn with no prior mass and (hard split) no tokens: log 0
+        newborn = np.maximum(shares[1:], MIN_BIRTH_SHARE)
+        shares[1:] = newborn * (1.0 - shares[0]) / newborn.sum()
+    prior_new = local.prior[column] * shares
+    n_docs, n_new = local.doc_topic.shape[0], len(shares)
+    counts_new = np.zeros((n_docs, n_new))
+    counts_new[:, 0] = local.doc_topic[:, column]
+    resp = np.zeros((n_rows, n_new))
+    resp[:, 0] = local.word_topic[:, column]
+    entropy = np.zeros(n_new)
+    entropy[0] = local.entropy[column]
+    docs = np.flatnonzero(local.doc_topic[:, column] >= BIRTH_MIN_COUNT)
+    if len(docs):
+        indptr, indices, weighted, exp_loglik, centered, row_ids = restricted(docs)
+        split = np.zeros((len(docs), n_new))
+        # under the L-sparse family each token's target share goes to one of [target, newborns],
+        # so it keeps at most L topics and the proposal stays in the family
+        sub_rows, sub_entropy, *_ = model.local.run(
+            indptr, indices, weighted, exp_loglik, centered, prior_new, 0.0, split, SCRATCH, 0,
+            np.zeros((0, 2), dtype=np.int64), np.zeros((0, n_new)),
+            n_active=1 if model.local.sparse_for(n_topics) else None)
+        counts_new[docs] = split
+        resp[:, 0] -= np.bincount(row_ids[indices], weights=weighted, minlength=n_rows)
+        resp[row_ids] += sub_rows
+        entropy += sub_entropy
+    theta = counts_new + prior_new[None, :]
+    total = local.doc_topic.sum(axis=1) + local.prior.sum() + local.prior_rest
+    log_pi = digamma(theta) - digamma(total)[:, None]
+    return SuffStats(
+        uids=np.asarray(uids),
+        fields={"N": counts_new.sum(axis=0), **row_fields(np.maximum(resp, 0.0)),
+                "log_pi": log_pi.sum(axis=0), "doc_gamma": (gammaln(theta) - prior_new[None, :] * log_pi).sum(axis=0)},
+        elbo_terms={"entropy": entropy},
+        scalars={"n_items": float(n_docs), "log_pi_rest": 0.0, "doc_gamma_rest": 0.0},
+    )

@@ -20,7 +20,6 @@ from functools import cached_property
 from types import ModuleType, SimpleNamespace
 
 import numpy as np
-from scipy.special import digamma, gammaln
 
 from ...core.protocols import MergesByRows, TrackedBirths
 from ...core.suffstats import SuffStats
@@ -30,22 +29,13 @@ from ...kernels.topics.sparse import sparse_token_share
 from ...obs import expfam, mult
 from ...obs.expfam import Natural, data_gain
 from ...priors import TOPIC_WEIGHTS
-from .delete import DeletePart, delete_part, delete_round
-from .documents import START_CODES, DocumentWeights, TopicLocal, document_stats
+from .documents import DocumentWeights, TopicLocal, birth_expansion, document_stats
 from .merge_terms import merged_terms
 from .on_words import OnWords
 from .options import LocalOptions
 
 #: Merge screening: each topic's nearest topics (cosine of word counts) whose data gain is computed.
 MERGE_SCREEN_NEIGHBOURS = 10
-#: A birth re-splits the target's tokens in documents holding at least this many of them; elsewhere
-#: the target keeps its tokens.
-BIRTH_MIN_COUNT = 0.5
-#: Share of the target's document prior mass ``alpha pi^G_t`` the target keeps in a birth (the
-#: thesis's example keeps 10 %: 0.2 -> 0.02 + 0.09 + 0.09); the newborns share the rest.
-BIRTH_KEEP = 0.1
-#: Smallest share of the target's prior mass a newborn gets.
-MIN_BIRTH_SHARE = 1e-6
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,21 +166,9 @@ class TopicModel(DocumentWeights, TrackedBirths, MergesByRows, OnWords):
             scores[near] = data_gain(mult, self.obs_prior, params.obs, stats, first[near], second[near])
         return scores
 
-    def without_topic(self, params: TopicParams, targets) -> TopicParams:
-        """The parameters with topics ``targets`` (uids) removed; their stick mass goes to the rest."""
-        keep = np.flatnonzero(~np.isin(params.uids, np.atleast_1d(targets)))
-        others = params.uids[keep]
-        return self.make_params(others, params.obs["lam"][keep], self.weights.align(params.weights, params.uids, others))
-
-    def delete_params(self, params: TopicParams, targets) -> TopicParams:
-        return self.without_topic(params, targets)
-
-    def delete_part(self, local: TopicLocal, params: TopicParams, targets) -> DeletePart:
-        return delete_part(local, params, targets)
-
-    def delete_round(self, part: DeletePart, batch, current: TopicParams, step: int, last: bool, merge_pairs=None,
-                     features=None, n_features: int = 0):
-        return delete_round(self, part, batch, current, step, last, merge_pairs, features, n_features)
+    def kept_topics(self, params: TopicParams, keep: np.ndarray) -> np.ndarray:
+        """``lam`` of the topics at columns ``keep`` (a delete's parameters)."""
+        return params.obs["lam"][keep]
 
     # ---------------------------------------------------------------- births (Hughes 2016, §5.5.3)
     @property
@@ -231,59 +209,21 @@ class TopicModel(DocumentWeights, TrackedBirths, MergesByRows, OnWords):
 
     def birth_expansion(self, batch, local: TopicLocal, params: TopicParams, column: int, centers,
                         log_weights: np.ndarray, uids) -> SuffStats:
-        """This batch's statistics over [target, newborns] after the restricted local step (§5.5.3).
-
-        The target's document prior mass ``a_t`` is split as ``a' = a_t (BIRTH_KEEP e_0 + (1 -
-        BIRTH_KEEP) w)`` with ``w`` the proposal's weights. In documents holding at least
-        ``BIRTH_MIN_COUNT`` of the target's tokens, those tokens (each weighted by its exact
-        responsibility for the target) are re-assigned over [target, newborns] by the fixed point of
-        Alg. 5.1 under ``a'``; elsewhere the target keeps them. Every other topic's counts, the
-        documents' totals and so ``P``, ``Q`` of the others are unchanged, so the expansion replaces
-        only these rows. Entropy: the target's old entropy plus the restricted step's (their sum
-        over the rows is exact).
-        """
-        weights = np.exp(log_weights - np.max(log_weights))
-        shares = (1.0 - BIRTH_KEEP) * weights / weights.sum()
-        shares[0] += BIRTH_KEEP
-        if np.any(shares[1:] < MIN_BIRTH_SHARE):  # a newborn with no prior mass and (hard split) no tokens: log 0
-            newborn = np.maximum(shares[1:], MIN_BIRTH_SHARE)
-            shares[1:] = newborn * (1.0 - shares[0]) / newborn.sum()
-        prior_new = local.prior[column] * shares
-        n_docs, n_new = local.doc_topic.shape[0], len(shares)
-        counts_new = np.zeros((n_docs, n_new))
-        counts_new[:, 0] = local.doc_topic[:, column]
-        word_counts = np.zeros((n_new, batch.n_features))
-        word_counts[0] = local.word_topic[:, column]
-        entropy = np.zeros(n_new)
-        entropy[0] = local.entropy[column]
-        rows = np.flatnonzero(local.doc_topic[:, column] >= BIRTH_MIN_COUNT)
-        if len(rows):
+        """This batch's statistics over [target, newborns] (:func:`~.documents.birth_expansion`): the
+        re-split rows are the word types of the target's documents, each token weighted by its exact
+        responsibility for the target; the newborns' likelihoods are over the part's words."""
+        def restricted(rows):
             sub, share = self._target_share(batch, local, params, column, rows)
             c = sub.counts
-            weighted = c.data * share
             log_phi = mult.expected_t(centers, centers.get("row_sums"))["lam"].T  # on a part's words: row_sums
             centered = np.ascontiguousarray(log_phi - log_phi.max(axis=1, keepdims=True))
-            split = np.zeros((len(rows), n_new))
-            # under the L-sparse family each token's target share goes to one of [target, newborns],
-            # so it keeps at most L topics and the proposal stays in the family
-            sub_words, sub_entropy, *_ = self.local.run(
-                c.indptr, c.indices, weighted, np.exp(centered), centered, prior_new, 0.0, split, START_CODES["scratch"],
-                0, np.zeros((0, 2), dtype=np.int64), np.zeros((0, n_new)),
-                n_active=1 if self.local.sparse_for(params.n_components) else None)
-            counts_new[rows] = split
-            word_counts[0] -= np.bincount(c.indices, weights=weighted, minlength=batch.n_features)
-            word_counts += sub_words.T
-            entropy += sub_entropy
-        theta = counts_new + prior_new[None, :]
-        total = local.doc_topic.sum(axis=1) + local.prior.sum() + local.prior_rest
-        log_pi = digamma(theta) - digamma(total)[:, None]
-        return SuffStats(
-            uids=np.asarray(uids),
-            fields={"N": counts_new.sum(axis=0), "word_counts": np.maximum(word_counts, 0.0),
-                    "log_pi": log_pi.sum(axis=0), "doc_gamma": (gammaln(theta) - prior_new[None, :] * log_pi).sum(axis=0)},
-            elbo_terms={"entropy": entropy},
-            scalars={"n_items": float(n_docs), "log_pi_rest": 0.0, "doc_gamma_rest": 0.0},
-        )
+            return c.indptr, c.indices, c.data * share, np.exp(centered), centered, np.arange(batch.n_features)
+
+        def row_fields(word_topic):
+            return {"word_counts": np.ascontiguousarray(word_topic.T)}
+
+        return birth_expansion(self, local, column, log_weights, uids, batch.n_features, restricted, row_fields,
+                               params.n_components)
 
 
 def _rebuild(obs_prior, weights_name, weights_prior, local) -> TopicModel:
