@@ -177,6 +177,7 @@ def main(argv=None):
     ap.add_argument("--n-train", type=int, default=20_000)
     ap.add_argument("--n-test", type=int, default=5_000)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--rerun", action="store_true", help="recompute the rows already in the results (default: skip them)")
     args = ap.parse_args(argv)
     out_json = RESULTS / "sparse_local.json"
     payload = json.loads(out_json.read_text()) if out_json.exists() else {"rows": {}}
@@ -184,7 +185,8 @@ def main(argv=None):
     jobs = [(d, "gmm" if d == "patches" else m, int(k), None if l == "K" else int(l))
             for d in args.datasets.split(",") for m in (["gmm"] if d == "patches" else args.models.split(","))
             for k in args.ks.split(",") for l in args.ls.split(",")]
-    jobs = [j for j in jobs if key(*j) not in payload["rows"]]
+    if not args.rerun:
+        jobs = [j for j in jobs if key(*j) not in payload["rows"]]
     # a fresh process per row: its peak resident memory is the row's own
     with ProcessPoolExecutor(max_workers=args.workers, mp_context=multiprocessing.get_context("spawn"),
                              max_tasks_per_child=1) as pool:
