@@ -206,7 +206,7 @@ def test_raw_text_fits_and_transforms_through_count_vectorizer():
 def test_squarem_is_an_option_of_the_variational_steps(corpus):
     """``local_accelerate`` runs the document fixed point by SQUAREM (by default LDA's batch steps,
     not the HDP's): fewer map evaluations, a valid fit; anything but a bool or None is refused."""
-    import stickbreak.models.topics.model as topic_model
+    import stickbreak.models.topics.options as topic_model
 
     seen = []
     real = topic_model.topic_local_step
