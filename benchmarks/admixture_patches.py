@@ -111,6 +111,7 @@ def main(argv=None):
     ap.add_argument("--ks", default="25,50")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--methods", default="dp_mixture_moves,dp_mixture_fixed,hdp_admixture")
+    ap.add_argument("--out", default="admixture_patches", help="results file name, without suffix")
     args = ap.parse_args(argv)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     rows = []
@@ -122,8 +123,8 @@ def main(argv=None):
     payload = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                "command": "python benchmarks/admixture_patches.py " + " ".join(argv or sys.argv[1:]), "load": load,
                "describe": tiles(args.seed)[4], "rows": rows}
-    (RESULTS / "admixture_patches.json").write_text(json.dumps(payload, indent=1))
-    (RESULTS / "admixture_patches.md").write_text(markdown(payload))
+    (RESULTS / f"{args.out}.json").write_text(json.dumps(payload, indent=1))
+    (RESULTS / f"{args.out}.md").write_text(markdown(payload))
     print(markdown(payload))
 
 
