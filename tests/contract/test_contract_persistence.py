@@ -10,7 +10,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import stickbreak
-from stickbreak import DILN, HDPHMM, LDA, DPMixture, FiniteHMM, FiniteMixture, HDPTopicModel
+from stickbreak import DILN, HDPHMM, LDA, DPMixture, FiniteHMM, FiniteMixture, HDPAdmixture, HDPTopicModel
 from stickbreak.datasets.synthetic import make_lda_corpus, make_sticky_hmm_toy
 
 
@@ -45,6 +45,8 @@ ESTIMATOR_CASES = {
                ("predict_proba", "score_sequences")),
     "FiniteHMM": (lambda: FiniteHMM(n_states=3, max_laps=4, random_state=0), _sequences,
                   ("predict_proba", "score_sequences")),
+    "HDPAdmixture": (lambda: HDPAdmixture(n_topics=4, obs_model="gauss", max_laps=4, random_state=0), _sequences,
+                     ("transform", "topic_proportions", "score_samples")),
 }
 
 

@@ -131,7 +131,7 @@ class SavableMixin:
         """Constructor parameters that can go into the JSON metadata (callbacks and Generators cannot)."""
         params = self.get_params()
         params["callbacks"] = None
-        if not (params["executor"] is None or isinstance(params["executor"], str)):
+        if not (params.get("executor") is None or isinstance(params["executor"], str)):
             params["executor"] = None  # a Client or an open executor is this session's; the saved model needs neither
         if not (params["random_state"] is None or isinstance(params["random_state"], (int, np.integer))):
             params["random_state"] = None  # a Generator's state is not saved; the fitted model does not need it

@@ -19,9 +19,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import driver
+from .. import driver, persist
 from ..config import LearnConfig, check_choice, check_int, moves_config
 from ..core.validate import check_positive
+from ..core.suffstats import SuffStats
 from ..data import DenseData, Sequences
 from ..learn import check_moves
 from ..models.mixture.init import initial_params as mixture_initial_params
@@ -29,7 +30,7 @@ from ..models.mixture.model import MixtureModel
 from ..models.topics.admixture import UNSUPPORTED, Admixture
 from ..models.topics.options import START_NAMES, LocalOptions
 from ..priors import MIXTURE_WEIGHTS, topic_hdp
-from ._common import as_generator, checked_family, check_feature_names, check_fit_memory, check_n_features, check_n_jobs, numba_threads
+from ._common import SavableMixin, as_generator, checked_family, check_feature_names, check_fit_memory, check_n_features, check_n_jobs, numba_threads
 from ._fitting import run_plan, variational_plan
 from .hmm import as_sequences
 
@@ -41,7 +42,8 @@ ADMIXTURE_INITS = ("kmeans++", "random")
 ADMIXTURE_MOVES = ("birth", "merge", "delete")
 
 
-class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+@persist.register
+class HDPAdmixture(SavableMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """HDP admixture: each group (an image, a document, a user) has its own topic weights
     ``pi_d ~ DP(alpha, pi^G)`` over corpus-level topics ``pi^G ~ GEM(gamma)``; each item of the group
     comes from one topic of ``obs_model`` (Teh et al. 2006; Hughes 2016, Ch. 5, direct-assignment
@@ -107,10 +109,13 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         return learn, moves, LocalOptions(max_iter=int(self.local_max_iter), tol=float(self.local_tol),
                                           start=self.local_start)
 
-    def _make_model(self, items: DenseData, local: LocalOptions) -> Admixture:
+    def _make_model(self, items: DenseData | None, local: LocalOptions, obs_prior=None) -> Admixture:
+        """The model, its observation prior from ``items`` and ``obs_prior`` options, or given (a saved model's)."""
         family = self._family()
         prior = topic_hdp.default_prior(float(self.doc_topic_prior), float(self.concentration))
-        return Admixture(family, family.default_prior(items, **dict(self.obs_prior or {})), topic_hdp, prior, local)
+        if obs_prior is None:
+            obs_prior = family.default_prior(items, **dict(self.obs_prior or {}))
+        return Admixture(family, obs_prior, topic_hdp, prior, local)
 
     def _initial(self, model: Admixture, seqs: Sequences, items: DenseData, rng: np.random.Generator):
         """Topics from the items alone, as a mixture of the family would start (k-means++ or random items)."""
@@ -144,19 +149,22 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng,
                               owner=type(self).__name__, callbacks=self.callbacks, verbose=self.verbose)
         self.n_features_in_ = dim
-        self.model_, self.params_, self.stats_ = fitted.model, fitted.params, fitted.stats
-        self.trace_, self.stop_reason_ = fitted.trace, fitted.result.stop_reason
-        self.converged_ = self.stop_reason_ == "converged"
-        self.n_iter_ = len(self.trace_)
-        self.lower_bound_ = float(fitted.lower_bound)
-        self.moves_ = fitted.accepted_moves
-        self.n_topics_ = self.params_.n_components
-        self.topic_counts_ = fitted.stats.counts.copy()
-        self.n_active_topics_ = int(np.sum(self.topic_counts_ >= driver.EFFECTIVE_COUNT))
-        self.topic_weights_ = self.model_.topic_weights(self.params_)
-        for name, value in self.model_.obs.summary(self.params_.obs).items():
-            setattr(self, f"{name}_", value)
+        self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
+                         fitted.lower_bound, fitted.accepted_moves)
         return self
+
+    def _set_fitted(self, model: Admixture, params, stats, trace, stop_reason: str, lower_bound: float, moves):
+        self.model_, self.params_, self.stats_ = model, params, stats
+        self.trace_, self.stop_reason_, self.moves_ = trace, stop_reason, moves
+        self.converged_ = stop_reason == "converged"
+        self.n_iter_ = len(trace)
+        self.lower_bound_ = float(lower_bound)
+        self.n_topics_ = params.n_components
+        self.topic_counts_ = stats.counts.copy()
+        self.n_active_topics_ = int(np.sum(self.topic_counts_ >= driver.EFFECTIVE_COUNT))
+        self.topic_weights_ = model.topic_weights(params)
+        for name, value in model.obs.summary(params.obs).items():
+            setattr(self, f"{name}_", value)
 
     # ------------------------------------------------------------------ using the model
     def _validated(self, X, lengths) -> Sequences:
@@ -213,6 +221,33 @@ class HDPAdmixture(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     def score(self, X, y=None, lengths=None) -> float:
         """Mean held-out log-likelihood per item (:meth:`score_samples`)."""
         return float(np.mean(self.score_samples(X, lengths)))
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
+        check_is_fitted(self, "params_")
+        arrays = {**persist.prefixed("obs_prior.", self.model_.obs_prior), **persist.prefixed("obs.", self.params_.obs),
+                  **persist.prefixed("weights.", self.params_.weights), "uids": self.params_.uids,
+                  **self.stats_.to_arrays("stats.")}
+        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "lower_bound": self.lower_bound_,
+                 "moves": self.moves_, **self._input_extra()}
+        return persist.save_model(path, type(self).__name__, self._saved_params(), arrays, extra)
+
+    @classmethod
+    def _from_saved(cls, meta, arrays):
+        params = dict(meta["params"])
+        if isinstance(params.get("moves"), list):
+            params["moves"] = tuple(params["moves"])
+        est = cls(**params)
+        _, _, local = est._configs()
+        model = est._make_model(None, local, obs_prior=persist.nested_arrays(arrays, "obs_prior."))
+        fitted = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs."),
+                                   persist.nested_arrays(arrays, "weights."))
+        extra = meta["extra"]
+        est._restore_input(extra)
+        est._set_fitted(model, fitted, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
+                        extra["lower_bound"], extra["moves"])
+        return est
 
 
 class _Part:
