@@ -137,6 +137,14 @@ class SavableMixin:
             params["random_state"] = None  # a Generator's state is not saved; the fitted model does not need it
         return params
 
+    @staticmethod
+    def _loaded_params(meta: dict) -> dict:
+        """The saved constructor parameters, ``moves`` back to a tuple (JSON stores a list)."""
+        params = dict(meta["params"])
+        if isinstance(params.get("moves"), list):
+            params["moves"] = tuple(params["moves"])
+        return params
+
     def _input_extra(self) -> dict:
         """What the fitted model knows of its input, for the saved metadata."""
         names = vars(self).get("feature_names_in_")

@@ -235,10 +235,7 @@ class HDPAdmixture(SavableMixin, ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     @classmethod
     def _from_saved(cls, meta, arrays):
-        params = dict(meta["params"])
-        if isinstance(params.get("moves"), list):
-            params["moves"] = tuple(params["moves"])
-        est = cls(**params)
+        est = cls(**cls._loaded_params(meta))
         _, _, local = est._configs()
         model = est._make_model(None, local, obs_prior=persist.nested_arrays(arrays, "obs_prior."))
         fitted = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs."),

@@ -314,10 +314,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
 
     @classmethod
     def _from_saved(cls, meta, arrays):
-        params = dict(meta["params"])
-        if isinstance(params.get("moves"), list):
-            params["moves"] = tuple(params["moves"])
-        est = cls._from_params(params)
+        est = cls._from_params(cls._loaded_params(meta))
         model = est._make_model(obs_prior=persist.nested_arrays(arrays, "obs_prior."))
         fitted = HMMParams(arrays["uids"], persist.nested_arrays(arrays, "obs."), persist.nested_arrays(arrays, "trans."))
         extra = meta["extra"]
