@@ -121,6 +121,18 @@ def _hmm(kind: str, family: str, stickiness: float):
     return build
 
 
+def _hmm_mult():
+    """A sticky HMM toy's state paths, each state emitting 15 tokens per frame from its own word distribution."""
+    X, offsets, states = make_sticky_hmm_toy(n_sequences=4, length=60, seed=0)
+    rng = np.random.default_rng(2)
+    words = rng.dirichlet(np.full(12, 0.3), size=int(states.max()) + 1)
+    counts = np.stack([rng.multinomial(15, words[k]) for k in states]).astype(float)
+    data = Sequences.from_arrays(counts, offsets)
+    prior = transition_hdp.default_prior(0.5, 5.0, 10.0, 10.0)
+    model = HMMModel(obs.mult, obs.mult.default_prior(frames_for(obs.mult, data)), transition_hdp, prior)
+    return model, data, hmm_initial_params(model, data, 5, "contiguous_blocks", np.random.default_rng(5))
+
+
 def _diln(correlated: bool):
     def build():
         data = _corpus()
@@ -156,6 +168,7 @@ MODEL_CASES: tuple[Case, ...] = (
     Case("hmm-finite-ar_gauss", (WholeDataBirths,), _hmm("finite", "ar_gauss", 5.0), first_lap="full"),
     Case("hmm-sticky-hdp-gauss", (WholeDataBirths,), _hmm("hdp", "gauss", 10.0), first_lap="full"),
     Case("hmm-sticky-hdp-ar_gauss", (WholeDataBirths,), _hmm("hdp", "ar_gauss", 10.0), first_lap="full"),
+    Case("hmm-sticky-hdp-mult", (WholeDataBirths,), _hmm_mult, first_lap="full"),
     Case("diln-correlated", (Model,), _diln(True)),
     Case("diln-hdp", (Model,), _diln(False)),
     Case("truncation-free-dp", (Sampled,), _no_params(lambda V: TruncationFreeDPMixture())),

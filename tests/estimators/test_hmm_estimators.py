@@ -171,7 +171,7 @@ def test_callbacks_progress_bar_and_bernoulli_frames(toy, capsys):
         (HDPHMM(n_batches=3), (np.ones((10, 2)),), {"lengths": [5, 5]}, r"n_batches=3 exceeds the number of sequences \(2\)"),
         (HDPHMM(algorithm="stochastic"), (np.ones((30, 2)),), {}, r"X holds one sequence.*several sequences"),
         (HDPHMM(obs_model="poisson"), (np.ones((10, 2)),), {}, r"unknown observation model 'poisson'"),
-        (HDPHMM(obs_model="mult"), (np.ones((10, 2)),), {}, r"obs_model='mult' models whole documents"),
+        (HDPHMM(obs_model="mult"), (np.full((10, 2), -1.0),), {}, r"Negative values in data passed to X"),
         (HDPHMM(obs_model="bern"), (np.full((10, 2), 0.5),), {}, r"must be binary.*Threshold"),
         (HDPHMM(moves=("birth", "split")), (np.ones((10, 2)),), {}, r"move='split' is not valid; choose one of"),
         (HDPHMM(algorithm="vb", moves=("merge",)), (np.ones((10, 2)),), {}, r"need algorithm='memoized'"),

@@ -40,8 +40,8 @@ from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_fo
 from ._fitting import run_plan, variational_plan
 from ._options import AlgorithmOptionsMixin
 
-#: Observation models that score single frames (``"mult"`` models documents of word counts).
-HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern")
+#: Observation models of a frame (``"mult"``: each frame a vector of word counts).
+HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern", "mult")
 HMM_ALGORITHMS = ("memoized", "vb", "stochastic", "svi")
 HMM_INITS = ("contiguous_blocks", "kmeans++")
 #: Moves memoized VI can make on HMM states.
@@ -104,10 +104,9 @@ def without_targets(y, seqs: Sequences, method: str) -> Sequences:
 
 
 def _checked_frames(family, seqs: Sequences, what: str = "X"):
-    """What ``family`` scores (frames, with predecessors for AR models), validated by the family."""
-    if getattr(family, "needs_predecessor", False):
-        return family.check_data(seqs, what)
-    return family.check_data(seqs.X, what)
+    """What ``family`` scores (frames, with predecessors for AR models, word counts for the
+    multinomial), validated by the family."""
+    return family.check_data(family.frames_of(seqs), what)
 
 
 # ---------------------------------------------------------------------- the estimators
@@ -136,7 +135,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
     # ------------------------------------------------------------------ configuration
     def _family(self):
         return checked_family(self.obs_model, self.obs_prior, HMM_OBS_MODELS,
-                              "models whole documents, not the frames of a sequence")
+                              "is not an emission family of HMM frames")
 
     def _transitions_prior(self) -> dict:
         return self._transitions.default_prior(self.transition_concentration, self.start_concentration,
@@ -260,6 +259,9 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         AR Gaussian starts from the predecessor ``prev0``, default zeros)."""
         check_is_fitted(self, "params_")
         check_int("n_samples", n_samples, 1)
+        if self.model_.obs.name == "mult":
+            raise ValueError("sample() cannot draw multinomial frames: how many tokens a frame holds is not part of "
+                             "the model; draw each state's words from word_probs_ with the counts you need")
         rng = as_generator(random_state)
         states = np.empty(n_samples, dtype=np.int64)
         states[0] = rng.choice(len(self.startprob_), p=self.startprob_)
@@ -329,10 +331,11 @@ _PARAMETERS_DOC = """
     ----------
     n_states : int
         {n_states}
-    obs_model : {{"gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern"}}
+    obs_model : {{"gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern", "mult"}}
         Emission of each state: full or diagonal Gaussian, zero-mean Gaussian, first-order
         autoregressive Gaussian (``x_t ~ N(A_k x_(t-1), Sigma_k)``; predecessors from ``Xprev`` or
-        the previous frame) or independent Bernoulli features (binary data).
+        the previous frame), independent Bernoulli features (binary data) or a multinomial over
+        words (each frame a row of word counts; ``word_probs_`` per state; no ``sample``).
     obs_prior : dict, optional
         Prior options of the observation model, e.g. ``{{"covariance": 0.5, "dof": 10}}``; see each
         module in ``stickbreak.obs``.

@@ -35,6 +35,12 @@ def check_dense(data, what: str = "X") -> DenseData:
     return data if isinstance(data, DenseData) else DenseData.from_array(data, what)
 
 
+def dense_frames(sequences) -> DenseData:
+    """The frames of :class:`~stickbreak.data.Sequences` as dense items (``frames_of`` of every family
+    whose items are single rows; validated by the family's ``check_data`` where the data enter)."""
+    return DenseData(sequences.X)
+
+
 def log_base(data: DenseData) -> float:
     """``sum_n log h(x_n) = -N D/2 log(2 pi)`` for every Gaussian family."""
     return -0.5 * data.n_items * data.n_features * LOG_2PI

@@ -36,8 +36,6 @@ from . import _gaussian as G
 from .expfam import Natural
 
 name = "ar_gauss"
-#: Items are frames with their predecessors: sequence models pass their batches through :func:`check_data`.
-needs_predecessor = True
 natural_keys = ("nu", "prec_pred", "cross", "scatter")
 stat_keys = ("xxT", "xxpT", "xpxpT")
 prior_options = ("covariance", "dof", "coef_mean", "coef_precision")
@@ -47,6 +45,11 @@ prior_options = ("covariance", "dof", "coef_mean", "coef_precision")
 DEFAULT_RESIDUAL_FRACTION = 0.5
 
 log_base = G.log_base
+
+
+def frames_of(sequences) -> LaggedData:
+    """The frames of :class:`~stickbreak.data.Sequences` with their predecessors (:func:`check_data`)."""
+    return check_data(sequences)
 
 
 def check_data(data, what: str = "X") -> LaggedData:

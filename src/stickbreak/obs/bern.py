@@ -13,7 +13,7 @@ from scipy.special import digamma, gammaln
 from ..core.sparse_resp import column_sums, weighted_sums
 from ..data import DataError, DenseData
 from ..data.errors import describe_rows
-from ._gaussian import per_feature
+from ._gaussian import dense_frames, per_feature
 from .expfam import Natural
 
 name = "bern"
@@ -22,6 +22,9 @@ stat_keys = ("ones", "zeros")
 prior_options = ("pseudo_count_one", "pseudo_count_zero")
 
 DEFAULT_PSEUDO_COUNT = 0.5
+
+
+frames_of = dense_frames
 
 
 def check_data(data, what: str = "X") -> DenseData:

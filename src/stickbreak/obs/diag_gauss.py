@@ -26,6 +26,7 @@ prior_options = ("mean", "mean_precision", "covariance", "dof")
 DEFAULT_DOF = 3.0
 
 check_data = G.check_dense
+frames_of = G.dense_frames
 log_base = G.log_base
 
 

@@ -35,6 +35,7 @@ stat_keys = ("x", "xxT")
 prior_options = ("mean", "mean_precision", "covariance", "dof")
 
 check_data = G.check_dense
+frames_of = G.dense_frames
 log_base = G.log_base
 
 

@@ -29,6 +29,12 @@ def check_data(data, what: str = "X") -> BagOfWords:
     return data if isinstance(data, BagOfWords) else BagOfWords.from_counts(data, what=what)
 
 
+def frames_of(sequences) -> BagOfWords:
+    """The frames of :class:`~stickbreak.data.Sequences` as word-count rows (a frame may hold no token;
+    counts may be any non-negative weights, as for every variational model)."""
+    return BagOfWords.from_counts(sequences.X, allow_empty=True, integer=False)
+
+
 def default_prior(data: BagOfWords, pseudo_count=DEFAULT_PSEUDO_COUNT) -> Natural:
     """Symmetric (scalar) or per-word (V,) Dirichlet pseudo-counts."""
     lam = per_feature(pseudo_count, data.n_features, "pseudo_count")

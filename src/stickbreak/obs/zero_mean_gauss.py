@@ -19,6 +19,7 @@ stat_keys = ("xxT",)
 prior_options = ("covariance", "dof")
 
 check_data = G.check_dense
+frames_of = G.dense_frames
 log_base = G.log_base
 
 

@@ -28,7 +28,6 @@ from ... import obs
 from ...core.local_parts import local_summary
 from ...core.protocols import WholeDataBirths
 from ...core.suffstats import SuffStats, fold
-from ...data import DenseData
 from ...kernels.hmm.forward_backward import forward_backward, viterbi
 from ...obs import expfam
 from ...obs.expfam import Natural, ObsFamily, data_gain
@@ -40,11 +39,9 @@ from .params import ROUNDS_AFTER_CHANGE, HMMLocal, HMMParams
 
 
 def frames_for(family: ObsFamily, sequences):
-    """What an observation family scores in sequences: the frames, with their predecessors for
-    autoregressive families (``needs_predecessor``)."""
-    if getattr(family, "needs_predecessor", False):
-        return family.check_data(sequences)
-    return DenseData(sequences.X)
+    """What an observation family scores in sequences (its ``frames_of``): dense frames, frames with
+    their predecessors (autoregressive), or word-count rows (multinomial)."""
+    return family.frames_of(sequences)
 
 
 def _pair_columns(uids: np.ndarray, pairs) -> np.ndarray:

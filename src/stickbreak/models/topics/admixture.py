@@ -27,7 +27,7 @@ from scipy.special import logsumexp
 from ... import obs
 from ...core.protocols import TrackedBirths
 from ...core.suffstats import SuffStats
-from ...data import DenseData, Sequences
+from ...data import Sequences
 from ...obs import expfam
 from ...obs.expfam import Natural, ObsFamily, data_gain
 from ...priors import TOPIC_WEIGHTS
@@ -77,7 +77,7 @@ class Admixture(DocumentWeights, TrackedBirths):
     def item_rows(self, params: MixtureParams, batch: Sequences) -> tuple[np.ndarray, np.ndarray]:
         """``(exp(centered), centered)`` of the items' expected log-likelihoods, each row minus its
         maximum (N, K): the kernel's likelihood rows."""
-        return _rows(self.obs.expected_loglik(params.obs, DenseData(batch.X)))
+        return _rows(self.obs.expected_loglik(params.obs, self.obs.frames_of(batch)))
 
     def local_step(self, params: MixtureParams, batch: Sequences, warm: np.ndarray | None = None, merge_pairs=None,
                    keep_loglik: bool = False, **_) -> TopicLocal:
@@ -90,7 +90,7 @@ class Admixture(DocumentWeights, TrackedBirths):
 
     def summarize(self, batch: Sequences, local: TopicLocal, uids=None, merge_pairs=None) -> SuffStats:
         """The family's statistics of the items' responsibilities and the document terms."""
-        items = DenseData(batch.X)
+        items = self.obs.frames_of(batch)
         family = self.obs.suff_stats(items, local.word_topic, self.obs_prior)
         return document_stats(local, batch.n_items, family, uids, merge_pairs,
                               scalars={"log_base": self.obs.log_base(items)})
@@ -144,7 +144,7 @@ class Admixture(DocumentWeights, TrackedBirths):
 
     def birth_pool_items(self, batch: Sequences, local: TopicLocal, params: MixtureParams, column: int, members):
         """The items themselves."""
-        return DenseData(batch.X[np.asarray(members)])
+        return self.obs.frames_of(batch).subset(np.asarray(members))
 
     def birth_expansion(self, batch: Sequences, local: TopicLocal, params: MixtureParams, column: int, centers,
                         log_weights: np.ndarray, uids) -> SuffStats:
@@ -154,12 +154,12 @@ class Admixture(DocumentWeights, TrackedBirths):
         def restricted(groups):
             items = np.concatenate([np.arange(batch.offsets[g], batch.offsets[g + 1]) for g in groups])
             indptr = np.concatenate([[0], np.cumsum(batch.lengths[groups])])
-            exp_loglik, centered = _rows(self.obs.expected_loglik(centers, DenseData(batch.X[items])))
+            exp_loglik, centered = _rows(self.obs.expected_loglik(centers, self.obs.frames_of(batch).subset(items)))
             return (_index(indptr), np.arange(len(items), dtype=np.int32), local.word_topic[items, column], exp_loglik,
                     centered, items)
 
         def row_fields(resp):
-            return self.obs.suff_stats(DenseData(batch.X), resp, self.obs_prior)
+            return self.obs.suff_stats(self.obs.frames_of(batch), resp, self.obs_prior)
 
         return birth_expansion(self, local, column, log_weights, uids, batch.n_frames, restricted, row_fields,
                                params.n_components)
@@ -174,7 +174,7 @@ class Admixture(DocumentWeights, TrackedBirths):
         theta = doc_topic + prior[None, :]
         total = theta.sum(axis=1) + prior_rest
         group = np.repeat(np.arange(batch.n_items), batch.lengths)
-        items = DenseData(batch.X)
+        items = self.obs.frames_of(batch)
         per_topic = self.obs.log_predictive(params.obs, items) + np.log(theta / total[:, None])[group]
         if prior_rest > 0:
             fresh = self.obs.log_predictive(expfam.stack_prior(self.obs_prior), items)[:, 0]
