@@ -6,7 +6,7 @@ from functools import cache
 
 import numpy as np
 
-from stickbreak import DILN, HDPHMM, LDA, DPMixture, HDPTopicModel, datasets
+from stickbreak import DILN, HDPHMM, LDA, DPMixture, HDPAdmixture, HDPTopicModel, datasets
 from stickbreak.data import BagOfWords, Sequences
 from stickbreak.datasets.synthetic import make_lda_corpus, make_sticky_hmm_toy
 
@@ -31,7 +31,7 @@ def sequences() -> tuple[Sequences, np.ndarray]:
 @cache
 def fit(kind: str):
     """``(estimator, data keywords of report())`` for one kind of model, fitted once per test process
-    (tol=0: no convergence warning); kinds: mixture, lda, hdp, diln, hmm."""
+    (tol=0: no convergence warning); kinds: mixture, lda, hdp, diln, hmm, admixture."""
     if kind == "mixture":
         X = digits()
         return DPMixture(random_state=0, max_laps=6, tol=0).fit(X), {"X": X}
@@ -39,5 +39,9 @@ def fit(kind: str):
         cls = {"lda": LDA(n_topics=4), "hdp": HDPTopicModel(n_topics=6), "diln": DILN(n_topics=6, latent_dim=3)}[kind]
         X = corpus()
         return cls.set_params(max_laps=4, tol=0, random_state=0).fit(X), {"X": X}
+    if kind == "admixture":
+        X = digits(240)
+        return HDPAdmixture(n_topics=5, obs_model="diag_gauss", max_laps=4, tol=0, random_state=0).fit(
+            X, lengths=[20] * 12), {"X": X, "lengths": [20] * 12}
     seqs, labels = sequences()
     return HDPHMM(n_states=4, max_laps=5, tol=0, random_state=0).fit(seqs), {"X": seqs, "labels": labels}

@@ -24,6 +24,7 @@ CAPTIONS = {
     "hdp": ["ELBO and K over laps", "Top words per topic", "Topic sizes"],
     "diln": ["ELBO and K over laps", "Top words per topic", "Topic sizes", "Topic correlations"],
     "hmm": ["ELBO and K over laps", "Transition matrix", "State sequences", "State durations"],
+    "admixture": ["ELBO and K over laps", "Topic sizes", "Topic proportions per group"],
 }
 
 

@@ -30,7 +30,7 @@ from ..models.mixture.model import MixtureModel
 from ..models.topics.admixture import UNSUPPORTED, Admixture
 from ..models.topics.options import START_NAMES, LocalOptions
 from ..priors import MIXTURE_WEIGHTS, topic_hdp
-from ._common import SavableMixin, as_generator, checked_family, check_feature_names, check_fit_memory, check_n_features, check_n_jobs, numba_threads
+from ._common import ReportMixin, SavableMixin, as_generator, checked_family, check_feature_names, check_fit_memory, check_n_features, check_n_jobs, numba_threads
 from ._fitting import run_plan, variational_plan
 from .hmm import as_sequences
 
@@ -43,7 +43,7 @@ ADMIXTURE_MOVES = ("birth", "merge", "delete")
 
 
 @persist.register
-class HDPAdmixture(SavableMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """HDP admixture: each group (an image, a document, a user) has its own topic weights
     ``pi_d ~ DP(alpha, pi^G)`` over corpus-level topics ``pi^G ~ GEM(gamma)``; each item of the group
     comes from one topic of ``obs_model`` (Teh et al. 2006; Hughes 2016, Ch. 5, direct-assignment
@@ -56,6 +56,8 @@ class HDPAdmixture(SavableMixin, ClassNamePrefixFeaturesOutMixin, TransformerMix
     ("scratch", "warm": never lowers the ELBO, or "best" of both); ``local_max_iter`` and
     ``local_tol`` its iterations and tolerance on the counts.
     """
+
+    report_kind = "admixture"
 
     def __init__(self, n_topics=50, *, obs_model="zero_mean_gauss", obs_prior=None, concentration=10.0,
                  doc_topic_prior=0.5, algorithm="memoized", n_batches=1, moves=None, move_options=None,

@@ -1,4 +1,5 @@
-"""Topic models (LDA, HDP, DILN): top words per topic, topic sizes, DILN's topic correlations."""
+"""Topic models (LDA, HDP, DILN): top words per topic, topic sizes, DILN's topic correlations; HDP
+admixtures: topic sizes in items and each group's topic proportions."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ._figure import MAX_SHOWN, colours, new_figure, plot_sizes
+from ._figure import MAX_SHOWN, colours, largest, new_figure, plot_sizes
 
 
 def plot_topic_words(estimator, n_words: int = 8, max_topics: int = MAX_SHOWN) -> Figure:
@@ -46,4 +47,24 @@ def plot_topic_correlation(estimator, max_topics: int = 30) -> Figure:
     ax.set_yticks(np.arange(len(ids)), labels, fontsize=7)
     ax.set_title(f"Topic correlations ({len(ids)} largest topics)")
     fig.colorbar(image, ax=ax, shrink=0.8, label="correlation")
+    return fig
+
+
+def plot_admixture_sizes(estimator) -> Figure:
+    """Items per used topic of an :class:`~stickbreak.HDPAdmixture`, largest first."""
+    return plot_sizes(estimator.topic_counts_, estimator.n_active_topics_, "topic", "items")
+
+
+def plot_group_topics(estimator, X, lengths=None, max_groups: int = 60, max_topics: int = MAX_SHOWN) -> Figure:
+    """Each of the first ``max_groups`` groups' topic proportions (rows) over the ``max_topics``
+    largest topics (columns, largest first): which topics each group mixes."""
+    proportions = estimator.topic_proportions(X, lengths)[:max_groups]
+    order = largest(estimator.topic_counts_, estimator.n_active_topics_, max_topics)
+    fig, (ax,) = new_figure(1, width=10.0, row_height=min(0.12 * len(proportions) + 1.5, 8.0))
+    image = ax.imshow(proportions[:, order], aspect="auto", cmap="viridis", vmin=0.0, interpolation="nearest")
+    ax.set_xticks(np.arange(len(order)), [str(k) for k in order], fontsize=7)
+    ax.set_xlabel("topic (largest first)")
+    ax.set_ylabel("group")
+    ax.set_title(f"Topic proportions of {len(proportions)} groups")
+    fig.colorbar(image, ax=ax, fraction=0.03)
     return fig

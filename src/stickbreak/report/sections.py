@@ -1,5 +1,5 @@
 """What a report shows for each kind of model: its figures and its K, chosen by the kind the
-estimator declares (``report_kind``: "mixture", "topics", "diln" or "hmm")."""
+estimator declares (``report_kind``: "mixture", "topics", "diln", "hmm" or "admixture")."""
 
 from __future__ import annotations
 
@@ -58,6 +58,13 @@ def _hmm(est, data: ReportData) -> list:
     return figures
 
 
+def _admixture(est, data: ReportData) -> list:
+    figures = [("Topic sizes", plot.plot_admixture_sizes(est))]
+    if data.X is not None:
+        figures.append(("Topic proportions per group", plot.plot_group_topics(est, data.X, data.lengths)))
+    return figures
+
+
 @dataclass(frozen=True)
 class Kind:
     figures: Callable[[Any, ReportData], list]
@@ -81,6 +88,7 @@ KINDS = {
     "topics": Kind(_topics, _topic_counts, lambda est: est.heldout_per_word_, _top_words),
     "diln": Kind(_diln, _topic_counts, lambda est: est.heldout_per_word_, _top_words),
     "hmm": Kind(_hmm, lambda est: (est.n_states_, est.n_active_states_)),
+    "admixture": Kind(_admixture, lambda est: (est.n_topics_, est.n_active_topics_)),
 }
 
 
