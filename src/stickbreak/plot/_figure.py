@@ -52,3 +52,18 @@ def plot_sizes(sizes, n_used: int, noun: str, unit: str) -> Figure:
     ax.set_ylabel(unit)
     ax.set_title(f"{noun.capitalize()} sizes: {len(order)} used")
     return fig
+
+
+def plot_heatmap(values, columns, xlabel: str, ylabel: str, title: str, width: float, height: float,
+                 rows=None, **imshow) -> Figure:
+    """``values`` as a heatmap with a colour bar, columns (and rows, when given) labelled by component ids."""
+    fig, (ax,) = new_figure(1, width=width, row_height=height)
+    image = ax.imshow(values, cmap="viridis", vmin=0, **imshow)
+    ax.set_xticks(np.arange(len(columns)), [str(k) for k in columns], fontsize=7)
+    if rows is not None:
+        ax.set_yticks(np.arange(len(rows)), [str(k) for k in rows], fontsize=7)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    return fig

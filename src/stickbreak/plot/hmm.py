@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from ..data import Sequences
 from ..evaluate import align_states
-from ._figure import colours_by_size, largest, new_figure
+from ._figure import colours_by_size, largest, new_figure, plot_heatmap
 
 #: Colour of true labels no predicted state is matched to.
 UNMATCHED = (0.6, 0.6, 0.6, 1.0)
@@ -57,15 +57,8 @@ def plot_state_sequences(estimator, X, lengths=None, Xprev=None, labels=None, n_
 def plot_transitions(estimator, max_states: int = 30) -> Figure:
     """The expected transition matrix among the used states (largest first) as a heatmap."""
     ids = largest(estimator.state_counts_, estimator.n_active_states_, max_states)
-    fig, (ax,) = new_figure(1, width=7.0, row_height=6.0)
-    image = ax.imshow(estimator.transmat_[np.ix_(ids, ids)], cmap="viridis", vmin=0, vmax=1)
-    ax.set_xticks(np.arange(len(ids)), [str(k) for k in ids], fontsize=7)
-    ax.set_yticks(np.arange(len(ids)), [str(k) for k in ids], fontsize=7)
-    ax.set_xlabel("to state")
-    ax.set_ylabel("from state")
-    ax.set_title(f"Transition probabilities ({len(ids)} used states)")
-    fig.colorbar(image, ax=ax, shrink=0.8)
-    return fig
+    return plot_heatmap(estimator.transmat_[np.ix_(ids, ids)], ids, "to state", "from state",
+                        f"Transition probabilities ({len(ids)} used states)", 7.0, 6.0, rows=ids, vmax=1)
 
 
 def plot_durations(estimator, X, lengths=None, Xprev=None, max_states: int = 20) -> Figure:

@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ._figure import MAX_SHOWN, colours, largest, new_figure, plot_sizes
+from ._figure import MAX_SHOWN, colours, largest, new_figure, plot_heatmap, plot_sizes
 
 
 def plot_topic_words(estimator, n_words: int = 8, max_topics: int = MAX_SHOWN) -> Figure:
@@ -60,11 +60,6 @@ def plot_group_topics(estimator, X, lengths=None, max_groups: int = 60, max_topi
     largest topics (columns, largest first): which topics each group mixes."""
     proportions = estimator.topic_proportions(X, lengths)[:max_groups]
     order = largest(estimator.topic_counts_, estimator.n_active_topics_, max_topics)
-    fig, (ax,) = new_figure(1, width=10.0, row_height=min(0.12 * len(proportions) + 1.5, 8.0))
-    image = ax.imshow(proportions[:, order], aspect="auto", cmap="viridis", vmin=0.0, interpolation="nearest")
-    ax.set_xticks(np.arange(len(order)), [str(k) for k in order], fontsize=7)
-    ax.set_xlabel("topic (largest first)")
-    ax.set_ylabel("group")
-    ax.set_title(f"Topic proportions of {len(proportions)} groups")
-    fig.colorbar(image, ax=ax, fraction=0.03)
-    return fig
+    return plot_heatmap(proportions[:, order], order, "topic (largest first)", "group",
+                        f"Topic proportions of {len(proportions)} groups", 10.0,
+                        min(0.12 * len(proportions) + 1.5, 8.0), aspect="auto", interpolation="nearest")
