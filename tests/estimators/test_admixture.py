@@ -69,3 +69,13 @@ def test_bad_settings_and_groups_are_refused_before_any_work():
         HDPAdmixture(n_batches=5).fit(X, lengths=lengths)
     with pytest.raises(ValueError, match="local_start"):
         HDPAdmixture(local_start="middle").fit(X, lengths=lengths)
+
+
+def test_threads_share_the_groups_and_fit_the_same_model():
+    X, lengths = _groups(20, 40, seed=4)
+    kwargs = dict(n_topics=4, moves=(), max_laps=5, tol=0.0, random_state=0)
+    one = HDPAdmixture(n_jobs=1, **kwargs).fit(X, lengths=lengths)
+    two = HDPAdmixture(n_jobs=2, **kwargs).fit(X, lengths=lengths)
+    assert two.model_.local.n_chunks == 2
+    assert two.lower_bound_ == pytest.approx(one.lower_bound_, rel=1e-9)
+    np.testing.assert_allclose(two.topic_weights_, one.topic_weights_, rtol=1e-7)

@@ -39,6 +39,11 @@ def numba_threads(n_jobs: int):
         numba.set_num_threads(old)
 
 
+def chunks_for(n_jobs) -> int:
+    """How many chunks of documents (or groups) a local step splits into for ``n_jobs`` threads (-1: all cores)."""
+    return numba.config.NUMBA_NUM_THREADS if n_jobs == -1 else int(n_jobs)
+
+
 def check_n_jobs(n_jobs) -> None:
     if not (n_jobs == -1 or (isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1)):
         raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")

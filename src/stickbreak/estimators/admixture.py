@@ -30,7 +30,7 @@ from ..models.mixture.model import MixtureModel
 from ..models.topics.admixture import UNSUPPORTED, Admixture
 from ..models.topics.options import START_NAMES, LocalOptions
 from ..priors import MIXTURE_WEIGHTS, topic_hdp
-from ._common import ReportMixin, SavableMixin, as_generator, checked_family, check_feature_names, check_fit_memory, check_n_features, check_n_jobs, numba_threads
+from ._common import ReportMixin, SavableMixin, as_generator, checked_family, chunks_for, check_feature_names, check_fit_memory, check_n_features, check_n_jobs, numba_threads
 from ._fitting import run_plan, variational_plan
 from .hmm import as_sequences
 
@@ -54,7 +54,8 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
     ``concentration`` is gamma, ``doc_topic_prior`` alpha; ``obs_prior`` options of the family
     (e.g. ``{"covariance": ...}``); ``local_start``: where each group's fixed point starts each lap
     ("scratch", "warm": never lowers the ELBO, or "best" of both); ``local_max_iter`` and
-    ``local_tol`` its iterations and tolerance on the counts.
+    ``local_tol`` its iterations and tolerance on the counts; ``n_jobs`` threads share each local
+    step's groups (-1: all cores).
     """
 
     report_kind = "admixture"
@@ -109,7 +110,7 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
                              algorithm=self.algorithm, default_moves=ADMIXTURE_MOVES)
         check_moves(learn.algorithm, moves.moves)
         return learn, moves, LocalOptions(max_iter=int(self.local_max_iter), tol=float(self.local_tol),
-                                          start=self.local_start)
+                                          start=self.local_start, n_chunks=chunks_for(self.n_jobs))
 
     def _make_model(self, items: DenseData | None, local: LocalOptions, obs_prior=None) -> Admixture:
         """The model, its observation prior from ``items`` and ``obs_prior`` options, or given (a saved model's)."""

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
@@ -31,7 +30,7 @@ from ..models.topics.init import initial_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
-                      check_fit_memory, check_n_features, check_n_jobs, numba_threads, prepare_data)
+                      check_fit_memory, check_n_features, check_n_jobs, chunks_for, numba_threads, prepare_data)
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
@@ -123,7 +122,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         check_executor_for(self.algorithm, self.executor)
 
     def _n_chunks(self) -> int:
-        return numba.config.NUMBA_NUM_THREADS if self.n_jobs == -1 else int(self.n_jobs)
+        return chunks_for(self.n_jobs)
 
     def _check_memory(self, data, learn_cfg: LearnConfig) -> None:
         """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
