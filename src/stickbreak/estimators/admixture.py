@@ -35,7 +35,7 @@ from ._fitting import run_plan, variational_plan
 from .hmm import as_sequences
 
 #: Observation models whose items are single rows of ``X``.
-ADMIXTURE_OBS_MODELS = tuple(name for name in ("gauss", "diag_gauss", "zero_mean_gauss", "bern") if name not in UNSUPPORTED)
+ADMIXTURE_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "bern")
 ADMIXTURE_ALGORITHMS = ("memoized", "vb")
 ADMIXTURE_INITS = ("kmeans++", "random")
 #: Moves memoized VI makes on the topics (all of them by default).

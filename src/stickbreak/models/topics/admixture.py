@@ -152,7 +152,7 @@ class Admixture(DocumentWeights, TrackedBirths):
         re-split rows are the items of the target's groups, each weighted by its responsibility for
         the target, scored under ``centers`` ([target, newborns] of the family)."""
         def restricted(groups):
-            items = np.concatenate([np.arange(batch.offsets[g], batch.offsets[g + 1]) for g in groups])
+            items = np.flatnonzero(np.repeat(np.isin(np.arange(batch.n_items), groups), batch.lengths))
             indptr = np.concatenate([[0], np.cumsum(batch.lengths[groups])])
             exp_loglik, centered = _rows(self.obs.expected_loglik(centers, self.obs.frames_of(batch).subset(items)))
             return (_index(indptr), np.arange(len(items), dtype=np.int32), local.word_topic[items, column], exp_loglik,
