@@ -10,7 +10,10 @@ Protocol (the paper's, where it is specific):
   initialisation (three iterations of k-means with the L1 distance, clusters ordered by usage, §5.2) and
   the same stop (fractional ELBO change below ``--tol``; the paper's 1e-3 is also recorded on the way):
   ``diln`` (T = 200, d = 20, c = 1/20), ``hdp`` (the same code with ``exp(-l'u) := 1``, §4.3: the paper's
-  HDP), ``ldaK`` (batch VB, K topics, ``alpha = 1/K``; the paper's CTM baseline is not implemented).
+  HDP), ``ldaK`` (batch VB, K topics, ``alpha = 1/K``), ``ctmK`` (tomotopy's Gibbs CTM, :func:`run_ctm`).
+  DILN and the HDP update ``V`` and ``beta`` jointly with the documents' ``q(Z)`` (the library's default);
+  ``diln_paper``/``hdp_paper`` hold ``q(Z)`` fixed as the paper's Eqs. 26 and 29, ``_bX`` starts ``beta``
+  at X (default 1).
 * Score (§5.1): each test document's tokens are split at random in half (seed ``s``); the document's
   ``q`` is fitted to the first half with the corpus-level parameters fixed, and the second half is scored
   by Eq. 40, Monte Carlo over ``q(Z)`` (or ``q(pi)``) and ``q(eta)``
@@ -49,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
 SIZES = {"wiki": (5000, 2000), "20newsgroups": (5000, 2000), "ap": (1746, 500)}
-MODELS = ("diln", "hdp", "lda20", "lda50", "lda150")
+MODELS = ("diln", "hdp", "diln_paper", "hdp_paper", "lda20", "lda50", "lda150")
 PAPER_TOL = 1e-3
 
 
@@ -81,12 +84,22 @@ def load_split(corpus: str, split: int, n_vocab: int) -> dict:
                          "test_docs": test.shape[0], "heldout_tokens": int(heldout.sum())}}
 
 
+def diln_settings(name: str) -> dict:
+    """DILN's settings from a model name ``diln|hdp[_paper][_bX]``: ``_paper`` holds each document's
+    ``q(Z)`` fixed in the ``V`` and ``beta`` updates (the paper's Eqs. 26, 29) instead of the joint update,
+    ``_bX`` starts ``beta`` at X instead of 1."""
+    base, _, beta = name.partition("_b")
+    base, _, update = base.partition("_")
+    return dict(n_topics=200, latent_dim=20, location_variance=1 / 20, correlated=base == "diln",
+                initial_beta=float(beta or 1.0), algorithm_options={"concentration_update": update or "joint"})
+
+
 def make_estimator(name: str, gamma0: float, tol: float, max_laps: int, seed: int):
     from stickbreak import DILN, LDA
 
     common = dict(topic_word_prior=gamma0, init="kmeans_l1", tol=tol, max_laps=max_laps, random_state=seed)
-    if name in ("diln", "hdp"):
-        return DILN(n_topics=200, latent_dim=20, location_variance=1 / 20, correlated=name == "diln", **common)
+    if name.startswith(("diln", "hdp")):
+        return DILN(**diln_settings(name), **common)
     k = int(name[3:])
     return LDA(k, doc_topic_prior=1.0 / k, algorithm="vb", **common)
 
@@ -110,8 +123,44 @@ def scores(est, data: dict, samples: int, seed: int) -> dict:
     return {"per_word_mc": mc.per_word, "per_word_mc_doc_mean": mc.per_word_doc_mean, "per_word_plugin": plug.per_word}
 
 
+def run_ctm(corpus: str, split: int, gamma0: float, name: str, args) -> dict:
+    """The correlated topic model baseline: tomotopy's ``CTModel`` (Gibbs sampling with Polya-Gamma
+    augmentation; the paper used Blei and Lafferty's variational CTM), ``K`` topics, topic prior
+    ``gamma0``, ``--ctm-iterations`` sweeps (ll per word recorded every 50). Scored by plug-in completion:
+    each test document's proportions by ``infer`` on its observed half (100 sweeps, the CTM's own
+    logistic-normal prior) and, as for every model, by the project's EM fixed point on the topics."""
+    import tomotopy as tp
+
+    from stickbreak.evaluate import completion_from_split
+    from stickbreak.evaluate.topics import _loglik
+    from topic_peers import _tp_add_docs, _tp_topic_word
+
+    data = load_split(corpus, split, args.vocab)
+    V, k = data["train"].shape[1], int(name[3:])
+    model = tp.CTModel(k=k, eta=gamma0, seed=split)
+    _tp_add_docs(model, data["train"])
+    start, trace = time.process_time(), []
+    for done in range(0, args.ctm_iterations, 50):
+        model.train(min(50, args.ctm_iterations - done), workers=1)
+        trace.append(model.ll_per_word)
+    cpu = time.process_time() - start
+    topic_word = _tp_topic_word(model, range(k), V)
+    observed, heldout = data["observed"], data["heldout"]
+    names = np.array([f"w{i}" for i in range(V)], dtype=object)
+    docs = [model.make_doc(names[np.repeat(observed.indices[a:b], observed.data[a:b].astype(np.int64))].tolist())
+            for a, b in zip(observed.indptr[:-1], observed.indptr[1:])]
+    theta, _ = model.infer(docs, iterations=100, workers=1)
+    total, n_tokens = _loglik(topic_word, np.asarray(theta), heldout)
+    return {"corpus": corpus, "split": split, "gamma0": gamma0, "model": name, "laps": args.ctm_iterations,
+            "cpu_s": cpu, "cpu_per_lap": cpu / args.ctm_iterations, "n_topics_used": k, "ll_per_word_trace": trace,
+            "per_word_own": total / n_tokens, "per_word_plugin": completion_from_split(topic_word, observed, heldout).per_word,
+            "describe": data["describe"]}
+
+
 def run_cell(corpus: str, split: int, gamma0: float, name: str, args) -> dict:
     warnings.simplefilter("ignore")
+    if name.startswith("ctm"):
+        return run_ctm(corpus, split, gamma0, name, args)
     data = load_split(corpus, split, args.vocab)
     est = make_estimator(name, gamma0, args.tol, args.max_laps, split)
     paper = {}
@@ -132,11 +181,10 @@ def run_cell(corpus: str, split: int, gamma0: float, name: str, args) -> dict:
     if paper:
         with fitted_as(est, paper["params"]):
             row["paper_stop"] = {"lap": paper["lap"], **scores(est, data, args.samples, split)}
-    if name == "diln":
+    if name.startswith(("diln", "hdp")):
         row["alpha"], row["beta"] = est.alpha_, est.beta_
+    if name.startswith("diln"):
         row["pairs"] = correlated_pairs(est, data["vocab"])
-    elif name == "hdp":
-        row["alpha"], row["beta"] = est.alpha_, est.beta_
     return row
 
 
@@ -160,7 +208,8 @@ def markdown(payload: dict) -> str:
     rows = payload["rows"]
     corpus = payload["corpus"]
     d = next(iter(rows.values()))["describe"]
-    models = [m for m in MODELS if any(r["model"] == m for r in rows.values())]
+    present = {r["model"] for r in rows.values()}
+    models = [m for m in MODELS if m in present] + sorted(present - set(MODELS))
     gammas = sorted({r["gamma0"] for r in rows.values()})
     splits = sorted({r["split"] for r in rows.values()})
     lines = [f"# DILN vs HDP vs LDA, batch VI, on {corpus} (Paisley et al. 2012, Table 1 / Fig. 3 protocol)", "",
@@ -179,9 +228,19 @@ def markdown(payload: dict) -> str:
             if not got:
                 cells.append("")
                 continue
-            mc, plug = np.mean([r["per_word_mc"] for r in got]), np.mean([r["per_word_plugin"] for r in got])
-            cells.append(f"{mc:.4f} ({plug:.4f})" + ("" if len(got) == len(splits) else f" [{len(got)} splits]"))
+            plug = np.mean([r["per_word_plugin"] for r in got])
+            if "per_word_mc" in got[0]:
+                cell = f"{np.mean([r['per_word_mc'] for r in got]):.4f} ({plug:.4f})"
+            else:  # the CTM: its own plug-in
+                cell = f"{np.mean([r['per_word_own'] for r in got]):.4f}* ({plug:.4f})"
+            cells.append(cell + ("" if len(got) == len(splits) else f" [{len(got)} splits]"))
         lines.append(f"| {g:g} | " + " | ".join(cells) + " |")
+    if any(m.startswith("ctm") for m in models):
+        lines += ["", "\\* the CTM (tomotopy's Gibbs `CTModel`, not the paper's variational CTM): plug-in completion "
+                  "with each test document's proportions inferred by tomotopy on its observed half (its own "
+                  "logistic-normal prior), not Eq. 40; ll per word of the training sweeps every 50: " + "; ".join(
+                      f"{r['model']} gamma0={r['gamma0']:g}: " + ", ".join(f"{x:.3f}" for x in r["ll_per_word_trace"])
+                      for r in rows.values() if r["model"].startswith("ctm") and r["split"] == splits[0])]
     lines += ["", "At the paper's stop (fractional change 1e-3), Eq. 40 score / lap:", "",
               "| gamma0 | " + " | ".join(models) + " |", "|---|" + "---:|" * len(models)]
     for g in gammas:
@@ -194,7 +253,7 @@ def markdown(payload: dict) -> str:
     lines += ["", "Fits (split 0): laps, CPU s per lap, topics used, alpha, beta, peak RSS of the fit's process:", "",
               "| gamma0 | model | laps | CPU s/lap | topics used | alpha | beta | peak RSS MiB |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for r in sorted((r for r in rows.values() if r["split"] == splits[0]), key=lambda r: (r["gamma0"], MODELS.index(r["model"]))):
+    for r in sorted((r for r in rows.values() if r["split"] == splits[0]), key=lambda r: (r["gamma0"], models.index(r["model"]))):
         lines.append(f"| {r['gamma0']:g} | {r['model']} | {r['laps']} | {r['cpu_per_lap']:.1f} | {r['n_topics_used']} | "
                      f"{r.get('alpha', float('nan')):.2f} | {r.get('beta', float('nan')):.2f} | {rss_cell(r)} |")
     diln = [r for r in rows.values() if r["model"] == "diln" and r["split"] == splits[0]]
@@ -220,6 +279,7 @@ def main(argv=None):
     ap.add_argument("--max-laps", type=int, default=100)
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--ctm-iterations", type=int, default=500, help="Gibbs sweeps of the CTM baseline (ctmK models)")
     args = ap.parse_args(argv)
     out_json = RESULTS / f"diln_batch_{args.corpus}.json"
     payload = json.loads(out_json.read_text()) if out_json.exists() else {"rows": {}}

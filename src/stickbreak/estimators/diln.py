@@ -31,7 +31,8 @@ def diln_model(est, obs_prior, options, stochastic: bool) -> DILNModel:
     return DILNModel(obs_prior, est._prior(), bool(est.correlated), "newton_step" if stochastic else "optimize",
                      "scratch" if stochastic else options.local_start, int(options.local_max_iter), float(local_tol),
                      location_tol=1e-3, newton_steps=int(options.newton_steps), n_chunks=est._n_chunks(),
-                     keep_documents=not stochastic)
+                     keep_documents=not stochastic or options.concentration_update == "joint",
+                     concentration_update=options.concentration_update)
 
 
 _DILN = TopicVariant(diln_model, variational, streams=True)

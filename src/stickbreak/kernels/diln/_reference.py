@@ -54,25 +54,29 @@ def doc_objective(words, cnts, log_eta_t, shape, locations, correlated, result):
 
 
 def solve_doc(words, cnts, log_eta_t, shape, locations, correlated, start, a, b, xi, u, max_iter, tol, location_tol,
-              newton_steps):
-    """One document; ``log_eta_t`` (V, T) = ``E log eta``. Returns ``(N, phi, a, b, xi, u, iterations)``."""
+              newton_steps, doc_topic=None):
+    """One document; ``log_eta_t`` (V, T) = ``E log eta``; ``doc_topic`` the previous counts of a warm
+    start. Returns ``(N, phi, a, b, xi, u, iterations)``."""
     if start == BEST:
         args = (words, cnts, log_eta_t, shape, locations, correlated)
         fresh = solve_doc(*args, SCRATCH, a, b, xi, u, max_iter, tol, location_tol, newton_steps)
-        warm = solve_doc(*args, WARM, a, b, xi, u, max_iter, tol, location_tol, newton_steps)
+        warm = solve_doc(*args, WARM, a, b, xi, u, max_iter, tol, location_tol, newton_steps, doc_topic)
         best = warm if doc_objective(*args, warm) > doc_objective(*args, fresh) else fresh
         return best[:-1] + (fresh[-1] + warm[-1],)
     log_eta = log_eta_t[words]
     n_tokens = cnts.sum()
     if start == WARM:
         x = locations @ u if correlated else np.zeros(len(shape))
+        a = shape + doc_topic
+        b = (np.exp(-x) if correlated else 1.0) + n_tokens / xi
+        xi = float((a / b).sum())
         log_weight = digamma(a) - np.log(b)
     else:
         u = np.zeros(locations.shape[1])
         x = np.zeros(len(shape))
         log_weight = np.log(shape)
         xi = shape.sum()
-    doc_topic = np.zeros(len(shape))
+        doc_topic = np.zeros(len(shape))
     iters = max_iter
     for it in range(max_iter):
         if it > 0:
@@ -109,11 +113,10 @@ def local_elbo(cnts, phi, shape, doc_topic, a, b, xi, u, correlated):
     return value
 
 
-def diln_local_step(counts, log_eta_t, shape, locations, correlated, start, a, b, xi, u, max_iter, tol, location_tol,
-                    newton_steps):
-    """All documents of the CSR ``counts``; same outputs as the kernel, ``a, b, xi, u`` updated in place."""
+def diln_local_step(counts, log_eta_t, shape, locations, correlated, start, a, b, xi, u, doc_topic, max_iter, tol,
+                    location_tol, newton_steps):
+    """All documents of the CSR ``counts``; same outputs as the kernel, ``a, b, xi, u, doc_topic`` updated in place."""
     n_docs, n_topics = a.shape
-    doc_topic = np.zeros((n_docs, n_topics))
     word_topic = np.zeros((log_eta_t.shape[0], n_topics))
     elbo, iters = np.zeros(n_docs), np.zeros(n_docs, dtype=np.int64)
     for d in range(n_docs):
@@ -121,7 +124,8 @@ def diln_local_step(counts, log_eta_t, shape, locations, correlated, start, a, b
         cnts = counts.data[counts.indptr[d]:counts.indptr[d + 1]]
         N, phi, a[d], b[d], xi[d], u[d], iters[d] = solve_doc(words, cnts, log_eta_t, shape, locations, correlated,
                                                               start, a[d].copy(), b[d].copy(), xi[d], u[d].copy(),
-                                                              max_iter, tol, location_tol, newton_steps)
+                                                              max_iter, tol, location_tol, newton_steps,
+                                                              doc_topic[d].copy())
         doc_topic[d] = N
         word_topic[words] += cnts[:, None] * phi
         elbo[d] = local_elbo(cnts, phi, shape, N, a[d], b[d], xi[d], u[d], correlated)

@@ -14,7 +14,9 @@ a damped Newton ascent step), so the document's ELBO never decreases:
 
 ``correlated=False`` is the HDP special case of §4.3: ``exp(-l'u) := 1`` and no ``u``. A scratch start
 takes the first ``phi`` from the prior means ``s_k exp(l_k'u)`` (as the topic kernel starts from the
-prior weights: ``exp psi(s)`` vanishes for small shapes); a warm start resumes from ``(a, b, xi, u)``.
+prior weights: ``exp psi(s)`` vanishes for small shapes); a warm start resumes from the previous counts
+``N``, ``xi`` and ``u`` and begins with step 2 under the current shapes and locations (the optimum of
+``q(Z)`` given the previous ``phi``), then continues from step 1.
 
 The purely local ELBO of each document (everything that does not involve the global parameters,
 with ``a = s + N``, digest §2) is returned per document:
@@ -211,12 +213,13 @@ def _iterate_doc(local, cnts, shape, locations, correlated, start, a, b, xi, u, 
     n_topics = shape.size
     work_t, scratch, mean_z, grad, step, trial_u, trial_x, hess = work
     n_tokens = cnts.sum()
-    doc_topic[:] = 0.0
     if start == WARM:
         if correlated:
             _project(locations, u, x)
+        xi = _gamma_step(shape, doc_topic, x, n_tokens, a, b, xi, correlated)
         _weights(a, b, p, log_p)
     else:
+        doc_topic[:] = 0.0
         u[:] = 0.0
         x[:] = 0.0
         _prior_weights(shape, x, p, log_p, correlated)
@@ -276,6 +279,7 @@ def _solve_doc(local, cnts, shape, locations, correlated, start, a, b, xi, u, do
     copy_into(a2, a)
     copy_into(b2, b)
     copy_into(u2, u)
+    copy_into(doc_topic2, doc_topic)
     s2 = s2[: s.size]
     iters, xi_scratch = _iterate_doc(local, cnts, shape, locations, correlated, np.int64(SCRATCH), a, b, xi, u,
                                      doc_topic, p, log_p, s, weight, x, work, max_iter, tol, location_tol, newton_steps)
@@ -327,18 +331,17 @@ def diln_chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, loca
 
 
 def diln_local_step(indptr, indices, counts, exp_loglik, centered_loglik, shape, locations, correlated, start,
-                    a, b, xi, u, max_iter, tol, location_tol, newton_steps, n_chunks):
+                    a, b, xi, u, doc_topic, max_iter, tol, location_tol, newton_steps, n_chunks):
     """Run the document-level coordinate ascent for every document (``n_chunks`` chunks of documents on threads).
 
-    ``a, b`` (D, T), ``xi`` (D,), ``u`` (D, d) hold the warm state when ``start`` is WARM or BEST and
-    receive the final one. Stops a document when ``max_k |Delta N_k| < tol`` and ``max |Delta u| < location_tol``
+    ``a, b, doc_topic`` (D, T), ``xi`` (D,), ``u`` (D, d) hold the warm state when ``start`` is WARM or
+    BEST and receive the final one. Stops a document when ``max_k |Delta N_k| < tol`` and ``max |Delta u| < location_tol``
     (at least two iterations).
     Returns ``doc_topic`` (D, T) = ``N_dk``, ``word_topic`` (V, T) = ``sum_d sum_u c_u phi_duk [v_u = v]``,
     the per-document local ELBO (D,) and the iterations (D,).
     """
     n_docs, n_topics = a.shape
     bounds = even_bounds(n_docs, n_chunks)
-    doc_topic = np.zeros((n_docs, n_topics))
     word_topic = np.zeros((len(bounds) - 1, exp_loglik.shape[0], n_topics))
     entropy = np.zeros((len(bounds) - 1, n_topics))
     local_elbo = np.zeros(n_docs)

@@ -9,9 +9,11 @@ Truncation ``T`` (``V_T := 1``). Mean-field family (Eqs. 17-18): ``q(C) = Mult(p
 auxiliary ``xi_m`` of App. 7.2. ``correlated=False`` replaces ``exp(-l'u)`` by one: the HDP.
 
 :class:`DILNModel` implements :class:`~stickbreak.core.protocols.Model` (batch VB and SVI) over :class:`DilnStats`; its ELBO (digest §2, Eq. 21
-made explicit) is exact for any global parameters whenever the statistics keep the documents'
-``(E[Z_m], u_m)`` (batch VI: the term ``sum_m E[Z_mk] exp(-l_k'u_m)`` is not additive in ``l``); without
-them it is exact at the topic locations the statistics were gathered at (a stochastic step's).
+made explicit) is exact for any global parameters whenever the statistics keep the documents
+(:class:`~.documents.DilnDocuments`; batch VI: the term ``sum_m E[Z_mk] exp(-l_k'u_m)`` is not additive
+in ``l``); without them it is exact at the topic locations the statistics were gathered at (a
+stochastic step's). With the joint concentration update (the default, ours) it is the ELBO with every
+document's ``q(Z_m)`` at its optimum for the new ``(V, beta, l)`` (:func:`~.documents.profile_gain`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ...kernels.diln.local import BEST, SCRATCH, WARM, diln_local_step
 from ...obs import expfam, mult
 from ...obs.expfam import Natural
 from . import locations as locations_
+from .documents import DilnDocuments, profile_gain
 from ...priors import diln_sticks as sticks_
 from ..topics.model import TopicParams
 
@@ -36,6 +39,9 @@ GLOBAL_UPDATES = ("optimize", "newton_step")
 LOCAL_STARTS = {"scratch": SCRATCH, "warm": WARM, "best": BEST}
 #: Alternations of the ``V`` and ``alpha`` updates in one batch global step.
 STICK_ROUNDS = 3
+#: How ``V`` and ``beta`` meet the documents' ``q(Z)``: "joint" (maximised together, ours:
+#: :class:`~stickbreak.priors.diln_sticks.ProfiledGammas`) or "paper" (``q(Z)`` held fixed, Eqs. 26, 29).
+CONCENTRATION_UPDATES = ("joint", "paper")
 
 
 @dataclass(frozen=True)
@@ -121,13 +127,14 @@ class DilnStats:
     ``core`` holds, per topic, ``N``, ``word_counts`` (T, V), ``log_z`` = ``sum_m E log Z_mk`` and, at the
     topic locations ``l`` of the local step, ``tilted`` = ``sum_m E[Z_mk] e^{-l_k'u_m}`` with its
     ``tilted_location`` (T, d) and ``tilted_outer`` (T, d, d) moments; scalars ``n_items`` and
-    ``local_elbo``. ``location_sum`` = ``sum_m u_m``. ``documents`` = ``(E[Z] (M, T), u (M, d))``, kept for
-    batch VI, are concatenated (not added) when statistics are summed.
+    ``local_elbo``. ``location_sum`` = ``sum_m u_m``. ``documents`` (:class:`~.documents.DilnDocuments`),
+    kept for batch VI and the joint concentration update, are concatenated (not added) when statistics
+    are summed.
     """
 
     core: SuffStats
     location_sum: np.ndarray
-    documents: tuple | None = None
+    documents: DilnDocuments | None = None
 
     @property
     def counts(self) -> np.ndarray:
@@ -152,12 +159,12 @@ class DilnStats:
     def __add__(self, other: "DilnStats") -> "DilnStats":
         docs = None
         if self.documents is not None and other.documents is not None:
-            docs = tuple(np.concatenate([x, y]) for x, y in zip(self.documents, other.documents))
+            docs = self.documents + other.documents
         return DilnStats(self.core + other.core, self.location_sum + other.location_sum, docs)
 
     def scaled(self, factor: float) -> "DilnStats":
-        """Every sum multiplied by ``factor`` (SVI's ``M / |B|``): the documents' ``E[Z]`` are weights."""
-        docs = None if self.documents is None else (self.documents[0] * factor, self.documents[1])
+        """Every sum multiplied by ``factor`` (SVI's ``M / |B|``), and each document's weight."""
+        docs = None if self.documents is None else self.documents.scaled(factor)
         return DilnStats(self.core.scaled(factor), self.location_sum * factor, docs)
 
     def without_documents(self) -> "DilnStats":
@@ -179,7 +186,8 @@ class DILNModel(Model):
     VI provably monotone. Warm keeps each document near its first assignments: on a DILN toy corpus
     (600 documents, 20 topics, 100 laps) it ended 14,000-19,000 nats below scratch, best within 1,000
     nats of it either side, and scratch's ELBO did not decrease there either;
-    ``global_update`` (:data:`GLOBAL_UPDATES`)."""
+    ``global_update`` (:data:`GLOBAL_UPDATES`); ``concentration_update`` (:data:`CONCENTRATION_UPDATES`; "joint"
+    needs the documents kept)."""
 
     obs_prior: Natural
     prior: DILNPrior = DILNPrior()
@@ -192,10 +200,16 @@ class DILNModel(Model):
     newton_steps: int = 1
     n_chunks: int = 1
     keep_documents: bool = True
+    concentration_update: str = "joint"
 
     def __post_init__(self):
         if self.global_update not in GLOBAL_UPDATES:
             raise ValueError(f"global_update={self.global_update!r} is not valid; choose one of {list(GLOBAL_UPDATES)}")
+        if self.concentration_update not in CONCENTRATION_UPDATES:
+            raise ValueError(f"concentration_update={self.concentration_update!r} is not valid; choose one of "
+                             f"{list(CONCENTRATION_UPDATES)}")
+        if self.concentration_update == "joint" and not self.keep_documents:
+            raise ValueError("the joint concentration update needs each document's counts: keep_documents=True")
         if self.local_start not in LOCAL_STARTS:
             raise ValueError(f"local_start={self.local_start!r} is not valid; choose one of {list(LOCAL_STARTS)}")
         for name in ("max_iter", "newton_steps", "n_chunks"):
@@ -210,7 +224,8 @@ class DILNModel(Model):
 
     @property
     def monotone(self) -> bool:
-        """Batch VI from warm starts never lowers the ELBO (each block is a coordinate ascent step)."""
+        """Batch VI from warm starts never lowers the ELBO (each block is a coordinate ascent step; a warm
+        start begins with the Gamma step, which reaches the optimum the joint update's trace reports)."""
         return self.local_start != "scratch" and self.global_update == "optimize"
 
     def n_items(self, batch) -> int:
@@ -238,7 +253,7 @@ class DILNModel(Model):
     # ---------------------------------------------------------------- the four verbs
     def local_step(self, params: DILNParams, batch, warm=None, **_) -> DilnLocal:
         """Eqs. 22-24 for every document (:func:`~stickbreak.kernels.diln.local.diln_local_step`); ``warm`` is
-        a previous :meth:`warm_start` of the same documents (``(a, b, xi, u)``)."""
+        a previous :meth:`warm_start` of the same documents (``(a, b, xi, u, doc_topic)``)."""
         counts = batch.counts
         if counts.shape[1] != params.obs["lam"].shape[1]:
             raise ValueError(f"the batch has {counts.shape[1]} words but the topics have {params.obs['lam'].shape[1]}; "
@@ -246,19 +261,20 @@ class DILNModel(Model):
         n_docs, n_topics = batch.n_items, params.n_components
         use_warm = warm is not None and warm[0].shape == (n_docs, n_topics)
         if use_warm:
-            a, b, xi, u = (np.array(w, dtype=float) for w in warm)
+            a, b, xi, u, doc_topic = (np.array(w, dtype=float) for w in warm)
         else:
             a, b, xi, u = np.ones((n_docs, n_topics)), np.ones((n_docs, n_topics)), np.ones(n_docs), \
                 np.zeros((n_docs, self.latent_dim))
+            doc_topic = np.zeros((n_docs, n_topics))
         doc_topic, word_topic, local_elbo, n_iters = diln_local_step(
             counts.indptr, counts.indices, counts.data, params.exp_loglik, params.centered_loglik, params.shapes,
             np.ascontiguousarray(params.locations), self.correlated,
-            LOCAL_STARTS[self.local_start] if use_warm else SCRATCH, a, b, xi, u,
+            LOCAL_STARTS[self.local_start] if use_warm else SCRATCH, a, b, xi, u, doc_topic,
             self.max_iter, self.tol, self.location_tol, self.newton_steps, self.n_chunks)
         return DilnLocal(doc_topic, a, b, xi, u, word_topic, local_elbo, n_iters, params.locations)
 
     def warm_start(self, local: DilnLocal):
-        return None if self.local_start == "scratch" else (local.a, local.b, local.xi, local.u)
+        return None if self.local_start == "scratch" else (local.a, local.b, local.xi, local.u, local.doc_topic)
 
     def summarize(self, batch, local: DilnLocal, uids=None, keep_documents: bool | None = None) -> DilnStats:
         """The additive statistics of :class:`DilnStats` (documents kept per ``keep_documents``,
@@ -273,7 +289,8 @@ class DILNModel(Model):
                     "log_z": (digamma(local.a) - np.log(local.b)).sum(axis=0), **moments},
             scalars={"n_items": float(batch.n_items), "local_elbo": float(local.local_elbo.sum())},
         )
-        return DilnStats(core, local.u.sum(axis=0), (mean_z, local.u) if keep else None)
+        docs = DilnDocuments(local.a, local.b, local.doc_topic, local.xi, local.u, np.ones(batch.n_items))
+        return DilnStats(core, local.u.sum(axis=0), docs if keep else None)
 
     def _doc_terms(self, stats: DilnStats, locations: np.ndarray) -> np.ndarray:
         """``A_k = sum_m (E log Z_mk - l_k'u_m)``."""
@@ -282,36 +299,58 @@ class DILNModel(Model):
     def global_step(self, stats: DilnStats, previous: DILNParams) -> DILNParams:
         """Batch (``"optimize"``, Alg. 1): ``lam`` (Eq. 25), then ``V`` and ``alpha`` (Eqs. 26, 28, by
         L-BFGS), ``l`` (Eq. 27, damped Newton on the documents), ``beta`` (Eq. 29, by root finding),
-        each maximising the exact ELBO given the others. Stochastic target (``"newton_step"``, Alg. 2,
+        each maximising the exact ELBO given the others (with the joint concentration update, ``V`` and
+        ``beta`` together with every document's ``q(Z)``). Stochastic target (``"newton_step"``, Alg. 2,
         from minibatch statistics scaled to the corpus): ``lam``, the Newton points ``V + A_V grad`` and
         ``l + A_l grad`` (Eqs. 37-39) and ``argmax_beta``, all from ``previous``; :meth:`blend` moves there."""
         if previous is None:
             raise ValueError("DILN's global step starts from the previous parameters; pass them")
         lam = expfam.posterior(mult, self.obs_prior, stats.fields)["lam"]
         (tau1, tau2), (kappa1, kappa2) = self.prior.alpha_prior, self.prior.beta_prior
-        n_docs, c = stats.scalars["n_items"], self.prior.location_variance
+        c = self.prior.location_variance
         v, loc, alpha, beta = previous.sticks, previous.locations, previous.alpha, previous.beta
-        terms = self._doc_terms(stats, loc)
+        gammas = self._gammas(stats, loc)
         if self.global_update == "newton_step":
-            target_v = sticks_.newton_sticks(v, alpha, beta, terms, n_docs)
+            target_v = sticks_.newton_sticks(v, alpha, beta, gammas)
             if self.correlated:
                 loc = locations_.newton_locations(loc, previous.shapes, stats.location_sum, stats.fields, c)
-            beta = sticks_.optimize_beta(beta, v, terms, n_docs, kappa1, kappa2)
+            beta = sticks_.optimize_beta(beta, v, gammas, kappa1, kappa2)
             v = target_v
             alpha = sticks_.optimal_alpha(v, tau1, tau2)
         else:
-            for _ in range(STICK_ROUNDS):
-                v = sticks_.optimize_sticks(v, alpha, beta, terms, n_docs)
-                alpha = sticks_.optimal_alpha(v, tau1, tau2)
+            joint = self.concentration_update == "joint"
+            if not joint:
+                v, alpha = self._stick_rounds(v, alpha, beta, gammas)
             if self.correlated:
                 if stats.documents is None:
                     raise ValueError("batch DILN updates the topic locations from every document's E[Z] and u; "
                                      "summarize with keep_documents=True")
                 loc = locations_.optimize_locations(loc, sticks_.shapes(beta, v), stats.location_sum,
-                                                    *stats.documents, c)
-                terms = self._doc_terms(stats, loc)
-            beta = sticks_.optimize_beta(beta, v, terms, n_docs, kappa1, kappa2)
+                                                    stats.documents.weighted_mean_z, stats.documents.u, c)
+                gammas = self._gammas(stats, loc)
+            if joint:  # V, beta, V: beta moves the shapes most, and the sticks follow it
+                v, alpha = self._stick_rounds(v, alpha, beta, gammas)
+            beta = sticks_.optimize_beta(beta, v, gammas, kappa1, kappa2)
+            if joint:
+                v, alpha = self._stick_rounds(v, alpha, beta, gammas)
         return self.make_params(stats.uids, lam, {"sticks": v, "locations": loc, "alpha": alpha, "beta": beta})
+
+    def _gammas(self, stats: DilnStats, locations: np.ndarray):
+        """The documents' Gamma terms ``G(s)`` of the ``V`` and ``beta`` updates (:mod:`~stickbreak.priors.diln_sticks`)."""
+        if self.concentration_update == "joint":
+            if stats.documents is None:
+                raise ValueError("the joint concentration update needs each document's counts; summarize with "
+                                 "keep_documents=True")
+            return stats.documents.profiled(locations, self.correlated)
+        return sticks_.FixedGammas(self._doc_terms(stats, locations), stats.scalars["n_items"])
+
+    def _stick_rounds(self, v, alpha, beta, gammas):
+        """``STICK_ROUNDS`` alternations of ``V`` (L-BFGS) and ``alpha`` (Eq. 28)."""
+        (tau1, tau2) = self.prior.alpha_prior
+        for _ in range(STICK_ROUNDS):
+            v = sticks_.optimize_sticks(v, alpha, beta, gammas)
+            alpha = sticks_.optimal_alpha(v, tau1, tau2)
+        return v, alpha
 
     def blend(self, old: DILNParams, target: DILNParams, step: float) -> DILNParams:
         """``(1 - rho) old + rho target`` for ``lam`` (the natural gradient, Eq. 36), ``V``, ``l`` (the
@@ -333,7 +372,7 @@ class DILNModel(Model):
         (tau1, tau2), (kappa1, kappa2) = self.prior.alpha_prior, self.prior.beta_prior
         n_docs, loc, shapes = stats.scalars["n_items"], params.locations, params.shapes
         if stats.documents is not None and self.correlated:
-            tilted = locations_.tilted_weights(*stats.documents, loc).sum(axis=0)
+            tilted = locations_.tilted_weights(stats.documents.weighted_mean_z, stats.documents.u, loc).sum(axis=0)
         else:
             tilted = stats.fields["tilted"]
         v, alpha = params.sticks, params.alpha
@@ -349,6 +388,8 @@ class DILNModel(Model):
         if self.correlated:
             c = self.prior.location_variance
             terms["locations"] = float(-(loc**2).sum() / (2 * c) - 0.5 * loc.size * np.log(2 * np.pi * c))
+        if self.concentration_update == "joint" and stats.documents is not None:
+            terms["gamma_optimum"] = profile_gain(stats.documents, shapes, loc, self.correlated)
         return terms
 
     def score(self, stats: DilnStats, previous: DILNParams) -> tuple[DILNParams, dict]:
