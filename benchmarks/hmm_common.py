@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import io
+import lzma
 import time
 from pathlib import Path
 
 import numpy as np
+from scipy.fft import dct
+from scipy.io import wavfile
 
 from stickbreak import driver, obs
 from stickbreak.models.hmm.model import HMMModel
@@ -49,6 +53,38 @@ def ami_clips():
 def ami_clip(uri: str):
     """The AMI clip ``uri``: (data, labels)."""
     return next((data, labels) for name, data, labels in ami_clips() if name == uri)
+
+
+def ami_mfcc(uri: str, window_ms: float = 25.0) -> np.ndarray:
+    """19 MFCCs (c1..c19) every 10 ms of ``wav/<uri>.wav.xz``, by the recipe of the staged
+    ``mfcc19_100hz.npz`` (shared/data/README.md): pre-emphasis 0.97, Hamming window of ``window_ms``,
+    512-point FFT, 40 mel filters, log, DCT-II. ``window_ms=25`` gives the staged features again
+    (to 1e-6); ``window_ms=30`` is Fox et al.'s window. As many frames as the staged labels."""
+    rate, signal = wavfile.read(io.BytesIO(lzma.open(SHARED / "ami_diarization_debug" / "wav" / f"{uri}.wav.xz").read()))
+    signal = signal / 32768.0 if signal.dtype == np.int16 else signal.astype(float)  # `sample` is int16
+    signal = np.append(signal[0], signal[1:] - 0.97 * signal[:-1])
+    width, hop, n_fft = int(rate * window_ms / 1000), rate // 100, 512
+    frames = np.lib.stride_tricks.sliding_window_view(signal, width)[::hop][:2998] * np.hamming(width)
+    power = np.abs(np.fft.rfft(frames, n_fft)) ** 2 / n_fft
+    mel = 2595 * np.log10(1 + np.array([0.0, rate / 2]) / 700)
+    edges = 700 * (10 ** (np.linspace(*mel, 42) / 2595) - 1)
+    freqs = np.fft.rfftfreq(n_fft, 1 / rate)
+    filters = np.array([np.clip(np.minimum((freqs - lo) / (mid - lo), (hi - freqs) / (hi - mid)), 0, None)
+                        for lo, mid, hi in zip(edges, edges[1:], edges[2:])])
+    return dct(np.log(power @ filters.T + 1e-10), type=2, norm="ortho", axis=1)[:, 1:20]
+
+
+def speech_blocks(X: np.ndarray, labels: np.ndarray, block: int = 25):
+    """Fox et al.'s observations from frames: the frames of one speaker only (label >= 0; no speech
+    and overlap dropped, oracle speech activity), run together and averaged over consecutive
+    non-overlapping ``block``-frame blocks (25 x 10 ms = 250 ms; an incomplete last block is dropped).
+    Returns ``(block means, block labels = majority speaker, block purity = frames of that speaker /
+    block)``."""
+    speech = labels >= 0
+    n = int(speech.sum()) // block
+    means = X[speech][:n * block].reshape(n, block, X.shape[1]).mean(axis=1)
+    counts = np.array([np.bincount(b, minlength=labels.max() + 1) for b in labels[speech][:n * block].reshape(n, block)])
+    return means, counts.argmax(axis=1), counts.max(axis=1) / block
 
 
 def make_model(data: Sequences, family: str, stickiness: float, obs_prior=None, finite: bool = False,
