@@ -100,7 +100,9 @@ def claims(rows: dict) -> list[str]:
             best, lo = max(s, key=s.get), min(s)
             small = s.get(500, s[best]) - s[lo]
             big = abs(s[1000] - s[500]) if 1000 in s and 500 in s else float("nan")
-            ok = [best >= 500, small > thr] + ([big <= thr] if model == "hdp" else [])
+            # HDP (Fig. 13): 500 and 1,000 alike; LDA (Fig. 15): bigger preferred, so 1,000 no worse than 500
+            top = ((big <= thr) if model == "hdp" else (s[1000] >= s[500] - thr)) if 1000 in s and 500 in s else True
+            ok = [best >= 500, small > thr, top]
             verdict = "reproduced" if all(ok) else "reproduced in part" if any(ok) else "contradicted"
             quote = ("\"Batch sizes that are too small (e.g., ten documents) can affect performance ... not a big "
                      "difference between batch sizes of 500 and 1,000\"" if model == "hdp" else
@@ -172,8 +174,11 @@ def markdown(payload: dict) -> str:
     lines += ["## Claims", "", "Verdict threshold: twice the seed gap at the base point (at least 0.01 nats; one "
               f"replicate, so a rough gauge). Scale: one pass here is {per_pass} SVI steps at S=500, against "
               "700 (Nature, 350K documents), 3,600 (NYT, 1.8M) and 7,600 (Wikipedia, 3.8M) per pass in the "
-              "paper: these fits stop after tens of steps, where anything that shrinks the steps (larger kappa "
-              "or tau) leaves the topics nearer their random start.", ""]
+              "paper: these fits stop after tens of steps. A larger tau leaves the topics nearer their random "
+              "start (after 24 steps it keeps weight 0.02 at tau = 1 and 0.96 at tau = 1024); a larger kappa "
+              "does not (at tau = 1 the start keeps at most 0.04 for every kappa) but weights the first steps' "
+              "noisy estimates more (0.05 at kappa = 0.51, 0.48 at kappa = 1 on the first 12 steps). The claims "
+              "are read against the paper's text in `svi_sensitivity_vs_paper.md`.", ""]
     return "\n".join(lines + claims(rows)) + "\n"
 
 
