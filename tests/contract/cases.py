@@ -17,13 +17,14 @@ import pytest
 from stickbreak import obs
 from stickbreak.config import MixtureConfig
 from stickbreak.core.protocols import (
-    HDPSweeps, ItemResponsibilities, LDASweeps, Memoizable, Model, Sampled, TrackedBirths, WholeDataBirths)
+    ChainSweeps, HDPSweeps, ItemResponsibilities, LDASweeps, Memoizable, Model, Sampled, TrackedBirths, WholeDataBirths)
 from stickbreak.data import BagOfWords, Sequences
 from stickbreak.datasets.synthetic import make_lda_corpus, make_sticky_hmm_toy
 from stickbreak.models import make_mixture_model
 from stickbreak.models.diln.model import DILNModel, DILNPrior
 from stickbreak.models.hmm.init import initial_params as hmm_initial_params
 from stickbreak.models.hmm.model import HMMModel, frames_for
+from stickbreak.models.hmm.sampler import WeakLimitHMM
 from stickbreak.models.mixture.init import initial_params as mixture_initial_params
 from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
 from stickbreak.models.mixture.truncation_free import TruncationFreeDPMixture
@@ -121,6 +122,12 @@ def _hmm(kind: str, family: str, stickiness: float):
     return build
 
 
+def _weak_limit_hmm():
+    """The blocked Gibbs sampler's model; its start is the emission posterior of a variational init."""
+    model, data, params = _hmm("hdp", "gauss", 10.0)()
+    return WeakLimitHMM.of(model.obs, model.obs_prior, model.transitions_prior, 5), data, params.obs
+
+
 def _hmm_mult():
     """A sticky HMM toy's state paths, each state emitting 15 tokens per frame from its own word distribution."""
     X, offsets, states = make_sticky_hmm_toy(n_sequences=4, length=60, seed=0)
@@ -177,6 +184,7 @@ MODEL_CASES: tuple[Case, ...] = (
     Case("collapsed-lda-gibbs", (LDASweeps,), _no_params(lambda V: CollapsedLDA(np.full(4, 0.5), 0.1, V))),
     Case("collapsed-lda-cvb0", (LDASweeps,), _no_params(lambda V: CollapsedLDA(np.full(4, 0.5), 0.1, V, "cvb0"))),
     Case("collapsed-hdp", (HDPSweeps,), _no_params(lambda V: CollapsedHDP(1.0, 1.0, 0.1, V))),
+    Case("weak-limit-hmm", (ChainSweeps,), _weak_limit_hmm),
 )
 BY_NAME = {case.name: case for case in MODEL_CASES}
 

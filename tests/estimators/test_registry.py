@@ -5,12 +5,13 @@ import pytest
 
 from stickbreak import DILN, LDA, DPMixture, FiniteMixture, HDPHMM, HDPTopicModel
 from stickbreak.config import ALGORITHMS, COLLAPSED_ALGORITHMS, LearnConfig, MovesConfig
-from stickbreak.core.protocols import Memoizable, Model, Movable, Sampled, Swept
+from stickbreak.core.protocols import ChainSweeps, Memoizable, Model, Movable, Sampled, Swept
 from stickbreak.datasets.synthetic import make_lda_corpus
 from stickbreak.estimators.diln import DILN_VARIANTS
 from stickbreak.estimators.mixture import MIXTURE_PLANS
 from stickbreak.estimators._topic_plans import HDP_VARIANTS, LDA_VARIANTS
 from stickbreak.learn import LEARNERS, BatchVB, MemoizedVI, StochasticVI, learner_spec, make_learner, required_protocol
+from stickbreak.learn.blocked_gibbs import BlockedGibbs
 from stickbreak.learn.collapsed import CollapsedSweeps
 from stickbreak.learn.collapsed_hdp import DirectAssignmentGibbs
 from stickbreak.learn.registry import ALGORITHM_ALIASES
@@ -19,6 +20,7 @@ from stickbreak.learn.truncation_free import TruncationFreeSVI
 EXPECTED = {
     "vb": (BatchVB, Model), "stochastic": (StochasticVI, Model), "memoized": (MemoizedVI, Memoizable),
     "truncation_free": (TruncationFreeSVI, Sampled), "direct_assignment_gibbs": (DirectAssignmentGibbs, Swept),
+    "blocked_gibbs": (BlockedGibbs, ChainSweeps),
     **{name: (CollapsedSweeps, Swept) for name in COLLAPSED_ALGORITHMS},
 }
 

@@ -15,6 +15,7 @@ every model against every protocol it claims.
 * :class:`Sampled`: truncation-free SVI's sampled local steps on a component store (Wang & Blei 2012).
 * :class:`Swept`, :class:`LDASweeps`, :class:`HDPSweeps`: count sweeps of collapsed methods
   (Welling, Teh & Kappen 2008; Teh et al. 2006).
+* :class:`ChainSweeps`: blocked Gibbs sampling of a Markov chain's states and parameters (Fox et al. 2011).
 
 Design. The protocols are :class:`typing.Protocol` classes, so a type checker can check a model
 against them, but they are *declared*, not inferred: a model inherits from each protocol it
@@ -380,3 +381,38 @@ class HDPSweeps(Swept, Protocol):
     @abstractmethod
     def log_joint(self, params: Any) -> dict[str, float]:
         """``log p(x | z)`` and ``log p(z | beta)`` at the sampler's state (Eq. 37)."""
+
+
+# ---------------------------------------------------------------------------------------------- blocked samplers
+class ChainSweeps(Fittable, Protocol):
+    """A Markov chain's states, transitions and emissions sampled in blocks: the weak-limit blocked
+    Gibbs sampler of the sticky HDP-HMM (Fox et al. 2011, Alg. 3)."""
+
+    #: The weak limit L (states), alpha, alpha_0, kappa and the top-level gamma.
+    n_states: int
+    transition_concentration: float
+    start_concentration: float
+    stickiness: float
+    concentration: float
+
+    @abstractmethod
+    def row_concentrations(self, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The Dirichlet parameters of the start row (L,) and transition rows (L, L) given ``beta``."""
+
+    @abstractmethod
+    def emission_posterior(self, data: Any, states: np.ndarray) -> Any:
+        """The emissions' conjugate posterior given every frame's state (all L states)."""
+
+    @abstractmethod
+    def sample_emissions(self, posterior: Any, rng: np.random.Generator) -> Any:
+        """One draw of every state's emission parameters from ``posterior``."""
+
+    @abstractmethod
+    def emission_loglik(self, emissions: Any, data: Any) -> np.ndarray:
+        """``log p(x_t | theta_k)`` at drawn parameters, (T, L)."""
+
+    @abstractmethod
+    def log_joint(self, data: Any, posterior: Any, start_counts: np.ndarray, trans_counts: np.ndarray,
+                  beta: np.ndarray) -> dict[str, float]:
+        """``log p(x, z | beta)`` with the emissions and transition rows integrated out, as named terms
+        (``posterior``: :meth:`emission_posterior` of the states whose counts are given)."""

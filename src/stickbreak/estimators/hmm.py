@@ -27,7 +27,7 @@ from ..data.dense import _as_float_matrix
 from ..data.errors import describe_rows
 from ..obs.expfam import EmissionFamily
 from ..learn import LEARNERS, InMemoryMinibatches, check_moves, learner_spec
-from ..models.hmm.init import initial_params
+from ..models.hmm.init import check_init, initial_params
 from ..models.hmm.model import HMMModel
 from ..models.hmm.params import HMMParams
 from ..parallel import open_executor
@@ -38,6 +38,7 @@ from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names, checked_family,
                       check_fit_memory, check_n_features, check_n_jobs, numba_threads)
 from ._fitting import run_plan, variational_plan
+from ._hmm_sampler import gibbs_plan
 from ._options import AlgorithmOptionsMixin
 
 #: Observation models of a frame (``"mult"``: each frame a vector of word counts).
@@ -119,6 +120,7 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
     _transitions = None  # the transition module, priors.transition_hdp or priors.transition_finite
     _default_moves: tuple = ()
     _options_class = HMMOptions
+    _algorithms = HMM_ALGORITHMS
 
     def __init__(self, n_states=50, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
                  start_concentration=5.0, stickiness=0.0, algorithm="memoized", algorithm_options=None, n_batches=1,
@@ -146,10 +148,10 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         check_int("n_states", self.n_states, 1)
         self._family()
         self._transitions_prior()  # checks the concentrations
-        check_choice("algorithm", self.algorithm, HMM_ALGORITHMS)
-        check_choice("init", self.init, HMM_INITS)
+        check_choice("algorithm", self.algorithm, self._algorithms)
+        check_init(self.init, self.n_states)
         check_n_jobs(self.n_jobs)
-        check_executor_for(self.algorithm, self.executor)
+        check_executor_for("blocked_gibbs" if self.algorithm == "gibbs" else self.algorithm, self.executor)
         options = self._options()
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
                             n_batches=self.n_batches, learning_rate_delay=options.learning_rate_delay,
@@ -198,14 +200,18 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         model = self._make_model(frames)
         batches = driver.split_batches(seqs, learn_cfg.n_batches, int(rng.integers(2**31)))
         source = InMemoryMinibatches(seqs, learn_cfg.n_batches) if minibatches else batches.data
-        plan = variational_plan(learn_cfg.algorithm, model, source, initial_params(model, seqs, self.n_states,
-                                                                                   self.init, rng), batches.data)
+        method, labels = check_init(self.init, self.n_states, seqs.n_frames)
+        start = initial_params(model, seqs, self.n_states, method, rng, labels)
+        plan = (gibbs_plan(model, seqs, start, int(self.n_states)) if learn_cfg.algorithm == "gibbs" else
+                variational_plan(learn_cfg.algorithm, model, source, start, batches.data))
         with numba_threads(self.n_jobs), open_executor(self.executor, self.n_jobs, kernel_threads=True) as executor:
             fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
                               verbose=self.verbose, executor=executor, checkpoint=session)
         self.n_features_in_ = seqs.n_features
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
                          fitted.lower_bound, fitted.accepted_moves)
+        for name, value in fitted.attributes.items():
+            setattr(self, name, value)
         return self
 
     def _set_fitted(self, model: HMMModel, params: HMMParams, stats: SuffStats, trace, stop_reason: str,
@@ -346,10 +352,10 @@ _PARAMETERS_DOC = """
     stickiness : float
         kappa >= 0, extra prior mass on staying in the same state (0: not sticky). Segmentations
         of real data (motion capture, speech) want a large value, e.g. 50.
-    algorithm : {{"memoized", "vb", "stochastic"}}
+    algorithm : {algorithms}
         Memoized VI over ``n_batches`` batches of whole sequences (Hughes 2016, §6.4; the only one
         with moves), full-batch VB, or stochastic VI on minibatches of sequences (alias "svi",
-        step ``(learning_rate_delay + t)^-learning_rate_decay``; needs two sequences or more).
+        step ``(learning_rate_delay + t)^-learning_rate_decay``; needs two sequences or more).{gibbs}
     n_batches : int
         Batches (memoized, vb) or minibatches per lap (stochastic) of whole sequences; at most the
         number of sequences.
@@ -359,9 +365,10 @@ _PARAMETERS_DOC = """
         whole-data ELBO rises. Default (None): {default_moves}. ``()`` for none.
     move_options : dict, optional
         Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{{"merge_max_pairs": 50}}``.
-    init : {{"contiguous_blocks", "kmeans++"}}
+    init : {{"contiguous_blocks", "kmeans++"}} or array of int
         Each state fitted to one random window of consecutive frames (bnpy's ``randcontigblocks``),
-        or the frames clustered by Bregman k-means++ ignoring time.
+        the frames clustered by Bregman k-means++ ignoring time, or given per-frame states (one in
+        ``0 .. n_states - 1`` per frame of X, e.g. a sampler's ``sampled_states_``).
     max_laps, min_laps, tol
         Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
     algorithm_options : dict, optional
@@ -427,11 +434,19 @@ class HDPHMM(_HMMEstimator):
     """ + _PARAMETERS_DOC.format(
         n_states="Initial number of states (the moves change it).", row="alpha pi^G + kappa e_j",
         start="alpha_0 pi^G", default_moves="('birth', 'merge', 'delete') with memoized VI, none otherwise",
+        algorithms='{"memoized", "vb", "stochastic", "gibbs"}', gibbs="""
+        ``"gibbs"``: the weak-limit blocked Gibbs sampler of Fox et al. (2011, Alg. 3) with
+        ``n_states`` as the weak limit, one sweep of all sequences per lap for ``max_laps`` laps
+        (emissions: ``obs_model="gauss"``; ``n_batches`` unused). The fit is the variational
+        posterior of the last sample (``elbo_`` its exact ELBO; ``trace_`` the log joint of every
+        sweep; ``sampled_states_`` the last states, largest first: ``init=`` for memoized VI;
+        see ``stickbreak.estimators._hmm_sampler``).""",
         renormalised=" (the HDP leaves some mass on states beyond the truncation; it is dropped)",
         state_weights="top-level state probabilities ``E[pi^G]`` (their sum is below 1).")
 
     _transitions = hdp_hmm
     _default_moves = ("birth", "merge", "delete")
+    _algorithms = HMM_ALGORITHMS + ("gibbs",)
 
     def __init__(self, n_states=10, *, obs_model="gauss", obs_prior=None, transition_concentration=0.5,
                  start_concentration=5.0, stickiness=0.0, concentration=10.0, learn_concentration=False,
@@ -455,7 +470,8 @@ class FiniteHMM(_HMMEstimator):
     (the weak-limit form of the sticky HDP-HMM; Hughes 2016, §6.1), by variational inference.
     """ + _PARAMETERS_DOC.format(
         n_states="Number of states K.", row="alpha / K + kappa e_j", start="alpha_0 / K",
-        default_moves="none (K stays fixed); ('birth', 'merge', 'delete') let the ELBO choose K",
+        default_moves="none (K stays fixed); ('birth', 'merge', 'delete') let the ELBO choose K", gibbs="",
+        algorithms='{"memoized", "vb", "stochastic"}',
         renormalised=" (they already sum to one)", state_weights="uniform ``1 / K`` (a finite HMM has no top level).")
 
     _transitions = finite_hmm

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.protocols import Memoizable, Model, Movable, Sampled, Swept
+from ..core.protocols import ChainSweeps, Memoizable, Model, Movable, Sampled, Swept
 from .batch import BatchVB
+from .blocked_gibbs import BlockedGibbs
 from .collapsed import BURN_IN, CollapsedSweeps
 from .collapsed_hdp import DirectAssignmentGibbs
 from .memoized import MemoizedVI
@@ -72,6 +73,10 @@ def _collapsed(learn_cfg, moves_cfg, rng, heldout=None, burn_in=BURN_IN) -> Coll
     return CollapsedSweeps(rng, heldout, burn_in)
 
 
+def _blocked_gibbs(learn_cfg, moves_cfg, rng) -> BlockedGibbs:
+    return BlockedGibbs(rng)
+
+
 def _direct_assignment_gibbs(learn_cfg, moves_cfg, rng, heldout=None, burn_in=BURN_IN) -> DirectAssignmentGibbs:
     return DirectAssignmentGibbs(rng, heldout, burn_in)
 
@@ -97,6 +102,11 @@ LEARNERS: dict[str, LearnerSpec] = {
     "direct_assignment_gibbs": LearnerSpec(_direct_assignment_gibbs, Swept,
                                            "the HDP's direct-assignment collapsed Gibbs sampler (Teh et al. 2006, "
                                            "§5.3; HDPTopicModel(algorithm='gibbs'))", public=False, sequential=_SWEEPS),
+    "blocked_gibbs": LearnerSpec(_blocked_gibbs, ChainSweeps,
+                                 "the sticky HDP-HMM's weak-limit blocked Gibbs sampler (Fox et al. 2011, Alg. 3; "
+                                 "HDPHMM(algorithm='gibbs'))", public=False,
+                                 sequential="each sweep draws every state sequence given parameters drawn from the "
+                                            "previous sweep's states"),
 }
 #: Other names accepted for an algorithm.
 ALGORITHM_ALIASES = {"svi": "stochastic"}

@@ -146,3 +146,29 @@ def draw(nat: Natural, states: np.ndarray, rng: np.random.Generator, prev0=None)
     :func:`summary`; ``prev0`` unused): what an HMM's ``sample`` emits."""
     found = summary(nat)
     return G.draw_gaussian(found["means"], found["covariances"], states, rng)
+
+
+def sample_params(nat: Natural, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """One draw ``(mu_k, Lambda_k)`` per component from the Normal-Wishart ``nat`` (what a Gibbs
+    sampler draws emissions from): ``Lambda_k ~ Wishart(nu, B^-1)`` by Bartlett's decomposition
+    ``Lambda = F A A^T F^T`` (``F F^T = B^-1``; ``A`` lower triangular, ``A_ii^2 ~ chi2(nu - i)``
+    for ``i = 0 .. D-1``, ``A_ij ~ N(0, 1)`` below), then ``mu_k ~ N(m, (kappa Lambda_k)^-1)``.
+    Returns ``{"means": (K, D), "chol": (K, D, D)}``, the lower Cholesky factors of ``Lambda_k^-1``."""
+    nu, kappa, mean, scale, chol = common_params(nat)
+    n_comp, dim = mean.shape
+    steps = np.arange(dim)
+    bartlett = np.zeros((n_comp, dim, dim))
+    bartlett[:, steps, steps] = np.sqrt(rng.chisquare(nu[:, None] - steps[None, :]))
+    below = np.tril_indices(dim, -1)
+    bartlett[:, below[0], below[1]] = rng.standard_normal((n_comp, len(below[0])))
+    factor = chol @ np.swapaxes(np.linalg.inv(bartlett), 1, 2)  # Lambda^-1 = (C A^-T)(C A^-T)^T with B = C C^T
+    cov_chol = G.cholesky(factor @ np.swapaxes(factor, 1, 2), "sampled covariance")
+    noise = np.einsum("kde,ke->kd", cov_chol, rng.standard_normal((n_comp, dim))) / np.sqrt(kappa)[:, None]
+    return {"means": _absolute_means(nat, mean) + noise, "chol": cov_chol}
+
+
+def params_loglik(drawn: dict[str, np.ndarray], data: DenseData) -> np.ndarray:
+    """``log N(x_n | mu_k, Lambda_k^-1)`` at parameters drawn by :func:`sample_params`, shape (N, K)."""
+    dim = drawn["means"].shape[1]
+    maha = G.mahalanobis(data.X, drawn["chol"], drawn["means"])
+    return -0.5 * dim * G.LOG_2PI - 0.5 * G.logdet_from_chol(drawn["chol"])[None, :] - 0.5 * maha

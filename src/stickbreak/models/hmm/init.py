@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.validate import check_choice
+from ...data import DataError
 from ...obs import expfam
 from .model import HMMModel, HMMParams
 from ...priors import mixture_finite as finite_mixture
@@ -18,6 +20,28 @@ from ..mixture.init import bregman_kmeans, kmeans_plus_plus
 from ..mixture.model import MixtureModel
 
 METHODS = ("contiguous_blocks", "kmeans++", "labels")
+#: The starts chosen by name; ``init`` may instead be per-frame labels (:func:`check_init`).
+NAMED = METHODS[:2]
+
+
+def check_init(init, n_states: int, n_frames: int | None = None) -> tuple[str, np.ndarray | None]:
+    """``(method, labels)`` of an estimator's ``init``: a name of :data:`NAMED`, or per-frame state
+    labels (a 1-D integer array, one state in ``0 .. n_states - 1`` per frame of X, sequences in
+    order; e.g. a sampler's ``sampled_states_``), checked against ``n_frames`` when given."""
+    if isinstance(init, str):
+        check_choice("init", init, NAMED)
+        return init, None
+    labels = np.asarray(init)
+    if labels.ndim != 1 or len(labels) == 0 or labels.dtype.kind not in "iu":
+        raise ValueError(f"init must be one of {list(NAMED)} or per-frame state labels (a 1-D array of integers, one "
+                         f"per frame of X), got {type(init).__name__} of shape {labels.shape} and dtype {labels.dtype}")
+    if labels.min() < 0 or labels.max() >= n_states:
+        raise ValueError(f"init labels must be states 0 .. {n_states - 1} (n_states={n_states}), got values "
+                         f"{labels.min()} .. {labels.max()}; relabel them or pass n_states={max(labels.max() + 1, 1)}")
+    if n_frames is not None and len(labels) != n_frames:
+        raise DataError(f"init holds {len(labels)} state labels but X has {n_frames} frames; give one state per "
+                        "frame of X, sequences in order")
+    return "labels", labels.astype(np.int64)
 
 
 def params_from_resp(model: HMMModel, data, resp: np.ndarray) -> HMMParams:
@@ -58,8 +82,6 @@ def initial_params(model: HMMModel, data, n_states: int, method: str, rng: np.ra
         found = bregman_kmeans(mixture, frames, kmeans_plus_plus(mixture, frames, n_states, rng), 5)
         return params_from_resp(model, data, np.eye(n_states)[found])
     if method == "labels":
-        labels = np.asarray(labels)
-        if labels.shape != (data.n_frames,) or labels.min() < 0 or labels.max() >= n_states:
-            raise ValueError(f"init labels must be one state in 0..{n_states - 1} per frame ({data.n_frames} frames)")
+        labels = check_init(labels, n_states, data.n_frames)[1]
         return params_from_resp(model, data, np.eye(n_states)[labels])
     raise ValueError(f"unknown init method {method!r}; choose one of {list(METHODS)}")
