@@ -1,4 +1,4 @@
-"""The command line: ``stickbreak fit mixture|topics|hmm``, ``stickbreak eval``."""
+"""The command line: ``stickbreak fit mixture|topics|hmm|admixture``, ``stickbreak eval``."""
 
 from .main import main
 

@@ -1,4 +1,5 @@
-"""Helpers the subcommands share: ``key=value`` options, CSV output, reading sequence data."""
+"""Helpers the subcommands share: ``key=value`` options, CSV output, reading sequence data (HMM
+sequences and admixture groups, given the same way), held-out splits."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from .. import datasets
 from ..data import DataError, Sequences
 from ..data.sequence_io import read_sequences
 from ..estimators._checkpoint import EVERY, CheckpointDir
+from ..moves import k_over_laps, move_summary
 from ..parallel import check_executor
 
 
@@ -112,12 +114,49 @@ def moves_run(trace) -> tuple:
     return tuple((trace[-1].get("moves") or {}) if trace else ())
 
 
+def print_moves(trace) -> None:
+    """Each move's accepted/tried counts and K over the laps, when the fit ran moves."""
+    if moves_run(trace):
+        print(move_summary(trace, moves_run(trace)))
+        print(k_over_laps(trace))
+
+
 def _write_csv(path: Path, header, rows) -> None:
-    """Write a CSV table (shared by the mixture and topic commands)."""
+    """Write a CSV table (shared by the fit commands)."""
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(header)
         writer.writerows(rows)
+
+
+#: The per-lap columns of ``trace.csv``.
+TRACE_COLUMNS = ("lap", "elbo", "n_components", "n_effective", "seconds")
+
+
+def write_trace(stage: Path, est) -> None:
+    """``trace.csv``: ELBO, K, K in use and seconds of every lap of a fitted estimator."""
+    _write_csv(stage / "trace.csv", TRACE_COLUMNS, [[r[k] for k in TRACE_COLUMNS] for r in est.trace_])
+
+
+def check_heldout(fraction: float) -> None:
+    """``--heldout``: a fraction in [0, 1)."""
+    if not 0 <= fraction < 1:
+        raise ValueError(f"--heldout must be in [0, 1), got {fraction}")
+
+
+def split_heldout(data, fraction: float, seed: int, what: str = "documents"):
+    """``(training items, held-out items or None, the training rows, the held-out rows)`` of
+    ``data`` (documents or groups: anything with ``n_items`` and ``subset``), ``--heldout fraction``
+    of its items drawn at random."""
+    check_heldout(fraction)
+    if fraction == 0:
+        return data, None, np.arange(data.n_items), np.zeros(0, dtype=np.int64)
+    n_test = max(1, int(round(fraction * data.n_items)))
+    if n_test >= data.n_items:
+        raise ValueError(f"--heldout {fraction:g} of {data.n_items} {what} leaves none to fit; lower it or drop it")
+    order = np.random.default_rng(seed).permutation(data.n_items)
+    train_rows, test_rows = np.sort(order[n_test:]), np.sort(order[:n_test])
+    return data.subset(train_rows), data.subset(test_rows), train_rows, test_rows
 
 
 def _executor(value: str) -> str:
@@ -169,21 +208,33 @@ def _column(spec):
     return int(spec) if spec is not None and spec.lstrip("-").isdigit() else spec
 
 
-def read_sequence_data(args) -> tuple[Sequences, np.ndarray | None, str, tuple | None]:
-    """``(sequences with their Xprev if any, per-frame labels or None, name, sequence ids or None)``."""
+def add_sequence_file_options(parser, unit: str, label_help: str) -> None:
+    """How a sequence file marks its ``unit`` s (HMM sequences, admixture groups): ``--ids`` for .npy
+    data, ``--id-column`` and ``--label-column`` for .csv data (what :func:`read_sequence_data` reads)."""
+    parser.add_argument("--ids", help=f".npy data: the {unit} id of every row (.npy or one id per line)")
+    parser.add_argument("--id-column", help=f".csv data: the {unit}-id column (name or 0-based number)")
+    parser.add_argument("--label-column", help=f".csv data: a column of true labels, {label_help}")
+
+
+def read_sequence_data(args, command: str = "hmm") -> tuple[Sequences, np.ndarray | None, str, tuple | None]:
+    """``(sequences with their Xprev if any, per-frame labels or None, name, sequence ids or None)``
+    for ``stickbreak fit COMMAND`` (hmm, or admixture: groups are read as sequences)."""
     if args.data in datasets.names():
         ds = datasets.load(args.data)
         if not isinstance(ds.X, Sequences):
             bundled = [name for name, text in datasets.summaries().items() if "HMMs" in text]
-            raise DataError(f"{args.data!r} holds {type(ds.X).__name__}, not sequences; `stickbreak fit hmm` needs "
-                            f"sequence data: a bundled set ({', '.join(bundled)}) or a sequence file.")
+            raise DataError(f"{args.data!r} holds {type(ds.X).__name__}, not sequences; `stickbreak fit {command}` "
+                            f"needs sequence data: a bundled set ({', '.join(bundled)}) or a sequence file (e.g. an "
+                            ".npz with X and lengths).")
         seqs = Sequences.from_arrays(ds.X.X, ds.X.offsets, Xprev=ds.extras.get("Xprev"))
         return seqs, ds.labels, ds.name, ds.extras.get("sequence_names")
     path = Path(args.data)
     if not path.exists():
         raise DataError(f"{args.data!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
-    found = read_sequences(path, args.ids, id_column=_column(args.id_column), label_column=_column(args.label_column),
-                           time_column=_column(args.time_column))
+    reader = vars(args)
+    found = read_sequences(path, args.ids, id_column=_column(args.id_column),
+                           label_column=_column(reader.get("label_column")),
+                           time_column=_column(reader.get("time_column")))
     seqs = found.sequences
     if found.xprev is not None:
         seqs = Sequences.from_arrays(seqs.X, seqs.offsets, Xprev=found.xprev)

@@ -14,9 +14,9 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
-                     exit_code, out_directory, parse_moves, _parse_options, read_sequence_data, staged_output,
-                     stop_status, _write_csv)
+from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options,
+                     add_sequence_file_options, checkpoint_target, exit_code, out_directory, parse_moves,
+                     _parse_options, read_sequence_data, staged_output, stop_status, write_trace, _write_csv)
 from .report import save_run
 
 
@@ -47,9 +47,7 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--max-laps", type=int, default=100)
     p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
     p.add_argument("--n-jobs", type=int, default=1, help="threads of the forward-backward kernel (-1: all cores)")
-    p.add_argument("--ids", help=".npy data: the sequence id of every frame (.npy or one id per line)")
-    p.add_argument("--id-column", help=".csv data: the sequence-id column (name or 0-based number)")
-    p.add_argument("--label-column", help=".csv data: a column of true labels, to score the segmentation")
+    add_sequence_file_options(p, "sequence", "to score the segmentation")
     p.add_argument("--time-column", help=".csv data: a time column, checked to increase within each sequence")
     p.add_argument("--foreground-only", action="store_true",
                    help="also score only frames whose true label is >= 0 (negative labels mark background)")
@@ -146,8 +144,7 @@ def run_fit_hmm(args) -> int:
             est.set_params(callbacks=None)
             est.save(stage / "model.npz")
             _write_csv(stage / "states.csv", ["sequence", "frame", "state"], _states_rows(seqs, states, sequence_ids))
-            keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
-            _write_csv(stage / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+            write_trace(stage, est)
             params = {k: v for k, v in est.get_params().items() if k != "callbacks"}
             summary = {"data": name, "model": type(est).__name__, "params": params, "n_sequences": seqs.n_items,
                        "n_frames": seqs.n_frames, "n_features": seqs.n_features, "n_states": est.n_states_,

@@ -1,5 +1,5 @@
-"""Command line: ``stickbreak fit mixture|topics|hmm DATA ...``, ``stickbreak resume DIR``, ``stickbreak eval``,
-``stickbreak report`` and ``stickbreak datasets``."""
+"""Command line: ``stickbreak fit mixture|topics|hmm|admixture DATA ...``, ``stickbreak resume DIR``,
+``stickbreak eval``, ``stickbreak report`` and ``stickbreak datasets``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from .. import datasets
 from .._version import __version__
 from ..data import DataError
 from ..estimators._checkpoint import read as read_checkpoint
+from .admixture import add_fit_admixture
 from .common import add_executor_option
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
@@ -83,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_fit_mixture(models)
     add_fit_topics(models)
     add_fit_hmm(models)
+    add_fit_admixture(models)
     resume = commands.add_parser("resume", help="continue a fit killed before its end from its checkpoint")
     resume.add_argument("directory", type=Path, help="the directory given to `stickbreak fit ... --checkpoint`")
     resume.add_argument("--max-laps", type=int, default=None, metavar="N",

@@ -16,7 +16,8 @@ from ..estimators.mixture import MIXTURE_PLANS
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
-                     exit_code, out_directory, parse_moves, _parse_options, staged_output, stop_status, _write_csv)
+                     exit_code, out_directory, parse_moves, _parse_options, staged_output, stop_status, write_trace,
+                     _write_csv)
 from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
@@ -132,8 +133,7 @@ def _run_fit_mixture(args) -> int:
     if args.out:
         with staged_output(args.out) as stage:
             est.save(stage / "model.npz")
-            keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
-            _write_csv(stage / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+            write_trace(stage, est)
             _write_csv(stage / "clusters.csv", table[0], table[1:])
             _write_csv(stage / "labels.csv", ["item", "cluster"], enumerate(est.labels_.tolist()))
             print(f"wrote {args.out}/model.npz, trace.csv, clusters.csv, labels.csv")

@@ -7,13 +7,15 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
+
 from .. import persist
 from ..data import DataError, ShardStore
 from ..datasets import read_data
 from ..report import data_facts, write_report
 from .common import read_sequence_data
 
-#: ``fit hmm`` options that say how its data file is read, saved so the report reads it the same way.
+#: ``fit hmm`` / ``fit admixture`` options that say how its data file is read, saved so the report reads it the same way.
 SEQUENCE_READER = ("ids", "id_column", "label_column", "time_column")
 
 
@@ -25,8 +27,8 @@ def source_of(spec: str) -> str:
 
 def save_run(args, stage, command: str, est, seconds: float, X, labels=None, scores=None,
              heldout_documents=None) -> None:
-    """The ``--out`` hook of ``fit COMMAND`` ("mixture", "topics", "hmm"): ``run.json`` and ``report.html``
-    in ``stage`` (the staging directory of ``args.out``, where they go with the run's other files);
+    """The ``--out`` hook of ``fit COMMAND`` ("mixture", "topics", "hmm", "admixture"): ``run.json`` and
+    ``report.html`` in ``stage`` (the staging directory of ``args.out``, where they go with the run's other files);
     ``scores``: ``{name: value}`` the command printed (held-out, Hamming); ``heldout_documents``: the
     rows of the data the fit held out (``stickbreak eval`` scores those)."""
     X = None if isinstance(X, ShardStore) else X
@@ -59,7 +61,9 @@ def _data(run: dict) -> dict:
     if run["command"] == "mixture":
         X, _, _ = read_data(run["data"])
         return {"X": None if isinstance(X, ShardStore) else X}
-    seqs, labels, _, _ = read_sequence_data(argparse.Namespace(data=run["data"], **run["reader"]))
+    seqs, labels, _, _ = read_sequence_data(argparse.Namespace(data=run["data"], **run["reader"]), run["command"])
+    if run["command"] == "admixture":  # the groups it was fitted on, without those `--heldout` kept out
+        return {"X": seqs.subset(np.setdiff1d(np.arange(seqs.n_items), run["heldout_documents"]))}
     return {"X": seqs, "labels": labels}
 
 

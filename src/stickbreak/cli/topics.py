@@ -17,9 +17,9 @@ from ..data.documents import as_bag_of_words
 from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
-from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
-                     exit_code, moves_run, out_directory, parse_moves, staged_output, stop_status, _write_csv)
+                     exit_code, out_directory, parse_moves, print_moves, split_heldout, staged_output, stop_status,
+                     write_trace, _write_csv)
 from .report import save_run, source_of
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -166,18 +166,6 @@ def _moves(args):
     return parse_moves(args.moves)
 
 
-def _split_heldout(bow: BagOfWords, fraction: float, seed: int):
-    """``(training documents, held-out documents or None, the training rows, the held-out rows)``."""
-    if not 0 <= fraction < 1:
-        raise ValueError(f"--heldout must be in [0, 1), got {fraction}")
-    if fraction == 0:
-        return bow, None, np.arange(bow.n_items), np.zeros(0, dtype=np.int64)
-    order = np.random.default_rng(seed).permutation(bow.n_items)
-    n_test = max(1, int(round(fraction * bow.n_items)))
-    train_rows, test_rows = np.sort(order[n_test:]), np.sort(order[:n_test])
-    return bow.subset(train_rows), bow.subset(test_rows), train_rows, test_rows
-
-
 def print_topics(est, n_words: int) -> list:
     rows = [[t["topic"], round(t["size"]), " ".join(str(w) for w, _ in t["words"])] for t in est.top_words(n_words)]
     total = float(np.sum(est.topic_sizes_))
@@ -204,7 +192,7 @@ def _split_heldout_tokens(bow: BagOfWords, fraction: float, algorithm, seed: int
 
 def run_fit_topics(args) -> int:
     bow = _corpus(args.data)
-    train, test, train_rows, test_rows = _split_heldout(bow, args.heldout, args.seed)
+    train, test, train_rows, test_rows = split_heldout(bow, args.heldout, args.seed)
     train, heldout_tokens = _split_heldout_tokens(train, args.heldout_tokens, args.algorithm, args.seed)
     est = _estimator(args)
     collapsed = est.algorithm in COLLAPSED_ALGORITHMS
@@ -225,9 +213,7 @@ def run_fit_topics(args) -> int:
                                                                              "log joint" if collapsed else "ELBO")
     print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; {objective} {est.lower_bound_:.6g} nats; "
           f"{est.n_topics_} topics used of {len(est.topic_sizes_)}")
-    if moves_run(est.trace_):
-        print(move_summary(est.trace_, moves_run(est.trace_)))
-        print(k_over_laps(est.trace_))
+    print_moves(est.trace_)
     if bow.vocabulary is None:
         print("  (no vocabulary found for this corpus, e.g. vocab.txt[.gz] beside it: topics show word ids)")
     rows = print_topics(est, args.top_words)
@@ -249,8 +235,7 @@ def run_fit_topics(args) -> int:
             _write_csv(stage / "topics.csv", ["topic", "tokens", "top words"], rows)
             if correlations:
                 _write_csv(stage / "correlations.csv", ["topic_i", "topic_j", "correlation"], correlations)
-            keys = ["lap", "elbo", "n_components", "n_effective", "seconds"]
-            _write_csv(stage / "trace.csv", keys, [[r[k] for k in keys] for r in est.trace_])
+            write_trace(stage, est)
             _write_doc_topics(stage / "doc_topics.csv", est, train, train_rows)
             print(f"wrote {args.out}/model.npz, topics.csv, trace.csv, doc_topics.csv")
             save_run(args, stage, "topics", est, seconds, train, scores=scores, heldout_documents=test_rows.tolist())

@@ -1,0 +1,137 @@
+"""Command line for HDP admixtures of any observation family: ``stickbreak fit admixture DATA ...``.
+Groups of items are read the way ``fit hmm`` reads sequences (an .npz with X and lengths, ...)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..driver import EFFECTIVE_COUNT
+from ..estimators import HDPAdmixture
+from ..estimators.admixture import ADMIXTURE_ALGORITHMS, ADMIXTURE_INITS, ADMIXTURE_OBS_MODELS
+from ..models.topics.options import START_NAMES
+from .common import (MOVES_HELP, add_output_options, add_sequence_file_options, check_heldout, exit_code,
+                     out_directory, parse_moves, _parse_options, print_moves, read_sequence_data, split_heldout,
+                     staged_output, stop_status, write_trace, _write_csv)
+from .report import save_run
+
+#: Topics listed on screen; topics.csv (with --out) has all of them.
+TOPICS_SHOWN = 12
+#: The estimator's defaults, named in the help.
+DEFAULTS = HDPAdmixture().get_params()
+
+
+def add_fit_admixture(sub) -> None:
+    p = sub.add_parser("admixture", help="HDP admixture of any observation family over groups of items",
+                       description="Fit an HDP admixture (each group mixes corpus-level topics of the observation "
+                                   "family; an item comes from one topic) to groups of items by memoized VI with "
+                                   "birth, merge and delete moves, or batch VB.")
+    p.add_argument("data", help="groups of items, given as `fit hmm` takes sequences: a bundled sequence data set "
+                                "(mocap6) or a file: .npz (X with lengths, offsets or seq_ids), .npy with --ids, or "
+                                ".csv(.gz) with a group-id column; the order of the items within a group does not "
+                                "matter")
+    p.add_argument("--obs", default=DEFAULTS["obs_model"], choices=ADMIXTURE_OBS_MODELS,
+                   help=f"observation model of each topic (default {DEFAULTS['obs_model']})")
+    p.add_argument("-K", "--n-topics", type=int, default=DEFAULTS["n_topics"],
+                   help=f"initial number of topics (default {DEFAULTS['n_topics']}; memoized VI's moves learn K, "
+                        "batch VB keeps it)")
+    p.add_argument("--concentration", type=float, default=DEFAULTS["concentration"],
+                   help=f"top-level gamma (default {DEFAULTS['concentration']:g})")
+    p.add_argument("--alpha", "--doc-topic-prior", dest="doc_topic_prior", type=float,
+                   default=DEFAULTS["doc_topic_prior"],
+                   help=f"each group's DP concentration over the topics (default {DEFAULTS['doc_topic_prior']:g})")
+    p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
+    p.add_argument("--algorithm", default=DEFAULTS["algorithm"], choices=ADMIXTURE_ALGORITHMS,
+                   help="memoized VI (default; the only one with moves) or batch vb")
+    p.add_argument("--n-batches", type=int, default=1, help="memoized batches of whole groups; at most the number of groups")
+    p.add_argument("--moves", default=None, help=MOVES_HELP)
+    p.add_argument("--move-option", action="append", metavar="KEY=VALUE", help="move setting (repeatable); see MovesConfig")
+    p.add_argument("--init", default=DEFAULTS["init"], choices=ADMIXTURE_INITS, help="how the first topics are drawn")
+    p.add_argument("--local-start", default=DEFAULTS["local_start"], choices=START_NAMES,
+                   help=f"where each group's local fixed point starts every lap (default {DEFAULTS['local_start']})")
+    p.add_argument("--max-laps", type=int, default=DEFAULTS["max_laps"])
+    p.add_argument("--tol", type=float, default=DEFAULTS["tol"], help="relative ELBO change at convergence")
+    p.add_argument("--n-jobs", type=int, default=1, help="threads sharing each local step's groups (-1: all cores)")
+    p.add_argument("--heldout", type=float, default=0.0,
+                   help="fraction of the groups held out and scored by completion (default 0: none)")
+    add_sequence_file_options(p, "group", "left out of the features")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=out_directory,
+                   help="directory for model.npz, trace.csv, topics.csv, group_topics.csv, run.json and report.html")
+    add_output_options(p)
+    p.set_defaults(run=run_fit_admixture)
+
+
+def _estimator(args) -> HDPAdmixture:
+    est = HDPAdmixture(n_topics=args.n_topics, obs_model=args.obs, obs_prior=_parse_options(args.prior, "--prior"),
+                       concentration=args.concentration, doc_topic_prior=args.doc_topic_prior,
+                       algorithm=args.algorithm, n_batches=args.n_batches, moves=parse_moves(args.moves),
+                       move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
+                       local_start=args.local_start, max_laps=args.max_laps, tol=args.tol, random_state=args.seed,
+                       verbose=0 if args.quiet else 1, n_jobs=args.n_jobs)
+    est._configs()  # every setting checked before the data are read
+    return est
+
+
+def _topic_rows(est) -> list:
+    """``[topic, items, weight]`` of every topic holding an item's worth of mass, largest first."""
+    order = np.argsort(-est.topic_counts_)
+    return [[int(k), round(float(est.topic_counts_[k]), 1), round(float(est.topic_weights_[k]), 4)]
+            for k in order if est.topic_counts_[k] >= EFFECTIVE_COUNT]
+
+
+def _print_topics(rows: list) -> None:
+    total = sum(row[1] for row in rows)
+    for topic, items, weight in rows[:TOPICS_SHOWN]:
+        print(f"  topic {topic:3d}  {100 * items / total:5.1f}% of the items  weight {weight:.4f}")
+    if len(rows) > TOPICS_SHOWN:
+        print(f"  ... and {len(rows) - TOPICS_SHOWN} smaller topics (all in topics.csv with --out)")
+
+
+def _write_group_topics(path, est, groups, ids) -> None:
+    """Each training group's topic proportions over the used topics, by its id (or row) in the data."""
+    used = np.flatnonzero(est.topic_counts_ >= EFFECTIVE_COUNT)
+    theta = est.topic_proportions(groups)[:, used]
+    _write_csv(path, ["group"] + [f"topic {k}" for k in used],
+               ([g] + [f"{p:.4g}" for p in row] for g, row in zip(ids, theta)))
+
+
+def run_fit_admixture(args) -> int:
+    est = _estimator(args)
+    check_heldout(args.heldout)
+    seqs, _, name, group_ids = read_sequence_data(args, "admixture")
+    train, test, train_rows, test_rows = split_heldout(seqs, args.heldout, args.seed, "groups")
+    moves = est._configs()[1].moves
+    how = est.algorithm + (f" + {','.join(moves)}" if moves else "")
+    start_k = f"K={est.n_topics}" + (" at the start" if moves else "")
+    print(f"HDPAdmixture({est.obs_model}, {start_k}, {how}) on {name} ({train.n_items} groups, {train.n_frames} items "
+          f"x {train.n_features} features)")
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # the status line says whether it converged
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(train)
+    seconds = time.perf_counter() - start
+    print(f"{stop_status(est)} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.lower_bound_:.6g} nats "
+          f"({est.lower_bound_ / train.n_frames:.4f} per item); {est.n_active_topics_} topics used of {est.n_topics_}")
+    print_moves(est.trace_)
+    rows = _topic_rows(est)
+    _print_topics(rows)
+    scores = {}  # for the report
+    if test is not None:
+        score = scores["held-out groups: per-item log-likelihood"] = est.score(test)
+        print(f"held-out groups: {test.n_items} ({test.n_frames} items); per-item log-likelihood {score:.4f} nats "
+              "(completion: half of each group's items fit its topic weights, the other half is scored)")
+    if args.out:
+        with staged_output(args.out) as stage:
+            est.save(stage / "model.npz")
+            write_trace(stage, est)
+            _write_csv(stage / "topics.csv", ["topic", "items", "weight"], rows)
+            ids = train_rows.tolist() if group_ids is None else [group_ids[g] for g in train_rows]
+            _write_group_topics(stage / "group_topics.csv", est, train, ids)
+            print(f"wrote {args.out}/model.npz, trace.csv, topics.csv, group_topics.csv")
+            save_run(args, stage, "admixture", est, seconds, train, scores=scores,
+                     heldout_documents=test_rows.tolist())
+    return exit_code(est)
