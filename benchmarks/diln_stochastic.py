@@ -15,7 +15,8 @@ Protocol (the paper's Nature-corpus settings, scaled down to our corpora):
   750) drawn without replacement, ``rho_t = (25 + t)^-kappa``, topic prior ``gamma0 = 0.01``, the
   k-means L1 start on the first minibatch: ``diln`` (T = 200, d = 20, c = 1/20; Alg. 2), ``hdp`` (the same
   with ``exp(-l'u) := 1``: the paper's stochastic HDP), ``ldaK`` (online LDA, K topics, ``alpha = 1/K``);
-  ``diln_bX``/``hdp_bX`` start ``beta`` at X instead of 1 (``--models``; not in the default set).
+  ``diln_bX``/``hdp_bX`` start ``beta`` at X instead of 1, ``diln_paper``/``hdp_paper`` hold each
+  document's ``q(Z)`` fixed in the ``beta`` and ``V`` steps as the paper (``--models``; not in the default set).
 * Score every ``--eval-every`` minibatches: held-out per-word log-likelihood by Eq. 40 (Monte Carlo over
   ``q``, :func:`stickbreak.evaluate.model_completion`, ``--samples`` draws) against the training CPU time
   so far (scoring excluded). One fresh (spawned) process per model (one thread), ``--workers`` at a
@@ -44,6 +45,7 @@ import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from _rss import fresh_pool, measured, rss_cell  # noqa: E402
+from diln_batch import diln_settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -77,10 +79,8 @@ def make_estimator(name: str, kappa: float, n_docs: int, seed: int):
 
     common = dict(topic_word_prior=0.01, init="kmeans_l1", learning_rate_delay=25.0, learning_rate_decay=kappa,
                   total_docs=n_docs, random_state=seed)
-    if name.startswith(("diln", "hdp")):  # "diln_b20": initial_beta = 20 (default 1)
-        base, _, beta = name.partition("_b")
-        return DILN(n_topics=200, latent_dim=20, location_variance=1 / 20, correlated=base == "diln",
-                    initial_beta=float(beta or 1.0), algorithm="svi", **common)
+    if name.startswith(("diln", "hdp")):  # "diln_b20": initial_beta = 20; "_paper": q(Z) fixed (diln_batch)
+        return DILN(**diln_settings(name), algorithm="svi", **common)
     k = int(name[3:])
     return LDA(k, doc_topic_prior=1.0 / k, algorithm="svi", **common)
 

@@ -264,18 +264,19 @@ class DILNOptions(DocumentOptions):
     """``algorithm_options`` of :class:`~stickbreak.DILN`: the paper's step size (zeta = 25, kappa =
     0.75), ``newton_steps``, Newton steps on each document's location per local iteration, and
     ``concentration_update``: "joint" (``V`` and ``beta`` maximised together with every document's
-    ``q(Z)``, ours) or "paper" (``q(Z)`` held fixed, Eqs. 26 and 29, under which ``beta`` stays near
-    ``initial_beta``)."""
+    ``q(Z)``, ours), "paper" (``q(Z)`` held fixed, Eqs. 26 and 29, under which ``beta`` stays near
+    ``initial_beta``) or "auto": joint under stochastic VI, paper under batch VI (the better held-out
+    score of each in ``benchmarks/results/diln_beta_20newsgroups.md`` and ``diln_stochastic_20newsgroups.md``)."""
 
     learning_rate_delay: float = 25.0
     learning_rate_decay: float = 0.75
     newton_steps: int = 1
-    concentration_update: str = "joint"
+    concentration_update: str = "auto"
 
     def __post_init__(self):
         super().__post_init__()
         check_int("newton_steps", self.newton_steps, 1)
-        check_choice("concentration_update", self.concentration_update, ("joint", "paper"))
+        check_choice("concentration_update", self.concentration_update, ("auto", "joint", "paper"))
 
 
 def gamma_priors(value) -> tuple:

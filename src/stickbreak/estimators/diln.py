@@ -28,11 +28,13 @@ def diln_model(est, obs_prior, options, stochastic: bool) -> DILNModel:
     allowed) or for stochastic steps (Algorithm 2: Newton steps, documents from scratch)."""
     local_tol = options.local_tol if options.local_tol is not None else (STOCHASTIC_LOCAL_TOL if stochastic
                                                                          else BATCH_LOCAL_TOL)
+    update = options.concentration_update
+    if update == "auto":
+        update = "joint" if stochastic else "paper"
     return DILNModel(obs_prior, est._prior(), bool(est.correlated), "newton_step" if stochastic else "optimize",
                      "scratch" if stochastic else options.local_start, int(options.local_max_iter), float(local_tol),
                      location_tol=1e-3, newton_steps=int(options.newton_steps), n_chunks=est._n_chunks(),
-                     keep_documents=not stochastic or options.concentration_update == "joint",
-                     concentration_update=options.concentration_update)
+                     keep_documents=not stochastic or update == "joint", concentration_update=update)
 
 
 _DILN = TopicVariant(diln_model, variational, streams=True)
@@ -63,11 +65,13 @@ class DILN(_TopicEstimator):
     alpha_prior, beta_prior : (shape, rate)
         Gamma priors of the top-level concentration alpha and the document-level beta (paper: (1, 1e-3)).
     initial_beta : float
-        beta before the first global step (the paper does not give its start). Under stochastic VI
-        beta stays near its start: each minibatch's optimum is close to the beta its documents
-        were fitted with. On 20newsgroups (3 passes of 500-document minibatches, gamma0 = 0.01)
-        beta ended at 2.5 from 1 and at 21-26 from 20, and the held-out score was 0.42-0.49
-        nats/word better from 20 (``benchmarks/results/diln_stochastic_20newsgroups.md``).
+        beta before the first global step (the paper does not give its start). Under the paper's
+        update (``algorithm_options={"concentration_update": "paper"}``, the default of batch VI)
+        beta stays near its start, since each step's optimum is close to the beta the documents
+        were fitted with: on 20newsgroups the batch HDP ended at beta 1.9 from 1 and 7.0 from 20,
+        stochastic VI at 2.5 from 1 and 21-26 from 20, 0.42-0.49 nats/word worse held out from 1.
+        The joint update (the default of stochastic VI) ends at the same beta from either start
+        (``benchmarks/results/diln_beta_20newsgroups.md``, ``diln_stochastic_20newsgroups.md``).
     algorithm : {"vb", "svi" (alias "stochastic")}
         Batch coordinate ascent (the ELBO never decreases) or stochastic VI; ``tol`` is the
         fractional ELBO change at which batch VI stops (the paper's 1e-3).
