@@ -213,7 +213,7 @@ def markdown(payload: dict) -> str:
     gammas = sorted({r["gamma0"] for r in rows.values()})
     splits = sorted({r["split"] for r in rows.values()})
     lines = [f"# DILN vs HDP vs LDA, batch VI, on {corpus} (Paisley et al. 2012, Table 1 / Fig. 3 protocol)", "",
-             f"Generated {payload['generated']} by `{payload['command']}`.", "",
+             f"Generated {payload['generated']} by `{payload['command']}`. {payload.get('notes', '')}", "",
              f"Split 0: {d['train_docs']:,} training documents ({d['train_tokens']:,} tokens, V = {d['V']:,}), "
              f"{d['test_docs']:,} test documents, {d['heldout_tokens']:,} held-out tokens (half of each). "
              f"Splits {splits}. Stop at fractional ELBO change {payload['tol']:g} (max {payload['max_laps']} laps); "
@@ -296,7 +296,8 @@ def main(argv=None):
             payload["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             payload["command"] = "python benchmarks/diln_batch.py " + " ".join(argv or sys.argv[1:])
             out_json.write_text(json.dumps(payload, indent=1))
-            print(f"{futures[future]}: mc {row['per_word_mc']:.4f} plug-in {row['per_word_plugin']:.4f} "
+            print(f"{futures[future]}: mc {row.get('per_word_mc', row.get('per_word_own')):.4f} "
+                  f"plug-in {row['per_word_plugin']:.4f} "
                   f"laps {row['laps']} cpu {row['cpu_s']:.0f}s peak RSS {rss_cell(row)} MiB", flush=True)
     (RESULTS / f"diln_batch_{args.corpus}.md").write_text(markdown(payload))
     print(markdown(payload))
