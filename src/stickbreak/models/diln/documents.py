@@ -50,23 +50,22 @@ class DilnDocuments:
     def scaled(self, factor: float) -> "DilnDocuments":
         return replace(self, weight=self.weight * factor)
 
-    def _terms(self, locations: np.ndarray, correlated: bool):
-        """``x`` (M, T) and ``B`` (M, T) at ``locations``."""
+    def best_rates(self, locations: np.ndarray, correlated: bool):
+        """``x = l'u`` (M, T) and the best Gamma rates ``B = N_m / xi_m + exp(-x)`` (M, T) at ``locations``."""
         x = self.u @ locations.T if correlated else np.zeros_like(self.a)
-        rate = self.doc_topic.sum(axis=1) / self.xi
-        return x, rate[:, None] + np.exp(-x)
+        return x, (self.doc_topic.sum(axis=1) / self.xi)[:, None] + np.exp(-x)
 
     def profiled(self, locations: np.ndarray, correlated: bool) -> ProfiledGammas:
         """The documents' ``G(s)`` with their Gamma factors at the optimum: ``cost = log B + x``."""
-        x, rate = self._terms(locations, correlated)
-        return ProfiledGammas(self.doc_topic, np.log(rate) + x, self.weight)
+        x, best_rate = self.best_rates(locations, correlated)
+        return ProfiledGammas(self.doc_topic, np.log(best_rate) + x, self.weight)
 
 
 def profile_gain(docs: DilnDocuments, shapes: np.ndarray, locations: np.ndarray, correlated: bool) -> float:
     """``sum_m w_m sum_k [g*(s) - g(a_mk, b_mk)]`` (module docstring), ``>= 0``."""
-    x, rate = docs._terms(locations, correlated)
+    _, best_rate = docs.best_rates(locations, correlated)
     n, a, b = docs.doc_topic, docs.a, docs.b
     total = n + shapes
-    best = gammaln(total) - total * np.log(rate)
-    now = (total - a) * digamma(a) + gammaln(a) + a - total * np.log(b) - a * rate / b
+    best = gammaln(total) - total * np.log(best_rate)
+    now = (total - a) * digamma(a) + gammaln(a) + a - total * np.log(b) - a * best_rate / b
     return float(docs.weight @ (best - now).sum(axis=1))
