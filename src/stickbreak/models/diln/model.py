@@ -309,8 +309,8 @@ class DILNModel(Model):
         (tau1, tau2), (kappa1, kappa2) = self.prior.alpha_prior, self.prior.beta_prior
         c = self.prior.location_variance
         v, loc, alpha, beta = previous.sticks, previous.locations, previous.alpha, previous.beta
-        gammas = self._gammas(stats, loc)
         if self.global_update == "newton_step":
+            gammas = self._gammas(stats, loc)
             target_v = sticks_.newton_sticks(v, alpha, beta, gammas)
             if self.correlated:
                 loc = locations_.newton_locations(loc, previous.shapes, stats.location_sum, stats.fields, c)
@@ -320,14 +320,14 @@ class DILNModel(Model):
         else:
             joint = self.concentration_update == "joint"
             if not joint:
-                v, alpha = self._stick_rounds(v, alpha, beta, gammas)
+                v, alpha = self._stick_rounds(v, alpha, beta, self._gammas(stats, loc))
             if self.correlated:
                 if stats.documents is None:
                     raise ValueError("batch DILN updates the topic locations from every document's E[Z] and u; "
                                      "summarize with keep_documents=True")
                 loc = locations_.optimize_locations(loc, sticks_.shapes(beta, v), stats.location_sum,
                                                     stats.documents.weighted_mean_z, stats.documents.u, c)
-                gammas = self._gammas(stats, loc)
+            gammas = self._gammas(stats, loc)
             if joint:  # V, beta, V: beta moves the shapes most, and the sticks follow it
                 v, alpha = self._stick_rounds(v, alpha, beta, gammas)
             beta = sticks_.optimize_beta(beta, v, gammas, kappa1, kappa2)

@@ -16,7 +16,7 @@ from ...data import DataError
 from ...obs import expfam
 from .model import HMMModel, HMMParams
 from ...priors import mixture_finite as finite_mixture
-from ..mixture.init import bregman_kmeans, kmeans_plus_plus
+from ..mixture.init import bregman_kmeans, kmeans_plus_plus, one_hot
 from ..mixture.model import MixtureModel
 
 METHODS = ("contiguous_blocks", "kmeans++", "labels")
@@ -80,8 +80,8 @@ def initial_params(model: HMMModel, data, n_states: int, method: str, rng: np.ra
         frames = model.frames(data)
         mixture = MixtureModel(model.obs, model.obs_prior, finite_mixture, finite_mixture.default_prior())
         found = bregman_kmeans(mixture, frames, kmeans_plus_plus(mixture, frames, n_states, rng), 5)
-        return params_from_resp(model, data, np.eye(n_states)[found])
+        return params_from_resp(model, data, one_hot(found, n_states))
     if method == "labels":
         labels = check_init(labels, n_states, data.n_frames)[1]
-        return params_from_resp(model, data, np.eye(n_states)[labels])
+        return params_from_resp(model, data, one_hot(labels, n_states))
     raise ValueError(f"unknown init method {method!r}; choose one of {list(METHODS)}")

@@ -20,17 +20,11 @@ from ...core.protocols import ChainSweeps
 from ...kernels.hmm.sampling import transition_counts
 from ...obs import expfam
 from ...obs.expfam import Natural, ObsFamily
+from ..mixture.init import one_hot
 from .params import HMMLocal
 
 #: Observation families whose parameters the sampler can draw (``sample_params`` and ``params_loglik``).
 SAMPLED_FAMILIES = ("gauss",)
-
-
-def one_hot(states: np.ndarray, n_states: int) -> np.ndarray:
-    """(T, L) responsibilities that put each frame on its state."""
-    resp = np.zeros((len(states), n_states))
-    resp[np.arange(len(states)), states] = 1.0
-    return resp
 
 
 def labels_local(states: np.ndarray, offsets: np.ndarray, n_states: int) -> HMMLocal:

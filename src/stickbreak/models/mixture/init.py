@@ -13,7 +13,8 @@ from .params import MixtureLocal, MixtureParams
 from ...obs import expfam
 
 
-def _one_hot(labels: np.ndarray, n_components: int) -> np.ndarray:
+def one_hot(labels: np.ndarray, n_components: int) -> np.ndarray:
+    """(N, K) responsibilities that put each item on its label (hard labels as a ``q(z)``)."""
     resp = np.zeros((len(labels), n_components))
     resp[np.arange(len(labels)), labels] = 1.0
     return resp
@@ -21,7 +22,7 @@ def _one_hot(labels: np.ndarray, n_components: int) -> np.ndarray:
 
 def _centers(model: MixtureModel, data, labels: np.ndarray, n_components: int) -> expfam.Natural:
     """Smoothed centers: the posterior of each hard cluster (``mu_k = (S_k + tau)/(N_k + nu)``, Alg. 2.1)."""
-    resp = _one_hot(labels, n_components)
+    resp = one_hot(labels, n_components)
     stats = {"N": resp.sum(axis=0), **model.obs.suff_stats(data, resp, model.obs_prior)}
     return expfam.posterior(model.obs, model.obs_prior, stats)
 
@@ -72,7 +73,7 @@ def bregman_kmeans(model: MixtureModel, data, seeds: np.ndarray, n_iters: int) -
 
 
 def params_from_labels(model: MixtureModel, data, labels: np.ndarray, n_components: int) -> MixtureParams:
-    resp = _one_hot(labels, n_components)
+    resp = one_hot(labels, n_components)
     local = MixtureLocal(resp=resp, log_norm=np.zeros(len(labels)), entropy=np.zeros(n_components))
     return model.global_step(model.summarize(data, local))
 
