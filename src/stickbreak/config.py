@@ -142,7 +142,8 @@ class LearnConfig:
         check_int("min_laps", self.min_laps, 1)
         check_positive("tol", self.tol, allow_zero=True)
         check_int("n_batches", self.n_batches, 1)
-        check_int("n_jobs", self.n_jobs, 1)
+        if self.n_jobs != -1:  # -1: every core, as in scikit-learn and the other estimators
+            check_int("n_jobs", self.n_jobs, 1)
         RobbinsMonro(self.learning_rate_delay, self.learning_rate_decay)  # validates kappa and tau
 
 

@@ -37,7 +37,7 @@ class LapRecord:
     terms: dict[str, float]
     n_components: int
     n_effective: int
-    seconds: float
+    seconds: float  # since the fit started (a resumed fit counts the time before the stop), at the end of this lap
     exact: bool = True
     moves: dict[str, dict[str, int]] = field(default_factory=dict)
     bytes_moved: int = 0  # to and from worker processes in this lap (0 in the driver's own process)

@@ -27,8 +27,39 @@ def _vocabulary(model) -> list[str]:
 
 
 def to_pyldavis(model, X) -> dict:
-    """The keyword arguments of ``pyLDAvis.prepare`` for a fitted topic model and its documents
-    ``X``: ``pyLDAvis.prepare(**to_pyldavis(model, X))``. Documents without tokens are left out."""
+    """The keyword arguments of ``pyLDAvis.prepare`` for a fitted topic model and its documents.
+
+    Use as ``pyLDAvis.prepare(**to_pyldavis(model, X))``. Only the used topics go out, largest
+    first; each row of the two distributions is normalised to sum to one. Documents without
+    tokens are left out.
+
+    Parameters
+    ----------
+    model : fitted topic model
+        An LDA, HDPTopicModel or DILN (its ``top_words``, ``topic_word_``, ``transform`` and
+        ``vocabulary_``).
+    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The documents' word counts (e.g. the training corpus).
+
+    Returns
+    -------
+    dict
+        ``topic_term_dists`` (n_used, n_words), ``doc_topic_dists`` (n_kept_documents, n_used),
+        ``doc_lengths`` (n_kept_documents,), ``vocab`` (list of n_words str, word ids as str
+        without a vocabulary) and ``term_frequency`` (n_words,).
+
+    Examples
+    --------
+    >>> from stickbreak import LDA, datasets
+    >>> from stickbreak.export import to_pyldavis
+    >>> X = datasets.load("ap").X[:200]
+    >>> lda = LDA(n_topics=5, max_laps=3, random_state=0).fit(X)
+    >>> args = to_pyldavis(lda, X)
+    >>> sorted(args)
+    ['doc_lengths', 'doc_topic_dists', 'term_frequency', 'topic_term_dists', 'vocab']
+    >>> args["topic_term_dists"].shape[1] == len(args["vocab"]) == 10473
+    True
+    """
     counts = (X if isinstance(X, BagOfWords) else BagOfWords.from_counts(X, what="X")).counts
     lengths = np.asarray(counts.sum(axis=1)).ravel()
     keep = lengths > 0
@@ -41,12 +72,37 @@ def to_pyldavis(model, X) -> dict:
 
 
 def to_gensim(model, alpha=None):
-    """A gensim ``LdaModel`` holding the used topics (largest first) and a gensim ``Dictionary`` of
-    the vocabulary, as ``(lda, dictionary)``: ``lda.get_topics()``, ``lda.show_topics()``,
-    ``lda[bow]`` and gensim's coherence models then work on it. The topic-word Dirichlet parameters
-    are the model's (``lda.state.sstats`` = ``components_`` minus the prior); ``alpha`` (the
-    document-topic prior gensim infers new documents with) defaults to the used topics' corpus-level
-    weights, normalised to sum to one. Needs gensim."""
+    """A gensim ``LdaModel`` holding the used topics (largest first) and a ``Dictionary`` of the vocabulary.
+
+    ``lda.get_topics()``, ``lda.show_topics()``, ``lda[bow]`` and gensim's coherence models then
+    work on it. The topic-word Dirichlet parameters are the model's (``lda.state.sstats`` =
+    ``components_`` minus the prior, floored at zero). Needs gensim (``pip install stickbreak[peers]``).
+
+    Parameters
+    ----------
+    model : fitted topic model
+        An LDA, HDPTopicModel or DILN.
+    alpha : float, str or array-like of shape (n_used,), optional
+        The document-topic prior gensim infers new documents with, passed to ``LdaModel``;
+        default the used topics' corpus-level weights (``topic_weights_``), normalised to sum to one.
+
+    Returns
+    -------
+    lda : gensim.models.LdaModel
+        The used topics, largest first.
+    dictionary : gensim.corpora.Dictionary
+        The vocabulary (word ids as str without one).
+
+    Examples
+    --------
+    >>> from stickbreak import LDA, datasets
+    >>> from stickbreak.export import to_gensim
+    >>> X = datasets.load("ap").X[:200]
+    >>> lda = LDA(n_topics=5, max_laps=3, random_state=0).fit(X)
+    >>> gensim_lda, dictionary = to_gensim(lda)
+    >>> gensim_lda.get_topics().shape, len(dictionary)
+    ((5, 10473), 10473)
+    """
     from gensim.corpora import Dictionary  # optional dependency
     from gensim.models import LdaModel
 

@@ -61,6 +61,12 @@ def test_sequences_validation_and_subset():
     sub = seqs.subset([1, 0])
     np.testing.assert_array_equal(sub.X, np.concatenate([X[2:6], X[0:2]]))
     assert sub.offsets.tolist() == [0, 4, 6]
+    assert seqs.subset([False, True]).lengths.tolist() == [4]       # a mask selects, not sequences 0 and 1
+    assert seqs.subset(slice(1, None)).lengths.tolist() == [4]
+    with pytest.raises(DataError, match="boolean mask of sequences needs 2 entries"):
+        seqs.subset([True])
+    with pytest.raises(DataError, match="integer numbers, a slice or a boolean mask"):
+        seqs.subset([0.5])
     with pytest.raises(DataError, match="start at 0 and end at the number of frames"):
         Sequences.from_arrays(X, [0, 2, 5])
     with pytest.raises(DataError, match="strictly increasing"):

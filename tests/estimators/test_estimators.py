@@ -136,3 +136,10 @@ def test_a_second_ctrl_c_after_the_laps_keeps_the_fit(monkeypatch):
         lda = LDA(n_topics=3, algorithm="stochastic", max_laps=2, n_batches=2, random_state=0).fit(counts)
     assert lda.stop_reason_ == "interrupted" and lda.n_iter_ == 2 and np.isfinite(lda.lower_bound_)
     assert np.allclose(lda.topic_word_.sum(axis=1), 1)
+
+
+def test_mixtures_take_n_jobs_minus_one_as_every_core():
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    assert DPMixture(n_jobs=-1, max_laps=3, random_state=0).fit(X).n_components_ >= 1
+    with pytest.raises(ValueError, match="n_jobs"):
+        DPMixture(n_jobs=0).fit(X)

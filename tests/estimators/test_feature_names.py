@@ -21,6 +21,8 @@ def _frame(X, prefix):
      lambda est, X: est.predict(X)),
     (lambda: HDPHMM(n_states=3, max_laps=3, random_state=0), datasets.load("mocap6").X.X[:300],
      lambda est, X: est.predict(X)),
+    (lambda: HDPHMM(n_states=3, max_laps=3, random_state=0), datasets.load("mocap6").X.X[:300],
+     lambda est, X: est.score(X)),  # score checks the names as predict does
     (lambda: LDA(n_topics=3, max_laps=3, random_state=0), real_data_for("mult")[:60].toarray(),
      lambda est, X: est.transform(X)),
 ])

@@ -235,3 +235,10 @@ def test_squarem_is_an_option_of_the_variational_steps(corpus):
         topic_model.topic_local_step = real
     with pytest.raises(ValueError, match="local_accelerate must be True, False or None"):
         LDA(algorithm_options={"local_accelerate": "yes"}).fit(corpus)
+
+
+def test_a_refit_in_another_family_drops_the_last_fits_concentrations(corpus):
+    hdp = HDPTopicModel(n_topics=4, moves=(), max_laps=3, random_state=0).fit(corpus)
+    assert set(hdp.concentrations_) >= {"concentration", "doc_topic_prior"}
+    hdp.set_params(variational_family="two_level", algorithm="vb").fit(corpus)
+    assert not hasattr(hdp, "concentrations_")

@@ -134,7 +134,7 @@ TRACE_COLUMNS = ("lap", "elbo", "n_components", "n_effective", "seconds")
 
 
 def write_trace(stage: Path, est) -> None:
-    """``trace.csv``: ELBO, K, K in use and seconds of every lap of a fitted estimator."""
+    """``trace.csv``: ELBO, K, K in use and seconds since the start (at each lap's end) of a fitted estimator."""
     _write_csv(stage / "trace.csv", TRACE_COLUMNS, [[r[k] for k in TRACE_COLUMNS] for r in est.trace_])
 
 

@@ -84,6 +84,30 @@ class BagOfWords:
     Behaves like the sparse matrix it wraps where a corpus is used as one: ``shape``, ``len`` (the
     documents), ``bow[rows]`` and ``bow[rows, columns]`` (a BagOfWords, the vocabulary cut to the
     columns), iteration over one-document BagOfWords, ``nnz``, ``sum`` and ``toarray``.
+
+    Parameters
+    ----------
+    counts : scipy.sparse.csr_matrix of shape (n_documents, n_words)
+        The counts, taken as given (no checks); build from user data with :meth:`from_counts`,
+        which validates them.
+    vocabulary : tuple of str of length n_words, optional
+        The word of each column, or None.
+
+    See Also
+    --------
+    BagOfWords.from_counts : Validated construction from an array or sparse matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stickbreak import BagOfWords
+    >>> bow = BagOfWords.from_counts(np.array([[2, 0, 1], [0, 3, 0]]), vocabulary=["a", "b", "c"])
+    >>> bow.shape, bow.nnz, len(bow)
+    ((2, 3), 3, 2)
+    >>> bow.total_counts
+    array([3., 3.])
+    >>> bow[1, [1, 2]].vocabulary
+    ('b', 'c')
     """
 
     counts: sp.csr_matrix
@@ -92,7 +116,35 @@ class BagOfWords:
     @classmethod
     def from_counts(cls, X, vocabulary: Sequence[str] | None = None, what: str = "X",
                     allow_empty: bool = False, integer: bool = True) -> "BagOfWords":
-        """Validated counts (finite, >= 0; whole numbers unless ``integer=False``: weights)."""
+        """Validated counts (finite, >= 0; whole numbers unless ``integer=False``: weights).
+
+        Duplicate entries are summed, explicit zeros dropped and the values cast to float64.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_documents, n_words)
+            The word counts, one row per document.
+        vocabulary : sequence of str of length n_words, optional
+            The word of each column (stored as a tuple of str).
+        what : str, default="X"
+            The name of ``X`` in error messages.
+        allow_empty : bool, default=False
+            Accept documents without words (else a :class:`DataError` names them).
+        integer : bool, default=True
+            Require whole-number counts; ``False`` accepts non-negative weights (e.g. tf-idf).
+
+        Returns
+        -------
+        BagOfWords
+            The validated counts as float64 CSR, with the vocabulary.
+
+        Raises
+        ------
+        DataError
+            If ``X`` is not 2-D, is empty, holds NaN, infinite, negative or (with ``integer``)
+            fractional values or (without ``allow_empty``) empty documents, or the vocabulary has
+            the wrong length.
+        """
         mat = _as_count_matrix(X, what, integer)
         if not allow_empty:
             empty = np.flatnonzero(np.diff(mat.indptr) == 0)
@@ -112,18 +164,22 @@ class BagOfWords:
 
     @property
     def n_items(self) -> int:
+        """The number of documents (rows)."""
         return self.counts.shape[0]
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n_documents, n_words)``, as the sparse matrix's."""
         return self.counts.shape
 
     @property
     def ndim(self) -> int:
+        """Always 2, as for a matrix."""
         return 2
 
     @property
     def nnz(self) -> int:
+        """The number of stored (document, word) entries."""
         return self.counts.nnz
 
     def __len__(self) -> int:
@@ -144,38 +200,95 @@ class BagOfWords:
             yield self[d]
 
     def sum(self, axis=None):
-        """Total tokens (``axis=None``), per word (0) or per document (1), as ``scipy.sparse`` sums."""
+        """Total tokens (``axis=None``), per word (0) or per document (1), as ``scipy.sparse`` sums.
+
+        Parameters
+        ----------
+        axis : {None, 0, 1}, default=None
+            The axis summed over, as in ``scipy.sparse.csr_matrix.sum``.
+
+        Returns
+        -------
+        float or numpy.matrix
+            The total (``axis=None``), or a matrix of shape (1, n_words) (``axis=0``) or
+            (n_documents, 1) (``axis=1``).
+        """
         return self.counts.sum(axis=axis)
 
     def toarray(self) -> np.ndarray:
-        """The dense (documents x words) counts."""
+        """The dense (documents x words) counts.
+
+        Returns
+        -------
+        ndarray of shape (n_documents, n_words)
+            The counts as a dense float64 array.
+        """
         return self.counts.toarray()
 
     def tocsr(self) -> sp.csr_matrix:
+        """The counts as the CSR matrix held (not a copy).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_documents, n_words)
+            The counts themselves.
+        """
         return self.counts
 
     @property
     def n_features(self) -> int:
+        """The vocabulary size (columns)."""
         return self.counts.shape[1]
 
     @property
     def doc_lengths(self) -> np.ndarray:
+        """The number of distinct words of each document, shape (n_documents,) (tokens: :attr:`total_counts`)."""
         return np.diff(self.counts.indptr)  # number of distinct words; see total_counts for tokens
 
     @property
     def total_counts(self) -> np.ndarray:
+        """The number of tokens (sum of counts) of each document, shape (n_documents,)."""
         return np.asarray(self.counts.sum(axis=1)).ravel()
 
     def subset(self, index) -> "BagOfWords":
+        """The documents at ``index``, with the same vocabulary.
+
+        Parameters
+        ----------
+        index : int, slice, array-like of int or bool mask
+            The rows to keep, in that order.
+
+        Returns
+        -------
+        BagOfWords
+            The selected documents over all the words.
+        """
         return BagOfWords(self.counts[index], self.vocabulary)
 
     def words_used(self) -> np.ndarray:
-        """The sorted columns (words) that occur in these documents."""
+        """The sorted columns (words) that occur in these documents.
+
+        Returns
+        -------
+        ndarray of shape (n_used,)
+            The word ids with a stored count in at least one document, ascending.
+        """
         return np.unique(self.counts.indices)
 
     def on_words(self, words: np.ndarray) -> "BagOfWords":
-        """The documents with column ``j`` holding word ``words[j]`` (``words`` sorted, every word
-        of the documents among them): a part kept on the words it uses."""
+        """The documents with column ``j`` holding word ``words[j]``: a part kept on the words it uses.
+
+        Parameters
+        ----------
+        words : ndarray of shape (n_kept,)
+            Sorted word ids that include every word of these documents (e.g. :meth:`words_used`);
+            a word missing from it is not detected and lands on a wrong column.
+
+        Returns
+        -------
+        BagOfWords
+            The counts of shape (n_documents, n_kept), without a vocabulary.
+        """
         counts = self.counts
         indices = np.searchsorted(words, counts.indices).astype(counts.indices.dtype)
         return BagOfWords(sp.csr_matrix((counts.data, indices, counts.indptr), shape=(counts.shape[0], len(words))))

@@ -55,21 +55,74 @@ def _as_float_matrix(X, what: str) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class DenseData:
-    """``X`` of shape (n_items, n_features), float64, finite."""
+    """Dense real-valued data: ``X`` of shape (n_items, n_features), float64, finite.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_items, n_features)
+        The rows, taken as given (no checks); build from user data with :meth:`from_array`,
+        which validates them.
+
+    See Also
+    --------
+    DenseData.from_array : Validated construction from any 2-D array-like.
+
+    Examples
+    --------
+    >>> from stickbreak import DenseData, datasets
+    >>> data = DenseData.from_array(datasets.load("old_faithful").X)
+    >>> data.n_items, data.n_features, data.X.dtype
+    (272, 2, dtype('float64'))
+    >>> data.subset([0, 5, 7]).X.shape
+    (3, 2)
+    """
 
     X: np.ndarray
 
     @classmethod
     def from_array(cls, X, what: str = "X") -> "DenseData":
+        """Validated dense data: a 2-D finite numeric array, converted to contiguous float64.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_items, n_features)
+            The data, one row per item (bool, int, float, or objects holding numbers).
+        what : str, default="X"
+            The name of ``X`` in error messages.
+
+        Returns
+        -------
+        DenseData
+            The data as C-contiguous float64.
+
+        Raises
+        ------
+        DataError
+            If ``X`` is sparse, not 2-D, empty, complex, not numeric, or holds NaN or infinite values.
+        """
         return cls(_as_float_matrix(X, what))
 
     @property
     def n_items(self) -> int:
+        """The number of items (rows)."""
         return self.X.shape[0]
 
     @property
     def n_features(self) -> int:
+        """The number of features (columns)."""
         return self.X.shape[1]
 
     def subset(self, index) -> "DenseData":
+        """The items at ``index``, as a contiguous copy.
+
+        Parameters
+        ----------
+        index : int, slice, array-like of int or bool mask
+            The rows to keep, in that order.
+
+        Returns
+        -------
+        DenseData
+            The selected rows.
+        """
         return DenseData(np.ascontiguousarray(self.X[index]))

@@ -23,7 +23,20 @@ def pickled_arrays(exc: Exception, name: str) -> "DataError | None":
 
 
 class DataError(ValueError):
-    """Input data that cannot be fitted as given. The message says what is wrong and how to fix it."""
+    """Input data that cannot be fitted as given. The message says what is wrong and how to fix it.
+
+    A subclass of :class:`ValueError`, so code catching scikit-learn's input errors catches it too.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stickbreak import DataError, DPMixture
+    >>> try:
+    ...     DPMixture().fit(np.array([[0.0, np.nan]]))
+    ... except DataError as err:
+    ...     print("NaN" in str(err), isinstance(err, ValueError))
+    True True
+    """
 
 
 class DataTypeError(DataError, TypeError):

@@ -30,7 +30,33 @@ VERSION = 1
 
 
 class ShardStore(Sequence):
-    """A sequence of batches on disk; ``store[b]`` memory-maps batch ``b``."""
+    """A sequence of batches on disk; ``store[b]`` memory-maps batch ``b``.
+
+    Create one with :meth:`write` (in-memory data split into random batches) or :meth:`from_chunks`
+    (one shard per chunk, e.g. read piece by piece from a large file), reopen it with :meth:`open`,
+    and pass it to ``fit`` of a memoized estimator in place of the data. Each batch read is a
+    :class:`DenseData` or a :class:`BagOfWords` whose arrays are memory-mapped, and is checked
+    against ``shards.json`` (a damaged shard raises :class:`DataError`).
+
+    Parameters
+    ----------
+    directory : str or path-like
+        The shard directory.
+    meta : dict
+        The contents of its ``shards.json`` (format, version, kind, n_features, sizes, vocabulary).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stickbreak import DenseData, ShardStore
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> store = ShardStore.write(DenseData.from_array(X), "x_shards", n_batches=4)
+    >>> len(store), store.kind, store.n_items, store.n_features
+    (4, 'dense', 100, 3)
+    >>> again = ShardStore.open("x_shards")
+    >>> type(again[0]).__name__, sum(batch.n_items for batch in again)
+    ('DenseData', 100)
+    """
 
     def __init__(self, directory, meta: dict):
         self.directory = Path(directory)
@@ -44,6 +70,27 @@ class ShardStore(Sequence):
         Chunks may be arrays, scipy sparse matrices, :class:`DenseData` or :class:`BagOfWords`;
         a dense array is a dense chunk, a sparse matrix a chunk of word counts. The chunks are
         validated as they come, so an iterator over a file larger than memory works.
+
+        Parameters
+        ----------
+        chunks : iterable of array-like, sparse matrix, DenseData or BagOfWords
+            The batches, in order, all of one kind and with the same number of features (a
+            sparse chunk must have no empty document).
+        directory : str or path-like
+            Where to write; created if missing, and must not hold shards already.
+        vocabulary : sequence of str, optional
+            The words of the columns, stored in ``shards.json`` for bag-of-words shards.
+
+        Returns
+        -------
+        ShardStore
+            The store just written.
+
+        Raises
+        ------
+        DataError
+            If the directory already holds shards, there is no chunk, a chunk is invalid, or the
+            chunks differ in kind or number of features.
         """
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
@@ -69,13 +116,47 @@ class ShardStore(Sequence):
 
     @classmethod
     def write(cls, data, directory, n_batches: int, seed: int = 0) -> "ShardStore":
-        """Split in-memory data into ``n_batches`` random batches (as :func:`batch_indices`) on disk."""
+        """Split in-memory data into ``n_batches`` random batches (as :func:`batch_indices`) on disk.
+
+        Parameters
+        ----------
+        data : DenseData or BagOfWords
+            The validated data (its ``vocabulary``, if any, is stored too).
+        directory : str or path-like
+            Where to write; created if missing, and must not hold shards already.
+        n_batches : int
+            The number of batches (shards).
+        seed : int, default=0
+            Seed of the random assignment of items to batches.
+
+        Returns
+        -------
+        ShardStore
+            The store just written.
+        """
         index = batch_indices(data.n_items, n_batches, seed)
         vocabulary = getattr(data, "vocabulary", None)
         return cls.from_chunks((data.subset(i) for i in index), directory, vocabulary)
 
     @classmethod
     def open(cls, directory) -> "ShardStore":
+        """The store written earlier to ``directory``.
+
+        Parameters
+        ----------
+        directory : str or path-like
+            A directory written by :meth:`write` or :meth:`from_chunks`.
+
+        Returns
+        -------
+        ShardStore
+            The store; shards are read (and checked) only when indexed.
+
+        Raises
+        ------
+        DataError
+            If the directory has no ``shards.json`` or it is of an unknown format or a newer version.
+        """
         path = Path(directory) / "shards.json"
         if not path.exists():
             raise DataError(f"{directory} is not a shard directory (no shards.json); write one with ShardStore.write")
@@ -110,6 +191,7 @@ class ShardStore(Sequence):
 
     @property
     def kind(self) -> str:
+        """``"dense"`` (rows, read as :class:`DenseData`) or ``"bow"`` (word counts, as :class:`BagOfWords`)."""
         return self.meta["kind"]
 
     @property
@@ -120,14 +202,32 @@ class ShardStore(Sequence):
 
     @property
     def n_items(self) -> int:
+        """The number of items (rows) of all shards together."""
         return int(sum(self.meta["sizes"]))
 
     @property
     def n_features(self) -> int:
+        """The number of features (vocabulary size for word counts)."""
         return int(self.meta["n_features"])
 
     def sample(self, n_items: int, rng: np.random.Generator):
-        """An in-memory random sample of about ``n_items`` items, drawn shard by shard (for initialisation)."""
+        """An in-memory random sample of about ``n_items`` items, drawn shard by shard (for initialisation).
+
+        Each shard contributes the same fraction ``n_items / self.n_items`` of its items (rounded,
+        at least one), drawn without replacement and kept in their order.
+
+        Parameters
+        ----------
+        n_items : int
+            The sample size wanted (at most all items).
+        rng : numpy.random.Generator
+            The random generator.
+
+        Returns
+        -------
+        DenseData or BagOfWords
+            The sample, in memory.
+        """
         fraction = min(1.0, n_items / self.n_items)
         parts = []
         for b in range(len(self)):

@@ -12,10 +12,36 @@ from ..data.text_io import read_ldac
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A bundled data set: ``X`` (dense array, a :class:`~stickbreak.data.BagOfWords` of word
-    counts with its ``vocabulary``, or :class:`~stickbreak.data.Sequences` of frames), optional
-    ``labels`` (per item, or per frame for sequences), metadata, and ``extras``: further arrays or
-    names particular to the data set (e.g. ``Xprev`` for sequences)."""
+    """A bundled data set: the data, optional labels, metadata and extras, as :func:`load` returns it.
+
+    Parameters
+    ----------
+    name : str
+        The name :func:`load` knows it by.
+    X : ndarray of shape (n_items, n_features), BagOfWords or Sequences
+        The data: a dense array, a :class:`~stickbreak.BagOfWords` of word counts (with its
+        ``vocabulary``), or :class:`~stickbreak.Sequences` of frames.
+    labels : ndarray of shape (n_items,) or (n_frames,), or None
+        True labels, per item (per frame for sequences), when the data set has them.
+    feature_names : tuple of str, or None
+        The name of each feature (the vocabulary for word counts, the channels for sequences).
+    description : str
+        What the data are, in one or two sentences.
+    source : str
+        Where the data come from, with their licence.
+    extras : dict, default={}
+        Further arrays or names particular to the data set (e.g. ``Xprev``, ``label_names`` and
+        ``sequence_names`` for mocap6).
+
+    Examples
+    --------
+    >>> from stickbreak import datasets
+    >>> ds = datasets.load("digits")
+    >>> ds.name, ds.X.shape, ds.labels.shape, len(ds.feature_names)
+    ('digits', (1797, 64), (1797,), 64)
+    >>> sorted(datasets.load("mocap6").extras)
+    ['Xprev', 'label_names', 'sequence_names']
+    """
 
     name: str
     X: object
@@ -88,14 +114,74 @@ _SUMMARY = {
 
 
 def names() -> list[str]:
+    """The names of the bundled data sets, sorted.
+
+    Returns
+    -------
+    list of str
+        The names :func:`load` accepts.
+
+    Examples
+    --------
+    >>> from stickbreak import datasets
+    >>> datasets.names()
+    ['ap', 'digits', 'mocap6', 'old_faithful']
+    """
     return sorted(_LOADERS)
 
 
 def summaries() -> dict[str, str]:
+    """A one-line summary of each bundled data set (size, kind of data, the models it suits).
+
+    Returns
+    -------
+    dict of str to str
+        ``{name: summary}`` for every name of :func:`names`.
+
+    Examples
+    --------
+    >>> from stickbreak import datasets
+    >>> print(datasets.summaries()["old_faithful"])
+    272 x 2 geyser eruptions (dense, Gaussian models)
+    """
     return dict(_SUMMARY)
 
 
 def load(name: str) -> Dataset:
+    """Read a bundled data set from the package's files.
+
+    * ``"old_faithful"``: 272 x 2 dense array (eruption duration, waiting time), no labels;
+    * ``"digits"``: 1,797 x 64 dense array of 8x8 images, labels 0-9;
+    * ``"ap"``: :class:`~stickbreak.BagOfWords` of 2,246 AP articles over 10,473 words;
+    * ``"mocap6"``: :class:`~stickbreak.Sequences` of 6 motion-capture sequences (2,058 frames x
+      12 joint angles), labels 1-12 per frame, ``extras["Xprev"]`` for autoregressive models.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+
+    Returns
+    -------
+    Dataset
+        The data with their labels (if any), feature names, description and source.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a bundled data set.
+
+    Examples
+    --------
+    >>> from stickbreak import datasets
+    >>> datasets.load("old_faithful").X.shape
+    (272, 2)
+    >>> ap = datasets.load("ap").X
+    >>> ap.shape, ap.vocabulary[:3]
+    ((2246, 10473), ('i', 'new', 'percent'))
+    >>> int(datasets.load("mocap6").X.lengths.sum())
+    2058
+    """
     try:
         return _LOADERS[name]()
     except KeyError:

@@ -52,9 +52,43 @@ def _corpus_name(path: Path) -> str:
 def read_data(spec: str):
     """``(X, labels, name)`` from a bundled data set name, a .npy / .npz / .csv file or a shard directory.
 
-    Text corpora (LDA-C .dat/.ldac, Matrix Market .mm/.mtx, UCI docword.*, optionally .gz, and
-    directories holding bow.npz or docword.*) give ``(BagOfWords, None, name)``; their empty
-    documents are dropped with a warning.
+    This is how the command line reads its data argument. Text corpora (LDA-C .dat/.ldac, Matrix
+    Market .mm/.mtx, UCI docword.*, optionally .gz, and directories holding bow.npz or docword.*)
+    give ``(BagOfWords, None, name)``; their empty documents are dropped with a warning. A
+    directory with ``shards.json`` gives a :class:`~stickbreak.ShardStore`. A ``.npz`` file may
+    hold ``X``, a single array, or a CSR matrix (``data``, ``indices``, ``indptr``, ``shape``); a
+    CSV table may be gzipped and start with one header line. Nothing is unpickled.
+
+    Parameters
+    ----------
+    spec : str
+        A bundled data set name (:func:`names`), or the path of a file or directory.
+
+    Returns
+    -------
+    X : ndarray, scipy.sparse.csr_matrix, BagOfWords, Sequences or ShardStore
+        The data, as read (not yet validated for a model).
+    labels : ndarray or None
+        The true labels of a bundled data set, else None.
+    name : str
+        A short name for the data (the data set's, or one taken from the file name).
+
+    Raises
+    ------
+    DataError
+        If ``spec`` is neither a bundled name nor an existing path, or the file cannot be read.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stickbreak.datasets import read_data
+    >>> X, labels, name = read_data("digits")
+    >>> X.shape, labels.shape, name
+    ((1797, 64), (1797,), 'digits')
+    >>> np.save("points.npy", np.zeros((4, 2)))
+    >>> X, labels, name = read_data("points.npy")
+    >>> X.shape, labels, name
+    ((4, 2), None, 'points')
     """
     if spec in datasets.names():
         ds = datasets.load(spec)

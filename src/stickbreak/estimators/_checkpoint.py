@@ -31,10 +31,37 @@ SUPPORTED = ("checkpoint= is supported by algorithm='vb', 'stochastic' and 'memo
 
 @dataclass(frozen=True)
 class CheckpointDir:
-    """Where to write checkpoints: ``fit(X, checkpoint=CheckpointDir(DIR, every=60))``. A checkpoint
-    is written after every lap and, by learners that can (memoized and stochastic VI), within a lap too once
-    ``every`` seconds have passed since the last one (None: only after laps); ``extra`` holds
-    JSON-able notes kept in them (the CLI's arguments)."""
+    """Where and how often a fit writes its checkpoints: ``fit(X, checkpoint=CheckpointDir(DIR, every=60))``.
+
+    A checkpoint (``DIR/checkpoint.npz``, replaced atomically each time) is written after every
+    lap and, by the learners that can (memoized and stochastic VI), within a lap too once
+    ``every`` seconds have passed since the last one; :func:`stickbreak.resume` continues the fit
+    from it. Passing a plain directory path as ``checkpoint=`` is the same as
+    ``CheckpointDir(path)``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The directory (made if missing); it must not already hold a checkpoint.
+    extra : dict, optional
+        JSON-able notes stored with every checkpoint (the command line keeps its arguments there).
+    every : float or None, default=600.0
+        Seconds between checkpoints within a lap (> 0); None writes them only after laps.
+
+    See Also
+    --------
+    resume : Continue the checkpointed fit.
+
+    Examples
+    --------
+    >>> import os
+    >>> from stickbreak import CheckpointDir, DPMixture, datasets
+    >>> X = datasets.load("old_faithful").X
+    >>> model = DPMixture(algorithm="memoized", n_components=5, max_laps=3, tol=0, random_state=0)
+    >>> model = model.fit(X, checkpoint=CheckpointDir("run", every=None))
+    >>> os.listdir("run")
+    ['checkpoint.npz']
+    """
 
     path: Path
     extra: dict = field(default_factory=dict)
@@ -162,14 +189,59 @@ def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = Tru
 
 
 def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, **fit_inputs):
-    """Continue the fit checkpointed in ``directory`` on its training data ``X`` (with the fit's
-    other inputs, e.g. ``lengths=`` for HMMs) to its end; returns the fitted estimator, the same as
-    if the run had never stopped. ``executor`` says where the rest runs (default: as the
-    checkpointed fit said; a Dask client is not saved, so pass it again); the result is the same.
-    ``max_laps`` above the fit's extends a run that stopped at its ``max_laps`` (a converged run stays
-    as it is): the laps added are those the longer run would have made. The checkpoint is refused
-    (CheckpointError, a ValueError) if it is corrupt or ``X`` is not the data it was written for; it
-    is only replaced by later laps."""
+    """Continue the fit checkpointed in ``directory`` to its end, as if it had never stopped.
+
+    The estimator is rebuilt from the checkpoint (its class and constructor parameters), the
+    fit's setup is repeated with the generator's saved starting state (the same batches), the
+    saved learner state is swapped in and the remaining laps run: the result equals the
+    uninterrupted run's. The checkpoint is only replaced by later laps.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        The directory the fit wrote its checkpoints to (``fit(X, checkpoint=directory)``).
+    X : array-like, sparse matrix, Sequences or ShardStore
+        The fit's training data, exactly as first given (they are checked against the
+        checkpoint's SHA-256 fingerprint).
+    callbacks : list of callable, optional
+        Callbacks for the remaining laps (callbacks are not saved).
+    executor : optional
+        Where the remaining laps' local steps run (an ``executor`` value of the estimator);
+        default: as the checkpointed fit said. A Dask client is not saved, so pass it again.
+        The result does not depend on it.
+    max_laps : int, optional
+        A larger ``max_laps`` than the fit's extends a run that stopped at its ``max_laps`` by
+        the laps the longer run would have made (a converged run stays as it is).
+    **fit_inputs
+        The fit's other inputs, as first given, e.g. ``lengths=`` for HMMs.
+
+    Returns
+    -------
+    estimator : object
+        The fitted estimator, of the class that wrote the checkpoint.
+
+    Raises
+    ------
+    stickbreak.CheckpointError
+        If the checkpoint is missing, corrupt or of an unknown estimator, or ``X`` is not the data
+        it was written for (a ValueError).
+
+    See Also
+    --------
+    CheckpointDir : How often checkpoints are written.
+
+    Examples
+    --------
+    >>> import stickbreak
+    >>> from stickbreak import DPMixture, datasets
+    >>> X = datasets.load("old_faithful").X
+    >>> short = DPMixture(algorithm="vb", n_components=5, max_laps=3, tol=0, random_state=0)
+    >>> short = short.fit(X, checkpoint="run")  # as if the run had stopped after 3 laps
+    >>> longer = stickbreak.resume("run", X, max_laps=6)
+    >>> whole = DPMixture(algorithm="vb", n_components=5, max_laps=6, tol=0, random_state=0).fit(X)
+    >>> longer.n_iter_, bool(longer.lower_bound_ == whole.lower_bound_)
+    (6, True)
+    """
     resuming = read(directory)
     name = resuming.document["estimator"]
     if name not in persist.ESTIMATORS:

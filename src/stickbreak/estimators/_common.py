@@ -162,7 +162,32 @@ class SavableMixin:
 
     @classmethod
     def load(cls, path):
-        """Load a model saved by :meth:`save`."""
+        """Load a model of this class saved by :meth:`save`.
+
+        Nothing is unpickled; the file's SHA-256 digest is checked, so a damaged or edited file is
+        refused. :func:`stickbreak.load` reads a model of any class.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The ``.npz`` file written by :meth:`save`.
+
+        Returns
+        -------
+        estimator : object
+            The fitted estimator, an instance of this class, ready to predict, score, report and
+            save (its ``callbacks`` are None).
+
+        Raises
+        ------
+        FileNotFoundError
+            If there is no file at ``path``.
+        TypeError
+            If the file holds a model of another class.
+        stickbreak.persist.ModelFileError
+            If the file is not a stickbreak model, was written by a newer format version, or was
+            damaged or edited since it was saved.
+        """
 
         est = persist.load(path)
         if not isinstance(est, cls):
@@ -177,8 +202,33 @@ class ReportMixin:
     report_kind: str
 
     def report(self, path, X=None, **data):
-        """Write a self-contained HTML report (figures, fit, data, settings, versions) to ``path``;
-        ``data``: ``labels``, ``lengths``, ``Xprev``, ``image_shape``, as :func:`stickbreak.report.write_report`."""
+        """Write a self-contained HTML report of the fitted model to ``path``.
+
+        The page shows the fit (stop reason, laps, K, final ELBO, timings), the data, the
+        constructor parameters and the package versions, the ELBO trace and the figures of the
+        model's kind (:func:`stickbreak.report.write_report`); the figures are embedded, so the
+        file can be shared alone.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The HTML file to write (missing directories are made).
+        X : array-like, sparse matrix or Sequences, optional
+            Data of the kind the model was fitted on, for the data table and the figures that
+            need data (mixtures: the items by cluster; HMMs: state sequences and durations;
+            admixtures: topic proportions per group).
+        **data
+            Keywords of :func:`stickbreak.report.write_report`: ``lengths`` (sequence or group
+            lengths of ``X`` for HMMs and admixtures), ``Xprev`` (predecessors, for
+            ``obs_model="ar_gauss"``), ``labels`` (true state labels, an aligned strip for HMMs),
+            ``image_shape`` (mixtures: draw the cluster means as images of this shape instead of
+            a PCA projection of ``X``), ``run`` (a dict of extra facts) and ``title``.
+
+        Returns
+        -------
+        path : pathlib.Path
+            The path written.
+        """
         check_is_fitted(self, "trace_")
         return write_report(self, path, X, **data)
 

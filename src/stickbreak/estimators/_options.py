@@ -83,8 +83,22 @@ class AlgorithmOptionsMixin:
         return getattr(self._options(), name)
 
     def set_params(self, **params):
-        """scikit-learn's ``set_params``; the old option names are folded into ``algorithm_options``
-        as in ``__init__``."""
+        """Set the estimator's parameters (scikit-learn's ``set_params``).
+
+        The deprecated option keywords (the fields of ``algorithm_options`` given by name, e.g.
+        ``learning_rate_decay=0.9``) are folded into ``algorithm_options`` with a FutureWarning,
+        as in ``__init__``. Values are checked at the next :meth:`fit`, as for scikit-learn.
+
+        Parameters
+        ----------
+        **params
+            Constructor parameters and their new values, as ``name=value``.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+        """
         keywords = {k: v for k, v in params.items() if k in self._legacy_names() or k == OPTION_KEYWORDS}
         if keywords:
             params = {k: v for k, v in params.items() if k not in keywords}

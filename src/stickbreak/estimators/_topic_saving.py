@@ -7,14 +7,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import persist
 from ..core.suffstats import SuffStats
+from ._topic_docs import SAVE, documented
 
 
 class TopicSaving:
     """``save`` and ``_from_saved`` of a topic estimator: its prior, topics, document-weight
     parameters, statistics, vocabulary, trace and ``partial_fit`` stream, as plain arrays and JSON."""
 
+    @documented(SAVE)
     def save(self, path):
-        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
         check_is_fitted(self, "params_")
         params = self._saved_params()
         arrays = {

@@ -2,15 +2,15 @@
 :class:`stickbreak.models.topics.admixture.Admixture`; Hughes 2016, Ch. 5, image patches grouped
 by image). Groups are passed the way hmmlearn passes sequences: ``fit(X, lengths)`` with the items
 of all groups stacked in ``X`` and ``lengths`` the number of items of each group (their order
-inside a group does not matter), or a list of 2-D arrays, one per group.
+inside a group does not matter to the fit), or a list of 2-D arrays, one per group.
 
 >>> import numpy as np
 >>> from stickbreak import HDPAdmixture
 >>> rng = np.random.default_rng(0)
 >>> X = rng.normal(size=(600, 4)) * np.repeat([[1, 1, 1, 1], [3, .3, 1, 1], [.3, 3, 1, 1]], 200, axis=0)
 >>> model = HDPAdmixture(n_topics=10, random_state=0).fit(X, lengths=[50] * 12)
->>> model.topic_proportions(X, lengths=[50] * 12).shape
-(12, 10)
+>>> model.topic_proportions(X, lengths=[50] * 12).shape  # the moves kept 3 of the 10 topics
+(12, 3)
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ..models.mixture.model import MixtureModel
 from ..models.topics.admixture import UNSUPPORTED, Admixture
 from ..models.topics.options import START_NAMES, LocalOptions
 from ..priors import MIXTURE_WEIGHTS, topic_hdp
+from ._admixture_docs import ADMIXTURE_DOC
 from ._common import ReportMixin, SavableMixin, as_generator, checked_family, chunks_for, check_feature_names, check_fit_memory, check_n_features, check_n_jobs, numba_threads
 from ._fitting import run_plan, variational_plan
 from .hmm import as_sequences
@@ -44,19 +45,7 @@ ADMIXTURE_MOVES = ("birth", "merge", "delete")
 
 @persist.register
 class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """HDP admixture: each group (an image, a document, a user) has its own topic weights
-    ``pi_d ~ DP(alpha, pi^G)`` over corpus-level topics ``pi^G ~ GEM(gamma)``; each item of the group
-    comes from one topic of ``obs_model`` (Teh et al. 2006; Hughes 2016, Ch. 5, direct-assignment
-    surrogate bound). Memoized VI from ``n_topics`` topics with birth, merge and delete moves
-    accepted on the exact ELBO (``moves``; batch VB has none): ``n_topics_`` topics at the end,
-    ``n_active_topics_`` of them holding at least one item's worth of mass.
-
-    ``concentration`` is gamma, ``doc_topic_prior`` alpha; ``obs_prior`` options of the family
-    (e.g. ``{"covariance": ...}``); ``local_start``: where each group's fixed point starts each lap
-    ("scratch", "warm": never lowers the ELBO, or "best" of both); ``local_max_iter`` and
-    ``local_tol`` its iterations and tolerance on the counts; ``n_jobs`` threads share each local
-    step's groups (-1: all cores).
-    """
+    __doc__ = ADMIXTURE_DOC
 
     report_kind = "admixture"
 
@@ -128,10 +117,26 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, *, lengths=None):
-        """Fit to groups of items; returns ``self``. ``X``: the items of all groups stacked
-        (n_items, n_features) with ``lengths`` (items per group, in order, by keyword; default one
-        group), a list of 2-D arrays (one per group) or a :class:`~stickbreak.data.Sequences`. Every
-        setting and the data are checked before any work starts; ``y`` is ignored."""
+        """Fit the admixture to groups of items.
+
+        Every setting and the data are checked before any work starts.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
+            arrays, one per group; or a :class:`~stickbreak.Sequences`.
+        lengths : array-like of int of shape (n_groups,), optional
+            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
+            default: one group.
+        y : None
+            Ignored; for scikit-learn's API.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         learn_cfg, moves_cfg, local = self._configs()
         check_feature_names(self, X, reset=True)
         seqs = as_sequences(X, lengths, what="X")
@@ -183,19 +188,69 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
             return self.model_.local_step(self.params_, seqs)
 
     def topic_proportions(self, X, lengths=None) -> np.ndarray:
-        """Each group's expected topic proportions ``E[pi_dk]`` over this model's topics (n_groups,
-        n_topics); the mass beyond them, ``a_>K / sum``, is left out, so rows sum to slightly below 1."""
+        """Each group's expected topic proportions ``E[pi_dk]`` under the fitted topics.
+
+        One local step per group (the topics fixed) gives its expected topic counts ``N_dk``;
+        ``E[pi_dk] = (N_dk + alpha E[pi^G_k]) / (N_d + alpha)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
+            arrays, one per group; or a :class:`~stickbreak.Sequences`.
+        lengths : array-like of int of shape (n_groups,), optional
+            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
+            default: one group.
+
+        Returns
+        -------
+        proportions : ndarray of shape (n_groups, n_topics)
+            Each group's proportions; the mass beyond the model's topics, ``alpha E[pi^G_>K]``,
+            is left out, so rows sum to slightly below 1.
+        """
         seqs = self._validated(X, lengths)
         prior, prior_rest = self.model_.weights.pseudo_counts(self.model_.weights_prior, self.params_.weights)
         theta = self._local(seqs).doc_topic + prior[None, :]
         return theta / (theta.sum(axis=1, keepdims=True) + prior_rest)
 
     def transform(self, X, lengths=None) -> np.ndarray:
-        """Each item's topic responsibilities within its group (n_items, n_topics); rows sum to 1."""
+        """Each item's topic responsibilities within its group.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
+            arrays, one per group; or a :class:`~stickbreak.Sequences`.
+        lengths : array-like of int of shape (n_groups,), optional
+            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
+            default: one group.
+
+        Returns
+        -------
+        resp : ndarray of shape (n_samples, n_topics)
+            ``q(z_n = k)`` of every item; rows sum to 1.
+        """
         return self._local(self._validated(X, lengths)).word_topic
 
     def fit_transform(self, X, y=None, *, lengths=None) -> np.ndarray:
-        """:meth:`fit`, then :meth:`transform` of the same groups."""
+        """Fit the admixture, then return :meth:`transform` of the same groups.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
+            arrays, one per group; or a :class:`~stickbreak.Sequences`.
+        lengths : array-like of int of shape (n_groups,), optional
+            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
+            default: one group.
+        y : None
+            Ignored; for scikit-learn's API.
+
+        Returns
+        -------
+        resp : ndarray of shape (n_samples, n_topics)
+            ``q(z_n = k)`` of every item under the fitted model; rows sum to 1.
+        """
         return self.fit(X, lengths=lengths).transform(X, lengths=lengths)
 
     @property
@@ -204,13 +259,47 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
         return self.params_.n_components
 
     def predict(self, X, lengths=None) -> np.ndarray:
-        """Each item's most responsible topic within its group (n_items,)."""
+        """Each item's most responsible topic within its group.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
+            arrays, one per group; or a :class:`~stickbreak.Sequences`.
+        lengths : array-like of int of shape (n_groups,), optional
+            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
+            default: one group.
+
+        Returns
+        -------
+        topics : ndarray of shape (n_samples,)
+            The topic index of each item, in ``range(n_topics_)``.
+        """
         return np.argmax(self.transform(X, lengths), axis=1)
 
     def score_samples(self, X, lengths=None) -> np.ndarray:
-        """Held-out ``log p(x_n | the other half of its group)`` per item (n_items,), by completion:
-        each group's items at even positions fit its topic weights and score those at odd positions,
-        and the other way round (a one-item group is scored under the corpus weights)."""
+        """Held-out log predictive density of each item given the other half of its group, in nats.
+
+        Document completion: each group's items at even positions (in the order given) fit its
+        topic weights and score those at odd positions, and the other way round; an item's
+        density mixes the topics' posterior predictives with the group's expected weights, plus
+        the mass beyond the truncation at a fresh topic from the prior. A one-item group is
+        scored under the corpus weights.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
+            arrays, one per group; or a :class:`~stickbreak.Sequences`.
+        lengths : array-like of int of shape (n_groups,), optional
+            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
+            default: one group.
+
+        Returns
+        -------
+        log_density : ndarray of shape (n_samples,)
+            ``log p(x_n | the other half of its group, training data)`` of each item.
+        """
         seqs = self._validated(X, lengths)
         out = np.empty(seqs.n_frames)
         for parity in (0, 1):
@@ -222,12 +311,45 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
         return out
 
     def score(self, X, y=None, lengths=None) -> float:
-        """Mean held-out log-likelihood per item (:meth:`score_samples`)."""
+        """Mean held-out log predictive density per item, in nats (higher is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
+            arrays, one per group; or a :class:`~stickbreak.Sequences`.
+        y : None
+            Ignored; for scikit-learn's API.
+        lengths : array-like of int of shape (n_groups,), optional
+            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
+            default: one group.
+
+        Returns
+        -------
+        score : float
+            The mean of :meth:`score_samples`.
+        """
         return float(np.mean(self.score_samples(X, lengths)))
 
     # ------------------------------------------------------------------ persistence
     def save(self, path):
-        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
+        """Save the fitted model to one ``.npz`` file of arrays with JSON metadata (no pickle).
+
+        The file holds the variational parameters, the priors, the statistics, the trace, the
+        accepted moves and the constructor parameters (callbacks and a Generator
+        ``random_state`` are not saved), with a SHA-256 digest; :func:`stickbreak.load` or
+        :meth:`load` reads it back.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Where to write; ``.npz`` is appended when missing and missing directories are made.
+
+        Returns
+        -------
+        path : pathlib.Path
+            The path written.
+        """
         check_is_fitted(self, "params_")
         arrays = {**persist.prefixed("obs_prior.", self.model_.obs_prior), **persist.prefixed("obs.", self.params_.obs),
                   **persist.prefixed("weights.", self.params_.weights), "uids": self.params_.uids,

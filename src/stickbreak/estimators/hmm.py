@@ -1,15 +1,17 @@
 """scikit-learn style hidden Markov models: :class:`HDPHMM` (sticky HDP-HMM) and :class:`FiniteHMM`
 (thin shells over :class:`stickbreak.models.hmm.model.HMMModel`; Hughes 2016, Ch. 6).
 
-The signatures follow hmmlearn: ``fit(X, lengths)``, ``predict(X, lengths)``, ``predict_proba``
-and ``score``, where ``X`` holds the frames of all sequences one after the other and ``lengths``
-the number of frames of each. A list of 2-D arrays (one per sequence) or a
-:class:`~stickbreak.data.Sequences` works as well.
+The signatures follow hmmlearn: ``fit(X, lengths=...)``, ``predict(X, lengths)``,
+``predict_proba``, ``decode``, ``sample`` and ``score(X, lengths=...)``, where ``X`` holds the
+frames of all sequences one after the other and ``lengths`` the number of frames of each
+(``fit`` and ``score`` take it by keyword: their second argument is scikit-learn's ignored ``y``).
+A list of 2-D arrays (one per sequence) or a :class:`~stickbreak.data.Sequences` works as well.
+The docstrings are in :mod:`._hmm_docs`.
 
 >>> from stickbreak import HDPHMM, datasets
 >>> mocap = datasets.load("mocap6")
 >>> model = HDPHMM(n_states=30, obs_model="ar_gauss", stickiness=50.0, random_state=0)
->>> model.fit(mocap.X, Xprev=mocap.extras["Xprev"]).n_states_
+>>> n_states = model.fit(mocap.X, Xprev=mocap.extras["Xprev"]).n_states_
 >>> states = model.predict(mocap.X, Xprev=mocap.extras["Xprev"])
 """
 
@@ -38,8 +40,11 @@ from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names, checked_family,
                       check_fit_memory, check_n_features, check_n_jobs, numba_threads)
 from ._fitting import run_plan, variational_plan
+from ._hmm_docs import (DECODE, FINITE_HMM_DOC, FIT, HDPHMM_DOC, PREDICT, PREDICT_PROBA, SAMPLE, SAVE, SCORE,
+                        SCORE_SEQUENCES)
 from ._hmm_sampler import gibbs_plan
 from ._options import AlgorithmOptionsMixin
+from ._topic_docs import documented
 
 #: Observation models of a frame (``"mult"``: each frame a vector of word counts).
 HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern", "mult")
@@ -168,18 +173,8 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         return HMMModel(family, obs_prior, self._transitions, self._transitions_prior())
 
     # ------------------------------------------------------------------ fitting
+    @documented(FIT)
     def fit(self, X, y=None, *, lengths=None, Xprev=None, checkpoint=None):
-        """Fit to sequences from a ``contiguous_blocks`` (or ``kmeans++``) start; returns ``self``.
-
-        ``X``: the frames of all sequences stacked (n_frames, n_features) with ``lengths`` (frames
-        per sequence, in order, by keyword; default one sequence), a list of 2-D arrays, or a
-        :class:`~stickbreak.data.Sequences`. ``Xprev`` (``obs_model="ar_gauss"`` only; optional):
-        each frame's predecessor, laid out like ``X``; by default the previous frame of the same
-        sequence, the first frame being its own predecessor. A ``Sequences`` may carry its own.
-        Every setting and the data are checked before any work starts. ``checkpoint``: a directory
-        where the state is saved after every lap, for :func:`stickbreak.resume`. ``y`` is ignored
-        (scikit-learn's convention for unsupervised estimators).
-        """
         learn_cfg, moves_cfg = self._configs()
         check_feature_names(self, X, reset=True)
         seqs = without_targets(y, as_sequences(X, lengths, Xprev), "fit")
@@ -244,25 +239,21 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         _checked_frames(self.model_.obs, seqs)
         return seqs
 
+    @documented(PREDICT)
     def predict(self, X, lengths=None, *, Xprev=None) -> np.ndarray:
-        """The Viterbi state path of every sequence (under ``E log`` parameters), concatenated:
-        one state per frame, a position ``0 .. n_states_ - 1`` of this model's states."""
         seqs = self._validated(X, lengths, Xprev)
         with numba_threads(self.n_jobs):
             return self.model_.viterbi(self.params_, seqs)
 
+    @documented(DECODE)
     def decode(self, X, lengths=None, *, Xprev=None) -> tuple[float, np.ndarray]:
-        """hmmlearn's ``decode``: ``(score, states)``, the Viterbi path of :meth:`predict` and the score
-        it maximises (the sum along the path of ``E log`` start, transition and emission terms)."""
         seqs = self._validated(X, lengths, Xprev)
         with numba_threads(self.n_jobs):
             path, score = self.model_.decode(self.params_, seqs)
         return score, path
 
+    @documented(SAMPLE)
     def sample(self, n_samples: int = 1, random_state=None, *, prev0=None) -> tuple[np.ndarray, np.ndarray]:
-        """hmmlearn's ``sample``: ``(X, states)``, one sequence of ``n_samples`` frames from the fitted
-        model's posterior means (``startprob_``, ``transmat_`` and each state's emission; the
-        AR Gaussian starts from the predecessor ``prev0``, default zeros)."""
         check_is_fitted(self, "params_")
         check_int("n_samples", n_samples, 1)
         if self.model_.obs.name == "mult":
@@ -278,36 +269,28 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         family: EmissionFamily = self.model_.obs
         return family.draw(self.params_.obs, states, rng, prev0), states
 
+    @documented(PREDICT_PROBA)
     def predict_proba(self, X, lengths=None, *, Xprev=None) -> np.ndarray:
-        """Posterior marginals ``q(z_t = k)`` by forward-backward, shape (n_frames, n_states_); rows sum to 1."""
         seqs = self._validated(X, lengths, Xprev)
         with numba_threads(self.n_jobs):
             return self.model_.local_step(self.params_, seqs).resp
 
+    @documented(SCORE_SEQUENCES)
     def score_sequences(self, X, lengths=None, *, Xprev=None) -> np.ndarray:
-        """Log predictive density of each sequence, in nats (see :meth:`score`)."""
         seqs = self._validated(X, lengths, Xprev)
         with numba_threads(self.n_jobs):
             return self.model_.log_predictive(self.params_, seqs)
 
+    @documented(SCORE)
     def score(self, X, y=None, *, lengths=None, Xprev=None, total: bool = False) -> float:
-        """Log predictive density per frame, in nats (higher is better), as every family scores a mean
-        per item; ``total=True``: the sequences' total (hmmlearn's ``score``), and
-        :meth:`score_sequences` gives each sequence's. ``lengths`` by keyword, ``y`` ignored (as in
-        :meth:`fit`); without ``lengths``, ``X`` is one sequence (as in hmmlearn).
-
-        A *plug-in* predictive: the forward algorithm run with the posterior-mean start and
-        transition probabilities and each state's posterior predictive density per frame
-        (:meth:`stickbreak.models.hmm.model.HMMModel.log_predictive`), not the exact Bayesian predictive,
-        which integrates over the transition parameters jointly along the sequence.
-        """
-        seqs = without_targets(y, as_sequences(X, lengths, Xprev), "score")
-        value = float(np.sum(self.score_sequences(seqs)))
+        seqs = without_targets(y, self._validated(X, lengths, Xprev), "score")  # feature names checked as in predict
+        with numba_threads(self.n_jobs):
+            value = float(np.sum(self.model_.log_predictive(self.params_, seqs)))
         return value if total else value / seqs.n_frames
 
     # ------------------------------------------------------------------ persistence
+    @documented(SAVE)
     def save(self, path):
-        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
         check_is_fitted(self, "params_")
         arrays = {
             **persist.prefixed("obs_prior.", self.model_.obs_prior),
@@ -332,117 +315,9 @@ class _HMMEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, BaseEstima
         return est
 
 
-_PARAMETERS_DOC = """
-    Parameters
-    ----------
-    n_states : int
-        {n_states}
-    obs_model : {{"gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern", "mult"}}
-        Emission of each state: full or diagonal Gaussian, zero-mean Gaussian, first-order
-        autoregressive Gaussian (``x_t ~ N(A_k x_(t-1), Sigma_k)``; predecessors from ``Xprev`` or
-        the previous frame), independent Bernoulli features (binary data) or a multinomial over
-        words (each frame a row of word counts; ``word_probs_`` per state; no ``sample``).
-    obs_prior : dict, optional
-        Prior options of the observation model, e.g. ``{{"covariance": 0.5, "dof": 10}}``; see each
-        module in ``stickbreak.obs``.
-    transition_concentration : float
-        alpha: each row is ``pi_j ~ Dir({row})``.
-    start_concentration : float
-        alpha_0 of the start distribution ``pi_0 ~ Dir({start})``.
-    stickiness : float
-        kappa >= 0, extra prior mass on staying in the same state (0: not sticky). Segmentations
-        of real data (motion capture, speech) want a large value, e.g. 50.
-    algorithm : {algorithms}
-        Memoized VI over ``n_batches`` batches of whole sequences (Hughes 2016, §6.4; the only one
-        with moves), full-batch VB, or stochastic VI on minibatches of sequences (alias "svi",
-        step ``(learning_rate_delay + t)^-learning_rate_decay``; needs two sequences or more).{gibbs}
-    n_batches : int
-        Batches (memoized, vb) or minibatches per lap (stochastic) of whole sequences; at most the
-        number of sequences.
-    moves : sequence of {{"birth", "merge", "delete"}}, optional
-        Memoized VI: split a state into new ones (births, proposed on every sequence at once),
-        merge pairs of states and delete small ones, each accepted only when the exact
-        whole-data ELBO rises. Default (None): {default_moves}. ``()`` for none.
-    move_options : dict, optional
-        Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{{"merge_max_pairs": 50}}``.
-    init : {{"contiguous_blocks", "kmeans++"}} or array of int
-        Each state fitted to one random window of consecutive frames (bnpy's ``randcontigblocks``),
-        the frames clustered by Bregman k-means++ ignoring time, or given per-frame states (one in
-        ``0 .. n_states - 1`` per frame of X, e.g. a sampler's ``sampled_states_``).
-    max_laps, min_laps, tol
-        Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
-    algorithm_options : dict, optional
-        Fields of :class:`stickbreak.config.HMMOptions`: ``learning_rate_delay`` and
-        ``learning_rate_decay`` (tau, kappa; default 10, 0.7), stochastic VI's step size (each was a
-        constructor argument of the same name; still accepted, with a FutureWarning).
-    random_state : int, numpy Generator or None
-    verbose : int
-        0 silent, 1 progress bar.
-    n_jobs : int
-        Threads of the forward-backward and Viterbi kernels, parallel over sequences (-1: all cores),
-        or worker processes with ``executor``.
-    executor : None, "threads", "processes", "dask", a scheduler address or a ``distributed.Client``
-        Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
-        default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
-        or an existing Dask cluster. The workers hold the data, each batch split among them; the
-        fit is the same on every executor up to round-off. Moves are decided on the driver.
-    callbacks : list of callables, optional
-        ``callback(lap_record, params)`` after every lap; returning True stops the fit.
-
-    Attributes
-    ----------
-    n_states_ : number of states K of the final model (moves change it).
-    n_active_states_ : states with at least one expected training frame.
-    state_counts_ : (K,) expected training frames per state.
-    startprob_ : (K,) posterior-mean start probabilities, renormalised over the K states.
-    transmat_ : (K, K) posterior-mean transition probabilities, each row renormalised over the K
-        states{renormalised}.
-    state_weights_ : (K,) {state_weights}
-    means_, covariances_ : Gaussian states' posterior means and ``E[Lambda]^-1`` (Gaussian models;
-        ``"zero_mean_gauss"`` has only ``covariances_``).
-    coefs_ : (K, D, D) posterior-mean AR coefficients (``"ar_gauss"``, with ``covariances_``).
-    probs_ : (K, D) posterior-mean probability of a 1 (``"bern"``).
-    elbo_ : final ELBO (nats; exact, also after stochastic VI); ``elbo_trace_`` the ELBO of every lap.
-    trace_ : list of per-lap records (ELBO and its terms, K, K_eff, seconds, moves tried and accepted).
-    moves_ : the accepted moves, in order (dicts with ``kind``, ``lap`` and the states' uids).
-    converged_, n_iter_, stop_reason_ : whether the tolerance was met, laps run, why the fit stopped.
-    params_, model_ : the variational parameters and the model, for the functional API.
-    concentrations_ : (HDPHMM) the concentrations the final ELBO uses, by parameter name.
-"""
-
-
 @persist.register
 class HDPHMM(_HMMEstimator):
-    __doc__ = """The (sticky) HDP hidden Markov model by variational inference (Hughes 2016, Ch. 6).
-
-    The number of states is learned: ``n_states`` is only the initial number of states. Births,
-    merges and deletes (memoized VI, on by default) add the states the data support and remove
-    those they do not, each only when the exact ELBO rises.
-    ``stickiness=0`` is the HDP-HMM of Teh et al. (2006), ``stickiness > 0`` the sticky HDP-HMM
-    of Fox et al. (2011).
-
-    ``concentration`` : float
-        gamma of the top-level sticks ``u_k ~ Beta(1, gamma)`` shared by every row; larger
-        favours more states.
-    ``learn_concentration`` : bool
-        Set alpha (``transition_concentration``), gamma and, when sticky, kappa (``stickiness``) by
-        empirical Bayes: every global step alternates them with ``q`` on the ELBO's surrogate bound
-        (Eq. 6.28/6.33), so the ELBO still never falls and moves stay exact; the values given are
-        where they start, ``alpha_0`` stays fixed. The values used are in ``concentrations_``. Off
-        by default: on mocap6 it lowered the final ELBO and, by shrinking kappa, the segmentation
-        (``benchmarks/results/empirical_bayes.md``).
-    """ + _PARAMETERS_DOC.format(
-        n_states="Initial number of states (the moves change it).", row="alpha pi^G + kappa e_j",
-        start="alpha_0 pi^G", default_moves="('birth', 'merge', 'delete') with memoized VI, none otherwise",
-        algorithms='{"memoized", "vb", "stochastic", "gibbs"}', gibbs="""
-        ``"gibbs"``: the weak-limit blocked Gibbs sampler of Fox et al. (2011, Alg. 3) with
-        ``n_states`` as the weak limit, one sweep of all sequences per lap for ``max_laps`` laps
-        (emissions: ``obs_model="gauss"``; ``n_batches`` unused). The fit is the variational
-        posterior of the last sample (``elbo_`` its exact ELBO; ``trace_`` the log joint of every
-        sweep; ``sampled_states_`` the last states, largest first: ``init=`` for memoized VI;
-        see ``stickbreak.estimators._hmm_sampler``).""",
-        renormalised=" (the HDP leaves some mass on states beyond the truncation; it is dropped)",
-        state_weights="top-level state probabilities ``E[pi^G]`` (their sum is below 1).")
+    __doc__ = HDPHMM_DOC
 
     _transitions = hdp_hmm
     _default_moves = ("birth", "merge", "delete")
@@ -466,13 +341,7 @@ class HDPHMM(_HMMEstimator):
 
 @persist.register
 class FiniteHMM(_HMMEstimator):
-    __doc__ = """A Bayesian hidden Markov model with ``n_states`` states and Dirichlet transition rows
-    (the weak-limit form of the sticky HDP-HMM; Hughes 2016, §6.1), by variational inference.
-    """ + _PARAMETERS_DOC.format(
-        n_states="Number of states K.", row="alpha / K + kappa e_j", start="alpha_0 / K",
-        default_moves="none (K stays fixed); ('birth', 'merge', 'delete') let the ELBO choose K", gibbs="",
-        algorithms='{"memoized", "vb", "stochastic"}',
-        renormalised=" (they already sum to one)", state_weights="uniform ``1 / K`` (a finite HMM has no top level).")
+    __doc__ = FINITE_HMM_DOC
 
     _transitions = finite_hmm
     _default_moves = ()

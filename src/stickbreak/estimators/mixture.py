@@ -29,6 +29,7 @@ from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
                       check_fit_memory, check_n_features, prepare_data)
 from ._fitting import FitPlan, lookup_plan, run_plan, unless_interrupted, variational_plan
+from ._mixture_docs import DP_DOC, FINITE_DOC
 from ._options import AlgorithmOptionsMixin
 from ..models.mixture.truncation_free import TruncationFreeDPMixture
 
@@ -157,13 +158,29 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
                          + ".")
 
     def fit(self, X, y=None, *, checkpoint=None):
-        """Fit from a k-means++ (or random) start by the chosen ``algorithm``; returns ``self``.
+        """Fit the mixture from a k-means++ (or random) start by the chosen ``algorithm``.
 
-        ``X`` is an array (or a scipy sparse matrix of counts for ``"mult"``), or a
-        :class:`~stickbreak.data.shards.ShardStore` of batches on disk for data larger than memory
-        (then the prior defaults and the initialisation use a sample of up to ``INIT_SAMPLE`` items).
-        ``checkpoint``: a directory where the state is saved after every lap, for
-        :func:`stickbreak.resume` (algorithms "vb", "stochastic" and "memoized").
+        Every setting and the data are checked before any work starts.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), sparse matrix or ShardStore
+            The items: a dense array (a pandas DataFrame keeps its column names), a scipy sparse
+            matrix of word counts for ``obs_model="mult"`` (or of binary features for ``"bern"``,
+            densified), or a :class:`~stickbreak.ShardStore` of batches on disk for data larger than
+            memory (the prior defaults and the initialisation then use a sample of up to 20,000
+            items).
+        y : None
+            Ignored; for scikit-learn's API.
+        checkpoint : str, path-like or CheckpointDir, optional
+            A directory where the fit's state is saved after every lap (and, under memoized and
+            stochastic VI, within long laps; see :class:`~stickbreak.CheckpointDir`), to be continued by :func:`stickbreak.resume` after a crash; algorithms "vb",
+            "stochastic" and "memoized". The directory must not hold a checkpoint already.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
         """
         build = lookup_plan(MIXTURE_PLANS, canonical(self.algorithm), type(self).__name__, lambda a: f"algorithm={a!r}")
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
@@ -213,29 +230,98 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
 
     # ------------------------------------------------------------------ prediction
     def predict_proba(self, X) -> np.ndarray:
-        """Responsibilities ``q(z_n = k)``, a dense array of shape (n_items, n_components) (with
-        ``n_active`` at most that many non-zeros per row)."""
+        """Responsibilities ``q(z_n = k)`` of every item for every cluster.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or sparse matrix
+            Items of the kind the model was fitted on.
+
+        Returns
+        -------
+        resp : ndarray of shape (n_samples, n_components)
+            Dense responsibilities; each row sums to 1 (with ``n_active``, at most that many
+            non-zeros per row).
+        """
         data = self._validated(X)
         return to_dense(self.model_.local_step(self.params_, data).resp)
 
     def predict(self, X) -> np.ndarray:
-        """Most probable component of each item."""
+        """Most probable cluster of each item (the largest responsibility).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or sparse matrix
+            Items of the kind the model was fitted on.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster index of each item, in ``range(n_components_)``.
+        """
         return np.argmax(self.predict_proba(X), axis=1)
 
     def score_samples(self, X) -> np.ndarray:
-        """Log posterior predictive density ``log p(x_n | training data)`` of each item, in nats."""
+        """Log posterior predictive density ``log p(x_n | training data)`` of each item, in nats.
+
+        Each cluster's posterior predictive (Student-t for the Gaussians, Dirichlet-multinomial for
+        ``"mult"``, Beta-Bernoulli for ``"bern"``) weighted by ``E[pi_k]``; for the DP the stick
+        mass beyond the truncation goes to a fresh cluster at its prior.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or sparse matrix
+            Items of the kind the model was fitted on.
+
+        Returns
+        -------
+        log_density : ndarray of shape (n_samples,)
+            ``log p(x_n | training data)`` of each item.
+        """
         data = self._validated(X)
         return self.model_.log_predictive(self.params_, data)
 
     def score(self, X, y=None, *, total: bool = False) -> float:
-        """Mean log posterior predictive density per item, in nats (higher is better); ``total=True``:
-        their sum. The same convention in every family: a mean per item (frame, held-out word)."""
+        """Mean log posterior predictive density per item, in nats (higher is better).
+
+        The same convention in every family of stickbreak: a mean per item (frame, held-out word).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or sparse matrix
+            Items of the kind the model was fitted on.
+        y : None
+            Ignored; for scikit-learn's API.
+        total : bool, default=False
+            Return the sum over the items instead of their mean.
+
+        Returns
+        -------
+        score : float
+            Mean (or, with ``total``, summed) :meth:`score_samples`.
+        """
         scores = self.score_samples(X)
         return float(np.sum(scores) if total else np.mean(scores))
 
     # ------------------------------------------------------------------ persistence
     def save(self, path):
-        """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle). Returns the path."""
+        """Save the fitted model to one ``.npz`` file of arrays with JSON metadata (no pickle).
+
+        The file holds the variational parameters, the priors, the training labels and statistics,
+        the trace and the constructor parameters (callbacks, a Generator ``random_state`` and a
+        live executor are not saved), with a SHA-256 digest; :func:`stickbreak.load` or
+        :meth:`load` reads it back.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Where to write; ``.npz`` is appended when missing and missing directories are made.
+
+        Returns
+        -------
+        path : pathlib.Path
+            The path written.
+        """
         check_is_fitted(self, "params_")
         params = self._saved_params()
         arrays = {
@@ -271,81 +357,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
 
 @persist.register
 class DPMixture(_MixtureEstimator):
-    """Dirichlet-process mixture fitted by variational Bayes (Hughes 2016, Ch. 3-4).
-
-    The number of clusters is learned. By default memoized VI starts from more clusters than the
-    data need (``n_components="auto"``: one per 100 items, at most 100) and merges join them,
-    deletes remove them and births split them, each only when the exact ELBO rises (Hughes 2016,
-    Ch. 4); ``n_components`` is only the initial number of clusters. Under the other algorithms (no
-    moves) it is the truncation level, an upper bound: clusters the data do not need end up
-    (nearly) empty.
-
-    Parameters
-    ----------
-    n_components : int or "auto"
-        Initial number of clusters (memoized VI with moves), or the truncation level K; "auto"
-        (default): ``n_items // 100`` between 1 and 100.
-    obs_model : {"gauss", "diag_gauss", "zero_mean_gauss", "mult", "bern"}
-        Likelihood of each cluster. ``"mult"`` takes word counts (a scipy sparse matrix is fine);
-        ``"bern"`` binary features.
-    concentration : float
-        DP concentration gamma of the stick prior ``Beta(1, gamma)``; larger favours more clusters.
-    learn_concentration : bool
-        Set gamma by empirical Bayes: each global step alternates the sticks' update with
-        ``gamma = argmax sum_k E log Beta(u_k | 1, gamma)`` (``= -K / sum_k E log(1 - u_k)``) to their
-        joint optimum, which maximises the ELBO over gamma too (Hughes 2016, §4.4);
-        ``concentration`` is then where it starts. The value is in ``concentration_``.
-    obs_prior : dict, optional
-        Prior options of the observation model, e.g. ``{"covariance": 0.5, "dof": 10}`` for
-        Gaussians or ``{"pseudo_count": 0.1}`` for ``"mult"``; see each module in ``stickbreak.obs``.
-    algorithm : {"vb", "svi" (alias "stochastic"), "memoized", "truncation_free"}
-        Full-batch VB, stochastic VI, memoized VI (with ``moves``) or, for ``DPMixture(obs_model="mult")``,
-        truncation-free SVI (Wang & Blei 2012; starts from no clusters, ``n_components`` unused).
-    algorithm_options : dict, optional
-        Fields of :class:`stickbreak.config.MixtureOptions`: the stochastic step
-        ``(learning_rate_delay + t)^-learning_rate_decay`` (default 10, 0.7) and ``sampling`` of the
-        minibatches (``"without_replacement"`` or ``"with_replacement"``).
-    moves, move_options
-        Memoized VI: the moves (default None: birth, merge and delete under memoized VI, none
-        otherwise; ``()`` for none) and the fields of :class:`stickbreak.config.MovesConfig`.
-    init : {"kmeans++", "random"}
-        Bregman k-means++ seeding plus ``n_kmeans_iters`` hard k-means steps, or random examples.
-    max_laps, min_laps, tol
-        Stop when the relative ELBO change falls below ``tol`` (after ``min_laps``) or after ``max_laps``.
-    n_batches, n_jobs
-        The data are processed in ``n_batches`` batches, on ``n_jobs`` threads (or worker processes
-        with ``executor``).
-    executor : None, "threads", "processes", "dask", a scheduler address or a ``distributed.Client``
-        Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
-        default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
-        or an existing Dask cluster. The workers hold the data, each batch split among them; the
-        fit is the same on every executor up to round-off. Moves are decided on the driver.
-    n_active : int or None
-        At most this many clusters per item get non-zero responsibility (Hughes 2016, ch. 7): the
-        local step keeps each item's top ``n_active`` clusters, exactly optimal under that constraint;
-        faster for large ``n_components``. None = dense (every cluster).
-    random_state : int, numpy Generator or None
-    verbose : int
-        0 silent, 1 progress bar.
-    callbacks : list of callables, optional
-        ``callback(lap_record, params)`` after every lap; returning True stops the fit.
-
-    Attributes
-    ----------
-    weights_ : (n_components,) expected mixture weights ``E[pi_k]`` (sum below 1 for the DP).
-    concentration_ : the concentration the final ELBO uses (learned with ``learn_concentration``).
-    component_counts_ : (n_components,) expected number of training items per cluster.
-    n_active_components_ : number of clusters with at least one expected item.
-    means_, covariances_ : Gaussian clusters' posterior means and ``E[Lambda]^-1`` (Gaussian models).
-    word_probs_ / probs_ : per-cluster word or feature probabilities (``"mult"`` / ``"bern"``).
-    lower_bound_ : final ELBO (nats); ``elbo_trace_`` the ELBO after every lap.
-    trace_ : list of per-lap records (ELBO and its terms, K, K_eff, seconds).
-    converged_, n_iter_ : whether the tolerance was met, and laps run.
-    stop_reason_ : "converged", "max_laps", "callback" or "interrupted".
-    labels_ : cluster of each training item under the final model (-1 for every item when a second
-        Ctrl-C cut their labelling short).
-    move_log_ : the accepted moves, in order.
-    """
+    __doc__ = DP_DOC
 
     _weight_model = "dp"
     _default_moves = ("birth", "merge", "delete")
@@ -363,11 +375,6 @@ class DPMixture(_MixtureEstimator):
 
 @persist.register
 class FiniteMixture(_MixtureEstimator):
-    """Finite Bayesian mixture with a symmetric Dirichlet prior on the weights (Hughes 2016, Ch. 2).
-
-    Same parameters as :class:`DPMixture`, except that ``n_components`` is the fixed number of
-    components K (default 20), ``concentration`` the per-component Dirichlet parameter alpha of
-    ``Dir(alpha, ..., alpha)``, the default algorithm ``"vb"`` and no moves by default.
-    """
+    __doc__ = FINITE_DOC
 
     _weight_model = "finite"

@@ -2,8 +2,8 @@
 
 >>> from stickbreak import HDPTopicModel, datasets
 >>> corpus = datasets.load("ap")
->>> model = HDPTopicModel(n_topics=50, random_state=0).fit(corpus.X, vocabulary=corpus.vocabulary)
->>> model.n_topics_, model.top_words(5)[0]
+>>> model = HDPTopicModel(n_topics=50, random_state=0).fit(corpus.X)  # memoized VI with moves
+>>> n_used, largest = model.n_topics_, model.top_words(5)[0]
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_fo
                       check_fit_memory, check_n_features, check_n_jobs, chunks_for, numba_threads, prepare_data)
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
-from ._topic_docs import COMMON_DOC, HDP_DOC, LDA_DOC
+from ._topic_docs import (DOC_TOPIC_POSTERIOR, FIT, HDP_DOC, LDA_DOC, PAPER_PRESET, PARTIAL_FIT, PERPLEXITY, SCORE,
+                          TOP_WORDS, TRANSFORM, documented)
 from ._topic_saving import TopicSaving
 from ._topic_plans import (DIRECT, HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant,
                            TruncationFreeTopics)
@@ -67,11 +68,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
                            learning_rate_decay=options.learning_rate_decay, sampling=options.sampling)
 
     @classmethod
+    @documented(PAPER_PRESET)
     def paper_preset(cls, name: str, **overrides):
-        """An estimator with a seed paper's settings: ``"hoffman2013"`` (SVI; LDA and the two-level HDP),
-        ``"wang_blei2012"`` (truncation-free SVI, HDP) or ``"hughes2016"`` (memoized HDP with the thesis's
-        priors, gamma = 10, alpha = 0.5, eta = 0.1); ``overrides`` are constructor arguments
-        (``algorithm_options`` are merged with the preset's)."""
         presets = {key[1]: value for key, value in PRESETS.items() if key[0] == cls.__name__}
         if name not in presets:
             raise ValueError(f"{cls.__name__} has no preset {name!r}; choose one of {sorted(presets)}")
@@ -182,22 +180,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         return as_bag_of_words(X, vocabulary, empty=empty, integer=integer, tokens_over=tokens_over)
 
     # ------------------------------------------------------------------ fitting
+    @documented(FIT)
     def fit(self, X, y=None, vocabulary=None, heldout=None, *, empty="keep", checkpoint=None):
-        """Fit to a document-word count matrix (scipy sparse, dense, :class:`~stickbreak.data.BagOfWords`,
-        a gensim-style corpus or a :class:`~stickbreak.data.ShardStore`); returns ``self``.
-
-        ``vocabulary`` (a list of words, a fitted ``CountVectorizer`` or a gensim ``Dictionary``)
-        names the columns for :meth:`top_words`; a BagOfWords may carry its own. ``heldout``
-        (collapsed algorithms only): held-out token counts of the same documents, scored after every
-        sweep into ``heldout_per_word_`` (Welling et al. 2008, §7, Eqs. 30-31). ``checkpoint``: a
-        directory where the state is saved after every lap, for :func:`stickbreak.resume` (the direct
-        family's "vb", "stochastic" and "memoized").
-
-        Counts may be non-negative weights (e.g. tf-idf) for the variational algorithms; the sampling
-        ones (collapsed, "truncation_free", HDP "gibbs") need whole numbers. ``empty``: documents
-        without words are kept (``"keep"``: they add nothing to the topics, as in scikit-learn and
-        gensim), dropped with a warning (``"skip"``) or refused (``"error"``).
-        """
         variant = self._variant()
         check_feature_names(self, X, reset=True)
         if vocabulary is None and "feature_names_in_" in vars(self):  # a DataFrame's columns name the words
@@ -237,14 +221,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
                                             self._fits_minibatches())
         return self
 
+    @documented(PARTIAL_FIT)
     def partial_fit(self, X, y=None, vocabulary=None):
-        """One stochastic step on the documents ``X`` (streaming; Hoffman et al. 2013, Alg. 2).
-
-        The step size is ``(learning_rate_delay + t)^-learning_rate_decay`` at the t-th call; the
-        batch's statistics are scaled to ``total_docs`` documents, or to the number seen so far
-        when ``total_docs`` is None. The first call fixes the vocabulary size. :meth:`save` keeps the
-        stream's place: a saved and loaded model goes on as if the stream had never stopped.
-        """
         check_feature_names(self, X, reset="params_" not in vars(self))
         data = self._as_bow(X, vocabulary)
         if not self._variant().streams:
@@ -308,8 +286,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         check_n_features(self, data.n_features)
         return data
 
+    @documented(TRANSFORM)
     def transform(self, X) -> np.ndarray:
-        """Normalised document-topic proportions ``E[pi_d]`` over the K topics, shape (D, K)."""
         data = self._validated(X)
         with numba_threads(self.n_jobs):
             if isinstance(self.model_, TruncationFreeTopics):
@@ -321,11 +299,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         theta = local.doc_topic + local.prior[None, :]
         return theta / theta.sum(axis=1, keepdims=True)
 
+    @documented(DOC_TOPIC_POSTERIOR)
     def doc_topic_posterior(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """``(shape, rate)`` (D, K) of each document's topic weights fitted to ``X`` with the topics
-        fixed, as independent Gammas whose normalisation gives the proportions: ``q(pi_d) = Dir(N_d +
-        a)`` is ``shape = N_d + a``, ``rate = 1`` (the HDP's leftover mass ``a_>K`` is left out). The
-        input of :func:`stickbreak.evaluate.model_completion` (Paisley et al. 2012, Eq. 40)."""
         data = self._validated(X)
         if isinstance(self.model_, (TruncationFreeTopics, TwoLevelHDP)):
             raise ValueError("doc_topic_posterior needs the direct-assignment family (variational_family='direct', "
@@ -335,26 +310,19 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         shape = local.doc_topic + local.prior[None, :]
         return shape, np.ones_like(shape)
 
+    @documented(SCORE)
     def score(self, X, y=None, *, total: bool = False) -> float:
-        """Held-out log-likelihood per word (nats) by document completion: each document's tokens
-        are split at random in half (seed 0); the first half estimates its topic proportions, the
-        second is scored (:func:`stickbreak.evaluate.document_completion`). Higher is better;
-        ``total=True``: the sum over the held-out words. Non-integer weights (tf-idf) have no
-        tokens to split: their word types are split instead."""
         data = self._validated(X)
         mode = "tokens" if is_integral(data.counts.data) else "types"
         score = document_completion(self, data.counts, mode=mode, seed=0)
         return float(score.per_word * score.n_heldout_tokens if total else score.per_word)
 
+    @documented(PERPLEXITY)
     def perplexity(self, X) -> float:
-        """``exp(-score(X))``: held-out perplexity per word."""
         return float(np.exp(-self.score(X)))
 
+    @documented(TOP_WORDS)
     def top_words(self, n: int = 10, min_size: float = driver.EFFECTIVE_COUNT) -> list[dict]:
-        """The used topics, largest first: ``{"topic", "size" (tokens), "words": [(word, prob), ...]}``.
-
-        Words are vocabulary strings when the vocabulary is known, else column indices.
-        """
         check_is_fitted(self, "params_")
         vocab = self.vocabulary_
         out = []
@@ -376,7 +344,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
 
 @persist.register
 class LDA(_TopicEstimator):
-    __doc__ = LDA_DOC + COMMON_DOC
+    __doc__ = LDA_DOC
 
     _weight_model = "lda"
     _variants = LDA_VARIANTS
@@ -403,7 +371,7 @@ class LDA(_TopicEstimator):
 
 @persist.register
 class HDPTopicModel(_TopicEstimator):
-    __doc__ = HDP_DOC + COMMON_DOC
+    __doc__ = HDP_DOC
 
     _weight_model = "hdp"
     _variants = HDP_VARIANTS
@@ -451,6 +419,8 @@ class HDPTopicModel(_TopicEstimator):
         super()._set_fitted(model, params, *rest, **keywords)
         if self._variant() is DIRECT:
             self.concentrations_ = TOPIC_WEIGHTS["hdp"].concentrations(model.weights_prior, params.weights)
+        elif "concentrations_" in vars(self):  # a refit in another family must not keep the last fit's
+            del self.concentrations_
 
     def _check_weights_options(self) -> None:
         self._learned()

@@ -5,7 +5,9 @@ from .completion_mc import MonteCarloCompletion, completion_monte_carlo, model_c
 from .density import heldout_log_density, plugin_gaussian_log_density
 from .likelihood import HeldoutScore, dp_heldout_loglik, hdp_importance_loglik
 from .segmentation import align_states, hamming_distance, segmentation_report
-from .topics import (CompletionScore, completion_from_split, document_completion, heldout_loglik, infer_doc_topics, mean_coherence, perplexity, split_documents, topic_coherence)
+from .coherence import mean_coherence, topic_coherence
+from .splitting import split_documents
+from .topics import CompletionScore, completion_from_split, document_completion, heldout_loglik, infer_doc_topics, perplexity
 
 __all__ = [
     "CompletionScore",

@@ -29,12 +29,47 @@ import scipy.sparse as sp
 from ..data import DataError
 from ..kernels.chunked import thread_budget
 from ..kernels.evaluate.completion_mc import sampled_loglik
-from .topics import _check_vocabulary, _counts, perplexity, split_documents
+from ._checks import _check_vocabulary, _counts
+from .splitting import split_documents
+from .topics import perplexity
 
 
 @dataclass(frozen=True)
 class MonteCarloCompletion:
-    """Eq. 40-41 score: higher ``per_word`` (nats per held-out token) is better."""
+    """Monte Carlo document completion score (Paisley et al. 2012, Eqs. 40-41): higher ``per_word`` is better.
+
+    Returned by :func:`completion_monte_carlo` and :func:`model_completion`.
+
+    Parameters
+    ----------
+    per_word : float
+        ``sum_d log p_d / sum_d N''_d``, nats per held-out token (minus the log perplexity of Eq. 41).
+    per_word_doc_mean : float
+        The mean over documents of their own ``log p_d / N''_d``.
+    total : float
+        ``sum_d log p_d``.
+    n_tokens : int
+        The number of held-out tokens scored.
+    n_documents : int
+        The documents with at least one held-out token (the ones scored).
+    n_samples : int
+        The Monte Carlo draws per document.
+    per_document : ndarray of shape (n_documents,)
+        Each scored document's estimate of ``log p(X'' | X')``.
+
+    Attributes
+    ----------
+    perplexity : float
+        ``exp(-per_word)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stickbreak.evaluate import MonteCarloCompletion
+    >>> score = MonteCarloCompletion(-8.0, -8.1, -800.0, 100, 2, 50, np.array([-500.0, -300.0]))
+    >>> round(score.perplexity)
+    2981
+    """
 
     per_word: float  # sum_d log p_d / sum_d N''_d
     per_word_doc_mean: float  # mean over documents of log p_d / N''_d
@@ -69,9 +104,46 @@ def _check_samples(n_samples) -> int:
 
 def completion_monte_carlo(topic_dirichlet, doc_shape, doc_rate, heldout, n_samples: int = 100,
                            seed=0) -> MonteCarloCompletion:
-    """Eq. 40 for each row of ``heldout`` (D, V counts of X''), given ``q(eta_k) = Dir(topic_dirichlet[k])``
-    (K, V) and ``q(Z_dk) = Gamma(doc_shape[d, k], doc_rate[d, k])`` (D, K; ``doc_rate`` may be a scalar or
-    (D, 1)) fitted on X'. Documents without held-out tokens are skipped. ``seed``: int or Generator."""
+    """Estimate ``p(X'' | X')`` of each test document by Monte Carlo over ``q`` (Paisley et al. 2012, Eq. 40).
+
+    ``p(X'' | X') = E_q [prod_n sum_k eta_{k, x_n} Z_k / sum_j Z_j]`` with independent draws
+    ``Z_d ~ q(Z_d)`` and ``eta ~ q(eta)`` (one ``eta`` draw shared by all documents per sample),
+    averaged in probability (``log mean``). Documents without held-out tokens are skipped. The
+    estimate of ``p`` is unbiased, that of ``log p`` biased low, rising with ``n_samples``: compare
+    models at equal ``n_samples``.
+
+    Parameters
+    ----------
+    topic_dirichlet : array-like of shape (n_topics, n_words)
+        The parameters of ``q(eta_k) = Dir(topic_dirichlet[k])`` (positive), e.g. ``components_``.
+    doc_shape : array-like of shape (n_documents, n_topics)
+        The shapes of ``q(Z_dk) = Gamma(doc_shape[d, k], doc_rate[d, k])``, fitted on the observed part X'.
+    doc_rate : float or array-like of shape (n_documents, n_topics) or (n_documents, 1)
+        Their rates (1 for a Dirichlet ``q(pi_d)``).
+    heldout : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The held-out counts X''.
+    n_samples : int, default=100
+        The Monte Carlo draws, at least 1.
+    seed : int or numpy.random.Generator, default=0
+        The randomness of the draws.
+
+    Returns
+    -------
+    MonteCarloCompletion
+        The pooled and per-document scores.
+
+    Examples
+    --------
+    >>> from stickbreak import LDA, datasets
+    >>> from stickbreak.evaluate import completion_monte_carlo, split_documents
+    >>> X = datasets.load("ap").X
+    >>> lda = LDA(n_topics=5, max_laps=3, random_state=0).fit(X[:200])
+    >>> observed, heldout = split_documents(X[200:250], seed=0)
+    >>> shape, rate = lda.doc_topic_posterior(observed)
+    >>> score = completion_monte_carlo(lda.components_, shape, rate, heldout, n_samples=20)
+    >>> score.n_documents, score.per_document.shape, bool(score.per_word < 0)
+    (50, (50,), True)
+    """
     lam = _positive("topic_dirichlet", topic_dirichlet, np.shape(topic_dirichlet))
     if lam.ndim != 2:
         raise DataError(f"topic_dirichlet must be (n_topics, vocabulary_size), got shape {lam.shape}.")
@@ -104,11 +176,48 @@ def completion_monte_carlo(topic_dirichlet, doc_shape, doc_rate, heldout, n_samp
 
 def model_completion(estimator, X=None, *, observed=None, heldout=None, heldout_fraction: float = 0.5, seed=0,
                      n_samples: int = 100, mode: str = "tokens") -> MonteCarloCompletion:
-    """Eq. 40 for a fitted topic model: ``X`` split by :func:`split_documents` (random tokens, or word
-    types with ``mode="types"``, ``seed``),
-    or a given ``observed``/``heldout`` split; the documents' ``q`` from ``estimator.doc_topic_posterior``
-    on the observed parts, the topics' from ``estimator.components_``. The same protocol for DILN,
-    the HDP and LDA."""
+    """Monte Carlo document completion of a fitted topic model (Paisley et al. 2012, Eqs. 40-41).
+
+    ``X`` is split by :func:`split_documents` (or a given ``observed``/``heldout`` split is used);
+    the documents' ``q`` comes from ``estimator.doc_topic_posterior`` on the observed parts, the
+    topics' from ``estimator.components_``, and :func:`completion_monte_carlo` scores the held-out
+    parts. The same protocol for DILN, the HDP and LDA.
+
+    Parameters
+    ----------
+    estimator : fitted topic model
+        A model with ``doc_topic_posterior`` and ``components_`` (DILN, HDPTopicModel with the
+        direct family, LDA).
+    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words), optional
+        Test documents to split here; pass either ``X`` or both ``observed`` and ``heldout``.
+    observed : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words), optional
+        The observed parts of a given split.
+    heldout : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words), optional
+        The held-out parts of a given split.
+    heldout_fraction : float, default=0.5
+        The fraction held out when splitting ``X``.
+    seed : int or numpy.random.Generator, default=0
+        The randomness of the split and of the draws.
+    n_samples : int, default=100
+        The Monte Carlo draws, at least 1.
+    mode : {"tokens", "types"}, default="tokens"
+        How ``X`` is split: random tokens, or random word types with all their tokens.
+
+    Returns
+    -------
+    MonteCarloCompletion
+        The pooled and per-document scores.
+
+    Examples
+    --------
+    >>> from stickbreak import LDA, datasets
+    >>> from stickbreak.evaluate import model_completion
+    >>> X = datasets.load("ap").X
+    >>> lda = LDA(n_topics=5, max_laps=3, random_state=0).fit(X[:200])
+    >>> score = model_completion(lda, X[200:250], n_samples=20)
+    >>> score.n_documents, bool(score.per_word < 0), bool(score.perplexity > 1)
+    (50, True, True)
+    """
     if X is not None:
         if observed is not None or heldout is not None:
             raise DataError("pass either X (split here) or observed and heldout, not both.")

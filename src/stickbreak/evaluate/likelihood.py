@@ -29,7 +29,8 @@ from ..data import DataError
 from ..data.bow import is_integral
 from ..kernels.chunked import thread_budget
 from ..kernels.evaluate.hdp_importance import hdp_importance_loglik as _hdp_kernel
-from .topics import _check_vocabulary, _counts, _topic_word, perplexity
+from ._checks import _check_vocabulary, _counts, _topic_word
+from .topics import perplexity
 
 #: Gibbs sweeps after the sequential initialisation, and proposal draws per document (S.3 leaves both
 #: open). Measured on 246 AP test documents (~190 tokens) with a 100-topic HDP fitted on the other
@@ -43,7 +44,33 @@ DEFAULT_N_SAMPLES = 100
 
 @dataclass(frozen=True)
 class HeldoutScore:
-    """Held-out log-likelihood of whole test documents: higher ``per_word`` is better."""
+    """Held-out log-likelihood of whole test documents: higher ``per_word`` is better.
+
+    Returned by :func:`dp_heldout_loglik` and :func:`hdp_importance_loglik`.
+
+    Parameters
+    ----------
+    per_word : float
+        ``total / n_tokens``, in nats.
+    total : float
+        The sum over scored documents of ``log p(x_d | theta_hat, pi_hat)``.
+    n_tokens : int
+        The number of tokens of the scored documents.
+    n_documents : int
+        The documents with at least one token (the ones scored).
+
+    Attributes
+    ----------
+    perplexity : float
+        ``exp(-per_word)``.
+
+    Examples
+    --------
+    >>> from stickbreak.evaluate import HeldoutScore
+    >>> score = HeldoutScore(per_word=-8.0, total=-8000.0, n_tokens=1000, n_documents=10)
+    >>> round(score.perplexity)
+    2981
+    """
 
     per_word: float  # total / n_tokens, nats
     total: float  # sum over scored documents of log p(x_d | theta_hat, pi_hat)
@@ -97,9 +124,36 @@ def _score(per_doc: np.ndarray, X: sp.csr_matrix) -> HeldoutScore:
 def dp_heldout_loglik(topic_word, weights, X, renormalize: bool = False) -> HeldoutScore:
     """Exact held-out log-likelihood of a DP mixture of multinomials with plug-in means (S.3).
 
-    ``log p(x_d) = logsumexp_k [log pi_k + sum_w c_dw log theta_kw]`` for each non-empty row of X.
-    ``topic_word`` (K, V) (rows renormalised) or a model with ``topic_word_``; ``weights`` (K,) the
-    components' E[pi_k] (sum <= 1; zeros allowed). One sparse product, no loop over documents.
+    Wang & Blei 2012, supplement S.3: ``log p(x_d) = logsumexp_k [log pi_k + sum_w c_dw log
+    theta_kw]`` for each non-empty row of X, without the multinomial coefficient. One sparse
+    product, no loop over documents.
+
+    Parameters
+    ----------
+    topic_word : array-like of shape (n_components, n_words) or fitted model
+        The plug-in word probabilities of the used components (rows renormalised), or a model
+        with ``topic_word_``.
+    weights : array-like of shape (n_components,)
+        The components' plug-in weights E[pi_k]: non-negative, summing to at most one (zeros allowed).
+    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The test documents' raw word counts (whole numbers).
+    renormalize : bool, default=False
+        Divide ``weights`` by their sum first (any positive weights are then accepted).
+
+    Returns
+    -------
+    HeldoutScore
+        The log-likelihood per token (higher is better) and in total, over the non-empty documents.
+
+    Examples
+    --------
+    >>> from stickbreak import DPMixture, datasets
+    >>> from stickbreak.evaluate import dp_heldout_loglik
+    >>> X = datasets.load("ap").X
+    >>> dp = DPMixture(n_components=5, obs_model="mult", max_laps=3, random_state=0).fit(X[:200])
+    >>> score = dp_heldout_loglik(dp.word_probs_, dp.weights_, X[200:250])
+    >>> score.n_documents, bool(score.per_word < 0)
+    (50, True)
     """
     theta, pi, X = _prepare(topic_word, weights, X, renormalize)
     with np.errstate(divide="ignore"):
@@ -133,6 +187,43 @@ def hdp_importance_loglik(topic_word, weights, X, doc_concentration, n_samples: 
     be the prior predictive of the unused topics, but it is not what S.3 describes.) Components with
     zero weight are dropped. ``seed``: an int or a ``numpy.random.Generator``; each document gets its
     own stream, so the result does not depend on the number of threads.
+
+    Parameters
+    ----------
+    topic_word : array-like of shape (n_components, n_words) or fitted model
+        The plug-in word probabilities of the used components (rows renormalised), or a model
+        with ``topic_word_``.
+    weights : array-like of shape (n_components,)
+        The components' plug-in weights E[pi_k]: non-negative, summing to at most one (zeros allowed).
+    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The test documents' raw word counts (whole numbers).
+    doc_concentration : float
+        b of ``phi_d ~ Dir(b pi)``, positive (e.g. an HDP's ``doc_topic_prior``).
+    n_samples : int, default=100
+        Importance samples per document, at least 1.
+    n_sweeps : int, default=200
+        Gibbs sweeps after the sequential initialisation, at least 0.
+    seed : int or numpy.random.Generator, default=0
+        The randomness of the sampler.
+    renormalize : bool, default=False
+        Divide ``weights`` by their sum first (any positive weights are then accepted).
+
+    Returns
+    -------
+    HeldoutScore
+        The estimated log-likelihood per token (higher is better) and in total, over the
+        non-empty documents.
+
+    Examples
+    --------
+    >>> from stickbreak import HDPTopicModel, datasets
+    >>> from stickbreak.evaluate import hdp_importance_loglik
+    >>> X = datasets.load("ap").X
+    >>> hdp = HDPTopicModel(n_topics=10, n_batches=1, max_laps=3, random_state=0).fit(X[:200])
+    >>> score = hdp_importance_loglik(hdp.topic_word_, hdp.topic_weights_, X[200:220], hdp.doc_topic_prior,
+    ...                               n_samples=20, n_sweeps=20)
+    >>> score.n_documents, bool(score.per_word < 0)
+    (20, True)
     """
     theta, pi, X = _prepare(topic_word, weights, X, renormalize)
     try:

@@ -79,11 +79,39 @@ def _mapping(pred_values, true_values, rows, cols, overlap) -> dict:
 def align_states(true_labels, pred_labels, foreground=None) -> dict:
     """``{predicted state: true label}`` by the one-to-one matching that shares the most frames.
 
-    The matching maximises the total overlap over all frames pooled (Hungarian algorithm).
-    Predicted states that get no partner (more predicted states than true labels), or whose
-    partner they share no frame with, map to ``None``: all their frames count as errors.
-    ``foreground`` is an optional boolean mask over frames (1-D, or a list per sequence): only
-    those frames are used, and only the predicted states seen there are keys.
+    The matching maximises the total overlap over all frames pooled (Hungarian algorithm,
+    ``scipy.optimize.linear_sum_assignment``; Hughes 2016, §6.6). Predicted states that get no
+    partner (more predicted states than true labels), or whose partner they share no frame with,
+    map to ``None``: all their frames count as errors.
+
+    Parameters
+    ----------
+    true_labels : array-like of shape (n_frames,) or list of array-like
+        The true label of every frame: one 1-D array over the concatenated frames, or a list
+        with one 1-D array per sequence.
+    pred_labels : array-like of shape (n_frames,) or list of array-like
+        The predicted state of every frame (e.g. ``estimator.predict(X)``), laid out as
+        ``true_labels``.
+    foreground : array-like of bool of shape (n_frames,) or list of array-like, optional
+        A mask over frames (1-D, or a list per sequence): only those frames are used, and only
+        the predicted states seen there are keys.
+
+    Returns
+    -------
+    dict
+        ``{predicted state: matched true label or None}`` for every predicted state used, as
+        Python scalars.
+
+    Raises
+    ------
+    DataError
+        If the labels are empty, not 1-D or of different lengths, or the mask does not fit them.
+
+    Examples
+    --------
+    >>> from stickbreak.evaluate import align_states
+    >>> align_states([0, 0, 0, 1, 1, 2], [7, 7, 3, 3, 3, 9])
+    {3: 1, 7: 0, 9: 2}
     """
     true, pred = _scored_frames(true_labels, pred_labels, False)
     if foreground is not None:
@@ -100,8 +128,35 @@ def align_states(true_labels, pred_labels, foreground=None) -> dict:
 def hamming_distance(true_labels, pred_labels, foreground_only: bool = False, normalize: bool = True) -> float:
     """Fraction of frames (their number if ``normalize=False``) whose aligned predicted label is wrong.
 
-    With ``foreground_only=True`` frames whose true label is negative (background) are left out
-    of both the alignment and the count.
+    Predicted states are first matched one-to-one to true labels as by :func:`align_states`
+    (Hughes 2016, §6.6); frames of unmatched states count as errors.
+
+    Parameters
+    ----------
+    true_labels : array-like of shape (n_frames,) or list of array-like
+        The true label of every frame: one 1-D array over the concatenated frames, or a list
+        with one 1-D array per sequence.
+    pred_labels : array-like of shape (n_frames,) or list of array-like
+        The predicted state of every frame (e.g. ``estimator.predict(X)``), laid out as
+        ``true_labels``.
+    foreground_only : bool, default=False
+        Leave out frames whose true label is negative (background, e.g. -1 no speech and -2
+        overlapping speech in speaker diarization) from both the alignment and the count.
+    normalize : bool, default=True
+        Return the fraction of scored frames in error; ``False`` returns their number.
+
+    Returns
+    -------
+    float
+        The Hamming distance: a fraction in [0, 1], or a number of frames.
+
+    Examples
+    --------
+    >>> from stickbreak.evaluate import hamming_distance
+    >>> hamming_distance([0, 0, 0, 1, 1, 1], [5, 5, 4, 4, 4, 4])
+    0.16666666666666666
+    >>> hamming_distance([0, 0, 0, 1, 1, 1], [5, 5, 4, 4, 4, 4], normalize=False)
+    1.0
     """
     true, pred = _scored_frames(true_labels, pred_labels, foreground_only)
     errors = len(true) - int(_assignment(true, pred)[-1].sum())
@@ -111,9 +166,30 @@ def hamming_distance(true_labels, pred_labels, foreground_only: bool = False, no
 def segmentation_report(true_labels, pred_labels, foreground_only: bool = False) -> dict:
     """Hamming distance, error and frame counts, states used, true labels and the alignment.
 
-    Keys: ``hamming`` (fraction), ``n_errors``, ``n_frames`` (frames scored),
-    ``n_pred_states`` (distinct predicted states on those frames), ``n_true_labels`` and
-    ``mapping`` (as :func:`align_states`).
+    Parameters
+    ----------
+    true_labels : array-like of shape (n_frames,) or list of array-like
+        The true label of every frame: one 1-D array over the concatenated frames, or a list
+        with one 1-D array per sequence.
+    pred_labels : array-like of shape (n_frames,) or list of array-like
+        The predicted state of every frame (e.g. ``estimator.predict(X)``), laid out as
+        ``true_labels``.
+    foreground_only : bool, default=False
+        Leave out frames whose true label is negative (background), as in :func:`hamming_distance`.
+
+    Returns
+    -------
+    dict
+        ``hamming`` (fraction of scored frames in error), ``n_errors``, ``n_frames`` (frames
+        scored), ``n_pred_states`` (distinct predicted states on those frames),
+        ``n_true_labels`` (distinct true labels on them) and ``mapping`` (as :func:`align_states`).
+
+    Examples
+    --------
+    >>> from stickbreak.evaluate import segmentation_report
+    >>> report = segmentation_report([0, 0, 0, 1, 1, 1], [5, 5, 4, 4, 4, 4])
+    >>> report["n_errors"], report["n_frames"], report["mapping"]
+    (1, 6, {4: 1, 5: 0})
     """
     true, pred = _scored_frames(true_labels, pred_labels, foreground_only)
     pred_values, true_values, rows, cols, overlap = _assignment(true, pred)

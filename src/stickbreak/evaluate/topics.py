@@ -1,4 +1,4 @@
-"""Held-out document completion and topic coherence: one protocol for every topic model.
+"""Held-out document completion: one protocol for every topic model.
 
 Document completion (Hughes 2016, Eq. 5.59; peers.md §3.2; Hoffman et al./Wang et al. SVI §4):
 
@@ -6,7 +6,9 @@ Document completion (Hughes 2016, Eq. 5.59; peers.md §3.2; Hoffman et al./Wang 
 2. estimate theta_d from the observed part with the topics Phi fixed (:func:`infer_doc_topics`),
 3. score ``sum log sum_k theta_dk phi_kw`` over the held-out tokens / their number (nats per word).
 
-Only Phi (K x V) is needed, so our estimators and any peer library are scored identically.
+Only Phi (K x V) is needed, so our estimators and any peer library are scored identically. The
+splitting lives in :mod:`.splitting` and topic coherence in :mod:`.coherence`; both are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -16,132 +18,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..data import BagOfWords, DataError
-from ..data.bow import is_integral
-from ..data.errors import describe_rows
+from ..data import DataError
 from ..kernels.topics.evaluate import doc_heldout_loglik, doc_topic_fixed_point
+from ._checks import _check_vocabulary, _counts, _prior, _topic_word
+from .coherence import COHERENCE_MEASURES, mean_coherence, topic_coherence
+from .splitting import SPLIT_MODES, split_documents
 
-SPLIT_MODES = ("tokens", "types")
-COHERENCE_MEASURES = ("umass", "umass_sum", "npmi")
+__all__ = ["COHERENCE_MEASURES", "SPLIT_MODES", "CompletionScore", "completion_from_split", "document_completion",
+           "heldout_loglik", "infer_doc_topics", "mean_coherence", "perplexity", "split_documents", "topic_coherence"]
 
-
-# ---------------------------------------------------------------------------------------------
-# validation
-# ---------------------------------------------------------------------------------------------
-
-def _counts(X, what: str) -> sp.csr_matrix:
-    """Validated CSR float64 counts or non-negative weights (empty documents allowed)."""
-    if isinstance(X, BagOfWords):
-        return X.counts
-    return BagOfWords.from_counts(X, what=what, allow_empty=True, integer=False).counts
-
-
-def _topic_word(model_or_topic_word) -> np.ndarray:
-    """Row-normalised (K, V) topic-word matrix from an array or an object with ``topic_word_``."""
-    source = getattr(model_or_topic_word, "topic_word_", model_or_topic_word)
-    phi = np.array(source, dtype=np.float64)
-    if phi.ndim != 2 or phi.shape[0] == 0 or phi.shape[1] == 0:
-        raise DataError(f"topic_word must be a (n_topics, vocabulary_size) matrix, got shape {phi.shape}.")
-    if not np.isfinite(phi).all():
-        raise DataError("topic_word contains NaN or infinite values; pass finite topic-word weights.")
-    if (phi < 0).any():
-        raise DataError("topic_word has negative entries; pass probabilities or non-negative weights.")
-    totals = phi.sum(axis=1)
-    if (totals <= 0).any():
-        raise DataError(
-            f"topic_word rows {describe_rows(np.flatnonzero(totals <= 0))} sum to zero; "
-            "every topic needs some weight (drop empty topics or add a pseudocount)."
-        )
-    return phi / totals[:, None]
-
-
-def _check_vocabulary(phi: np.ndarray, X: sp.csr_matrix, what: str) -> None:
-    if X.shape[1] != phi.shape[1]:
-        raise DataError(
-            f"topic_word has a vocabulary of {phi.shape[1]} words but {what} has {X.shape[1]} columns; "
-            "score documents over the model's training vocabulary (the same word ids, e.g. X[:, train_ids])."
-        )
-
-
-def _prior(prior, n_topics: int) -> np.ndarray:
-    a = np.full(n_topics, 1.0 / n_topics) if prior is None else np.asarray(prior, dtype=np.float64)
-    if a.ndim == 0:
-        a = np.full(n_topics, float(a))
-    if a.shape != (n_topics,) or not np.isfinite(a).all() or (a <= 0).any():
-        raise DataError(f"prior must be a positive number or {n_topics} positive numbers (one per topic); got {prior!r}.")
-    return a
-
-
-# ---------------------------------------------------------------------------------------------
-# splitting
-# ---------------------------------------------------------------------------------------------
-
-def _ranks_within_rows(rows: np.ndarray, n_per_row: np.ndarray, rng: np.random.Generator):
-    """Random permutation within each row: ``rank[i]`` is item i's position inside its row.
-
-    One sort on the int64 key ``row << 32 | random 32-bit`` (a lexsort on (row, random key), ~10x
-    faster than ``np.lexsort``; rows < 2**31).
-    """
-    key = (rows.astype(np.int64) << 32) | rng.integers(0, 2**32, size=len(rows), dtype=np.int64)
-    order = np.argsort(key, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(n_per_row)[:-1]))
-    ranks = np.empty(len(rows), dtype=np.int64)
-    ranks[order] = np.arange(len(rows)) - starts[rows[order]]
-    return ranks
-
-
-def _n_observed(n: np.ndarray, heldout_fraction: float) -> np.ndarray:
-    """``floor((1 - f) n)`` observed; the rest (``ceil(f n)``) held out, as the peers' "cut in half"."""
-    return np.floor((1.0 - heldout_fraction) * n + 1e-9).astype(np.int64)
-
-
-def split_documents(X, mode: str = "tokens", heldout_fraction: float = 0.5, seed=0):
-    """Split every document into ``(observed, heldout)`` count matrices with ``observed + heldout == X``.
-
-    ``mode="tokens"`` (Hughes 2016, Eq. 5.59; peers.md §3.2): each document's tokens are randomly
-    permuted; the first ``floor((1 - f) N_d)`` are observed and the other ``ceil(f N_d)`` held out.
-    ``mode="types"`` (Hoffman/Wang SVI §4; Hughes 2016, Ch. 7): the distinct word types are split
-    instead, ``ceil(f T_d)`` types held out with all their tokens (at least one type on each side when
-    ``T_d >= 2``), so the two parts share no word. Documents whose observed or held-out part is empty
-    stay as rows of zeros. ``seed``: an int or a ``numpy.random.Generator``. Vectorised, no loop per document.
-    """
-    if mode not in SPLIT_MODES:
-        raise DataError(f"unknown split mode {mode!r}; use one of {SPLIT_MODES}.")
-    if not 0.0 < float(heldout_fraction) < 1.0:
-        raise DataError(f"heldout_fraction must lie strictly between 0 and 1, got {heldout_fraction}.")
-    X = _counts(X, "X")
-    if mode == "tokens" and not is_integral(X.data):
-        raise DataError("X has non-integer counts (weights such as tf-idf), which have no tokens to split; "
-                        "use mode='types' (split word types) or pass raw word counts.")
-    rng = np.random.default_rng(seed)
-    n_docs = X.shape[0]
-    entry_rows = np.repeat(np.arange(n_docs), np.diff(X.indptr))
-    if mode == "tokens":
-        multiplicity = X.data.astype(np.int64)
-        tokens_per_doc = np.bincount(entry_rows, weights=multiplicity, minlength=n_docs).astype(np.int64)
-        token_entry = np.repeat(np.arange(X.nnz), multiplicity)
-        token_rows = entry_rows[token_entry]
-        ranks = _ranks_within_rows(token_rows, tokens_per_doc, rng)
-        held = ranks >= _n_observed(tokens_per_doc, heldout_fraction)[token_rows]
-        heldout_data = np.bincount(token_entry[held], minlength=X.nnz).astype(np.float64)
-    else:
-        types_per_doc = np.diff(X.indptr).astype(np.int64)
-        n_obs = _n_observed(types_per_doc, heldout_fraction)
-        n_obs = np.where(types_per_doc >= 2, np.clip(n_obs, 1, types_per_doc - 1), n_obs)
-        ranks = _ranks_within_rows(entry_rows, types_per_doc, rng)
-        heldout_data = np.where(ranks >= n_obs[entry_rows], X.data, 0.0)
-    return _with_data(X, X.data - heldout_data), _with_data(X, heldout_data)
-
-
-def _with_data(X: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
-    out = sp.csr_matrix((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
-    out.eliminate_zeros()
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# inference and scoring
-# ---------------------------------------------------------------------------------------------
 
 def _triplets(X: sp.csr_matrix):
     return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64)
@@ -156,13 +41,43 @@ def _infer(phi: np.ndarray, observed: sp.csr_matrix, prior, max_iter: int, tol: 
 
 
 def infer_doc_topics(topic_word, observed, prior=None, max_iter: int = 500, tol: float = 1e-7) -> np.ndarray:
-    """theta (D, K) from the observed counts with Phi fixed, by the EM fixed point of peers.md §3.2.
+    """Each document's topic proportions theta from its observed counts with the topics Phi fixed.
 
+    The EM fixed point of peers.md §3.2 (step 2 of document completion, Hughes 2016, Eq. 5.59):
     ``theta_dk <- (a_k + theta_dk sum_w n_dw phi_kw / sum_j theta_dj phi_jw) / (sum_k a_k + N_d)``,
     started uniform, until ``max |delta theta| < tol`` or ``max_iter``: the MAP of theta_d under a
-    Dirichlet(1 + a) prior. ``prior`` a is a scalar or (K,) array, default 1/K (total mass 1, so unused
-    truncation levels of an HDP cost almost nothing). Rows of ``topic_word`` are renormalised; a
-    document with no observed words gets the prior mean ``a / sum(a)``.
+    Dirichlet(1 + a) prior. Rows of ``topic_word`` are renormalised; a document with no observed
+    words gets the prior mean ``a / sum(a)``.
+
+    Parameters
+    ----------
+    topic_word : array-like of shape (n_topics, n_words) or fitted topic model
+        Topic-word weights (rows renormalised to probabilities), or a model with ``topic_word_``.
+    observed : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The observed counts of each document (non-negative; empty documents allowed).
+    prior : float or array-like of shape (n_topics,), optional
+        The Dirichlet parameter a (positive). Default ``1 / n_topics`` for every topic (total mass
+        1, so unused truncation levels of an HDP cost almost nothing).
+    max_iter : int, default=500
+        The most fixed-point iterations.
+    tol : float, default=1e-7
+        Stop once no entry of theta changes by more than this.
+
+    Returns
+    -------
+    ndarray of shape (n_documents, n_topics)
+        Each document's topic proportions (rows sum to one).
+
+    Examples
+    --------
+    >>> from stickbreak import LDA, datasets
+    >>> X = datasets.load("ap").X
+    >>> lda = LDA(n_topics=5, max_laps=3, random_state=0).fit(X[:200])
+    >>> import numpy as np
+    >>> from stickbreak.evaluate import infer_doc_topics
+    >>> theta = infer_doc_topics(lda.topic_word_, X[200:210])
+    >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
+    ((10, 5), True)
     """
     phi = _topic_word(topic_word)
     observed = _counts(observed, "observed")
@@ -178,8 +93,38 @@ def _loglik(phi: np.ndarray, theta: np.ndarray, heldout: sp.csr_matrix) -> tuple
 def heldout_loglik(topic_word, theta, heldout) -> tuple[float, int]:
     """``(sum over held-out tokens of log sum_k theta_dk phi_kw, number of held-out tokens)``.
 
-    Rows of ``topic_word`` and ``theta`` are renormalised. ``-inf`` if a held-out word has probability
-    zero under every topic (smooth Phi to avoid it). Hughes 2016, Eq. 5.59 numerator.
+    The numerator of Hughes 2016, Eq. 5.59 (step 3 of document completion). Rows of
+    ``topic_word`` and ``theta`` are renormalised. ``-inf`` if a held-out word has probability
+    zero under every topic (smooth Phi to avoid it).
+
+    Parameters
+    ----------
+    topic_word : array-like of shape (n_topics, n_words) or fitted topic model
+        Topic-word weights (rows renormalised to probabilities), or a model with ``topic_word_``.
+    theta : array-like of shape (n_documents, n_topics)
+        Each document's topic proportions (non-negative, positive row sums), e.g. from
+        :func:`infer_doc_topics` on the observed part.
+    heldout : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The held-out counts of the same documents.
+
+    Returns
+    -------
+    total : float
+        The summed log-likelihood of the held-out tokens, in nats.
+    n_tokens : int
+        The number of held-out tokens (sum of the counts, rounded).
+
+    Examples
+    --------
+    >>> from stickbreak import LDA, datasets
+    >>> X = datasets.load("ap").X
+    >>> lda = LDA(n_topics=5, max_laps=3, random_state=0).fit(X[:200])
+    >>> from stickbreak.evaluate import heldout_loglik, infer_doc_topics, split_documents
+    >>> observed, heldout = split_documents(X[200:250], seed=0)
+    >>> theta = infer_doc_topics(lda.topic_word_, observed)
+    >>> total, n_tokens = heldout_loglik(lda.topic_word_, theta, heldout)
+    >>> bool(total < 0), n_tokens == int(heldout.sum())
+    (True, True)
     """
     phi = _topic_word(topic_word)
     heldout = _counts(heldout, "heldout")
@@ -195,13 +140,58 @@ def heldout_loglik(topic_word, theta, heldout) -> tuple[float, int]:
 
 
 def perplexity(per_word: float) -> float:
-    """Perplexity ``exp(-per_word)`` from a mean log-likelihood per token in nats."""
+    """Perplexity ``exp(-per_word)`` from a mean log-likelihood per token in nats.
+
+    Parameters
+    ----------
+    per_word : float
+        The mean log-likelihood per token, in nats (as ``per_word`` of the scores).
+
+    Returns
+    -------
+    float
+        The perplexity (lower is better).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stickbreak.evaluate import perplexity
+    >>> bool(np.isclose(perplexity(-np.log(1000.0)), 1000.0))
+    True
+    """
     return float(np.exp(-per_word))
 
 
 @dataclass(frozen=True)
 class CompletionScore:
-    """Held-out document completion score (Hughes 2016, Eq. 5.59): higher ``per_word`` is better."""
+    """Held-out document completion score (Hughes 2016, Eq. 5.59): higher ``per_word`` is better.
+
+    Returned by :func:`document_completion` and :func:`completion_from_split`.
+
+    Parameters
+    ----------
+    per_word : float
+        The mean log-likelihood per held-out token, in nats.
+    n_heldout_tokens : int
+        The number of held-out tokens scored.
+    n_documents : int
+        The documents with at least one held-out token (the ones scored).
+    mode : str
+        How the documents were split: ``"tokens"``, ``"types"``, or ``"given"`` (a split
+        passed to :func:`completion_from_split`).
+
+    Attributes
+    ----------
+    perplexity : float
+        ``exp(-per_word)``.
+
+    Examples
+    --------
+    >>> from stickbreak.evaluate import CompletionScore
+    >>> score = CompletionScore(per_word=-7.5, n_heldout_tokens=1200, n_documents=40, mode="tokens")
+    >>> round(score.perplexity, 1)
+    1808.0
+    """
 
     per_word: float  # mean log-likelihood per held-out token, nats
     n_heldout_tokens: int
@@ -214,10 +204,41 @@ class CompletionScore:
 
 
 def completion_from_split(topic_word, observed, heldout, prior=None, *, mode: str = "given") -> CompletionScore:
-    """Score ``topic_word`` (array or model with ``topic_word_``) on an existing split.
+    """Document completion of ``topic_word`` on an existing split (steps 2 and 3 of Hughes 2016, Eq. 5.59).
 
-    Split once with :func:`split_documents` and score many models on it (the benchmark does this).
-    Documents with no held-out tokens are ignored; those with an empty observed part use the prior mean.
+    Split once with :func:`split_documents` and score many models on it (the benchmark does this):
+    theta is inferred from ``observed`` by :func:`infer_doc_topics` (500 iterations, tol 1e-7) and
+    the held-out tokens scored by :func:`heldout_loglik`. Documents with no held-out tokens are
+    ignored; those with an empty observed part use the prior mean.
+
+    Parameters
+    ----------
+    topic_word : array-like of shape (n_topics, n_words) or fitted topic model
+        Topic-word weights (rows renormalised to probabilities), or a model with ``topic_word_``.
+    observed : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The observed parts of the test documents.
+    heldout : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        Their held-out parts.
+    prior : float or array-like of shape (n_topics,), optional
+        The Dirichlet parameter of :func:`infer_doc_topics` (default ``1 / n_topics``).
+    mode : str, default="given"
+        Recorded in the score's ``mode`` (e.g. the mode the split was made with).
+
+    Returns
+    -------
+    CompletionScore
+        The mean log-likelihood per held-out token and the counts scored.
+
+    Examples
+    --------
+    >>> from stickbreak import LDA, datasets
+    >>> X = datasets.load("ap").X
+    >>> lda = LDA(n_topics=5, max_laps=3, random_state=0).fit(X[:200])
+    >>> from stickbreak.evaluate import completion_from_split, split_documents
+    >>> observed, heldout = split_documents(X[200:250], seed=0)
+    >>> score = completion_from_split(lda, observed, heldout, mode="tokens")
+    >>> score.n_documents, bool(score.per_word < 0)
+    (50, True)
     """
     phi = _topic_word(topic_word)
     observed, heldout = _counts(observed, "observed"), _counts(heldout, "heldout")
@@ -237,98 +258,47 @@ def completion_from_split(topic_word, observed, heldout, prior=None, *, mode: st
 
 def document_completion(model_or_topic_word, X, mode: str = "tokens", heldout_fraction: float = 0.5,
                         seed=0, prior=None) -> CompletionScore:
-    """Held-out document completion of test documents X (split, infer theta, score; see module doc)."""
+    """Held-out document completion of test documents ``X``: split, infer theta, score.
+
+    The protocol of Hughes 2016, Eq. 5.59 (the document completion of Wallach et al. 2009, as
+    used for stochastic VI by Hoffman et al. 2013, §4): each document is split by
+    :func:`split_documents`, its topic proportions inferred from the observed part with the
+    topics fixed (:func:`infer_doc_topics`), and the held-out part scored:
+    ``per_word = sum_d sum_{w in heldout_d} log sum_k theta_dk phi_kw / N_heldout``. Only the
+    topics are needed, so any library's topic model is scored the same way.
+
+    Parameters
+    ----------
+    model_or_topic_word : fitted topic model or array-like of shape (n_topics, n_words)
+        A model with ``topic_word_``, or topic-word weights (rows renormalised).
+    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The test documents' counts (raw counts for ``mode="tokens"``).
+    mode : {"tokens", "types"}, default="tokens"
+        Hold out random tokens, or random word types with all their tokens.
+    heldout_fraction : float, default=0.5
+        The fraction of each document held out, in (0, 1).
+    seed : int or numpy.random.Generator, default=0
+        The randomness of the split.
+    prior : float or array-like of shape (n_topics,), optional
+        The Dirichlet parameter of :func:`infer_doc_topics` (default ``1 / n_topics``).
+
+    Returns
+    -------
+    CompletionScore
+        The mean log-likelihood per held-out token (higher is better), with its perplexity.
+
+    Examples
+    --------
+    >>> from stickbreak import LDA, datasets
+    >>> X = datasets.load("ap").X
+    >>> lda = LDA(n_topics=5, max_laps=3, random_state=0).fit(X[:200])
+    >>> from stickbreak.evaluate import document_completion
+    >>> score = document_completion(lda, X[200:250], seed=0)
+    >>> score.mode, score.n_documents, bool(score.per_word < 0), bool(score.perplexity > 1)
+    ('tokens', 50, True, True)
+    """
     phi = _topic_word(model_or_topic_word)
     X = _counts(X, "X")
     _check_vocabulary(phi, X, "X")
     observed, heldout = split_documents(X, mode, heldout_fraction, seed)
     return completion_from_split(phi, observed, heldout, prior, mode=mode)
-
-
-# ---------------------------------------------------------------------------------------------
-# coherence
-# ---------------------------------------------------------------------------------------------
-
-def _top_word_ids(top_words_or_topic_word, n_words: int, n_top: int) -> np.ndarray:
-    arr = np.asarray(top_words_or_topic_word)
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.ndim != 2 or arr.size == 0:
-        raise DataError(f"expected a (n_topics, vocabulary_size) weight matrix or (n_topics, n) word ids, got shape {arr.shape}.")
-    if arr.dtype.kind in "iu":
-        ids = arr.astype(np.int64)
-    else:
-        weights = np.asarray(_topic_word(arr))
-        if weights.shape[1] != n_words:
-            raise DataError(f"topic_word has a vocabulary of {weights.shape[1]} words but the reference has "
-                            f"{n_words}; use reference counts over the model's vocabulary.")
-        if not 2 <= n_top <= n_words:
-            raise DataError(f"n_top must lie between 2 and the vocabulary size {n_words}, got {n_top}.")
-        ids = np.argsort(-weights, axis=1, kind="stable")[:, :n_top]
-    if ids.shape[1] < 2 or ids.min() < 0 or ids.max() >= n_words:
-        raise DataError(f"top word ids must be at least 2 per topic and lie in [0, {n_words}).")
-    if (np.diff(np.sort(ids, axis=1), axis=1) == 0).any():
-        raise DataError("a topic lists the same word id twice; pass distinct top words per topic.")
-    return ids
-
-
-def _cooccurrence(reference: sp.csr_matrix, ids: np.ndarray):
-    """Document counts D(w_i, w_j) per topic as (K, n, n) (diagonal = D(w_i)), via one sparse product."""
-    union, pos = np.unique(ids, return_inverse=True)
-    present = (reference[:, union] > 0).astype(np.float64)
-    co = (present.T @ present).toarray()
-    pos = pos.reshape(ids.shape)
-    return co[pos[:, :, None], pos[:, None, :]]
-
-
-def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", n_top: int = 10,
-                    eps: float = 1e-12) -> np.ndarray:
-    """Coherence of each topic's top words on a reference corpus (document co-occurrence, presence only).
-
-    ``top_words_or_topic_word``: a (K, V) weight matrix (its ``n_top`` heaviest words per row, most
-    probable first) or a (K, n) integer array of word ids in rank order (``n_top`` is then unused).
-
-    * ``"umass"``, gensim's ``CoherenceModel(coherence="u_mass")`` convention: the **mean** over
-      ordered pairs ``i > j`` of ``log((D(w_i, w_j) / D + eps) / (D(w_j) / D))``, with D(...) the
-      number of reference documents containing the words and D their count (``eps`` = 1e-12, as
-      gensim). Every top word must occur in the reference (use the training corpus, as Mimno does).
-    * ``"umass_sum"`` (Mimno et al. 2011 as published): the **sum** over the same pairs of
-      ``log((D(w_i, w_j) + 1) / D(w_j))``.
-    * ``"npmi"`` (Bouma 2009; Aletras & Stevenson 2013): **mean** over pairs of
-      ``log(P(w_i, w_j) / (P(w_i) P(w_j))) / -log P(w_i, w_j)``, P = document frequency / D; a pair
-      that never co-occurs scores -1; ``eps`` floors the denominator (a pair in every document scores 0).
-    """
-    if measure not in COHERENCE_MEASURES:
-        raise DataError(f"unknown coherence measure {measure!r}; use one of {COHERENCE_MEASURES}.")
-    reference = _counts(reference, "reference")
-    ids = _top_word_ids(top_words_or_topic_word, reference.shape[1], n_top)
-    co = _cooccurrence(reference, ids)
-    doc_freq = np.diagonal(co, axis1=1, axis2=2)  # (K, n)
-    n = ids.shape[1]
-    lower = np.tril(np.ones((n, n), dtype=bool), k=-1)  # pairs i > j
-    if measure == "umass":
-        _check_every_word_occurs(doc_freq, ids)
-        return np.where(lower, np.log((co / reference.shape[0] + eps) / (doc_freq[:, None, :] / reference.shape[0])),
-                        0.0).sum(axis=(1, 2)) / lower.sum()
-    if measure == "umass_sum":
-        _check_every_word_occurs(doc_freq, ids)
-        return np.where(lower, np.log((co + 1.0) / doc_freq[:, None, :]), 0.0).sum(axis=(1, 2))
-    p_joint = co / reference.shape[0]
-    p_word = doc_freq / reference.shape[0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pmi = np.log(p_joint / (p_word[:, :, None] * p_word[:, None, :]))
-        npmi = np.where(co > 0, pmi / np.maximum(-np.log(p_joint), eps), -1.0)
-    return np.where(lower, npmi, 0.0).sum(axis=(1, 2)) / lower.sum()
-
-
-def _check_every_word_occurs(doc_freq: np.ndarray, ids: np.ndarray) -> None:
-    if (doc_freq == 0).any():
-        missing = np.unique(ids[doc_freq == 0])
-        raise DataError(f"UMass coherence needs every top word in the reference; word ids {describe_rows(missing)} "
-                        "never occur. Use the training counts as reference, or measure='npmi'.")
-
-
-def mean_coherence(top_words_or_topic_word, reference, measure: str = "umass", n_top: int = 10,
-                   eps: float = 1e-12) -> float:
-    """Mean of :func:`topic_coherence` over topics."""
-    return float(np.mean(topic_coherence(top_words_or_topic_word, reference, measure, n_top, eps)))

@@ -147,7 +147,45 @@ def read_model(path) -> tuple[dict, dict[str, np.ndarray]]:
 
 
 def load(path):
-    """Load any saved stickbreak estimator."""
+    """Load a fitted estimator of any stickbreak class from a file written by its ``save``.
+
+    Nothing is unpickled (``allow_pickle=False``); the file's SHA-256 digest of the parameters,
+    fit record and arrays is checked, so a damaged or edited file is refused.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.npz`` file written by the estimator's ``save``.
+
+    Returns
+    -------
+    estimator : object
+        The fitted estimator (e.g. a :class:`~stickbreak.DPMixture`), its class read from the
+        file, ready to predict, score, report and save.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no file at ``path``.
+    ModelFileError
+        If the file is not a stickbreak model, holds an estimator this version does not know,
+        was written in a newer format version, or was damaged or edited since it was saved
+        (a ValueError).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import stickbreak
+    >>> from stickbreak import DPMixture, datasets
+    >>> X = datasets.load("old_faithful").X
+    >>> model = DPMixture(random_state=0).fit(X)
+    >>> path = model.save("faithful")  # ".npz" is appended
+    >>> path.name
+    'faithful.npz'
+    >>> loaded = stickbreak.load(path)
+    >>> type(loaded).__name__, bool(np.allclose(loaded.predict_proba(X), model.predict_proba(X)))
+    ('DPMixture', True)
+    """
     meta, arrays = read_model(path)
     name = meta.get("estimator")
     if name not in ESTIMATORS:

@@ -29,7 +29,22 @@ from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord,
 
 
 class CheckpointError(ValueError):
-    """A checkpoint that cannot be read or does not belong to this fit."""
+    """A checkpoint that cannot be read or does not belong to this fit.
+
+    Raised by :func:`stickbreak.resume` (and ``fit(..., checkpoint=...)`` resuming) for a missing,
+    truncated, corrupt or foreign checkpoint, or one written by another format version. A
+    subclass of :class:`ValueError`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import stickbreak
+    >>> try:
+    ...     stickbreak.resume("no_such_run", np.zeros((3, 2)))
+    ... except stickbreak.CheckpointError as err:
+    ...     print(str(err).startswith("no checkpoint at"))
+    True
+    """
 
 
 #: The dataclasses a learner state may hold, by name: the states of batch VB, stochastic VI and

@@ -17,13 +17,64 @@ def _dense(X) -> np.ndarray:
 
 
 def plot_cluster_sizes(estimator) -> Figure:
-    """Expected items per used cluster, largest first."""
+    """Expected items per used cluster, largest first, as a bar chart.
+
+    Parameters
+    ----------
+    estimator : fitted DPMixture or FiniteMixture
+        The model (its ``component_counts_`` of the ``n_active_components_`` used clusters).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not attached to pyplot: save it with ``fig.savefig``).
+
+    Examples
+    --------
+    >>> from stickbreak import DPMixture, datasets, plot
+    >>> X = datasets.load("old_faithful").X
+    >>> model = DPMixture(n_components=5, max_laps=5, random_state=0).fit(X)
+    >>> type(plot.plot_cluster_sizes(model)).__name__
+    'Figure'
+    """
     return plot_sizes(estimator.component_counts_, estimator.n_active_components_, "cluster", "items")
 
 
 def plot_cluster_means(estimator, X, image_shape, max_clusters: int = MAX_SHOWN) -> Figure:
-    """The mean of each cluster's items (hard assignment by ``predict``) drawn as an image of
-    ``image_shape`` (e.g. ``(8, 8)`` for the digits), largest clusters first."""
+    """The mean of each cluster's items drawn as an image, largest clusters first.
+
+    Items are assigned to clusters by ``estimator.predict``; each non-empty cluster's mean item is
+    reshaped to ``image_shape`` and drawn in grey levels, titled ``cluster: items``.
+
+    Parameters
+    ----------
+    estimator : fitted DPMixture or FiniteMixture
+        The model.
+    X : array-like, sparse matrix, DenseData or BagOfWords of shape (n_items, n_features)
+        The items (``n_features`` must equal the pixels of ``image_shape``).
+    image_shape : tuple of int
+        The shape of one image, e.g. ``(8, 8)`` for the digits.
+    max_clusters : int, default=20
+        The most clusters drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not attached to pyplot: save it with ``fig.savefig``).
+
+    Raises
+    ------
+    ValueError
+        If ``image_shape`` does not hold ``n_features`` pixels.
+
+    Examples
+    --------
+    >>> from stickbreak import DPMixture, datasets, plot
+    >>> X = datasets.load("digits").X[:500]
+    >>> model = DPMixture(n_components=10, max_laps=3, random_state=0).fit(X)
+    >>> type(plot.plot_cluster_means(model, X, image_shape=(8, 8))).__name__
+    'Figure'
+    """
     X = _dense(X)
     if int(np.prod(image_shape)) != X.shape[1]:
         raise ValueError(f"image_shape={tuple(image_shape)} holds {int(np.prod(image_shape))} pixels but X has "
@@ -40,8 +91,36 @@ def plot_cluster_means(estimator, X, image_shape, max_clusters: int = MAX_SHOWN)
 
 
 def plot_projection(estimator, X, max_points: int = 5000, seed: int = 0) -> Figure:
-    """The items on their first two principal components, coloured by cluster (at most
-    ``max_points`` drawn at random), the ten largest clusters in the legend."""
+    """The items on their first two principal components, coloured by cluster.
+
+    Clusters come from ``estimator.predict``; the principal axes from an SVD of the centred items
+    (the first 20,000). At most ``max_points`` items are drawn, at random; the ten largest
+    clusters are in the legend.
+
+    Parameters
+    ----------
+    estimator : fitted DPMixture or FiniteMixture
+        The model.
+    X : array-like, sparse matrix, DenseData or BagOfWords of shape (n_items, n_features)
+        The items.
+    max_points : int, default=5000
+        The most items drawn.
+    seed : int, default=0
+        Seed of the choice of items drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not attached to pyplot: save it with ``fig.savefig``).
+
+    Examples
+    --------
+    >>> from stickbreak import DPMixture, datasets, plot
+    >>> X = datasets.load("old_faithful").X
+    >>> model = DPMixture(n_components=5, max_laps=5, random_state=0).fit(X)
+    >>> type(plot.plot_projection(model, X)).__name__
+    'Figure'
+    """
     X = _dense(X)
     labels = estimator.predict(X)
     centred = X - X.mean(axis=0)

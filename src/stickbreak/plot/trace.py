@@ -12,7 +12,28 @@ MOVE_COLOURS = {"birth": "tab:green", "merge": "tab:purple", "delete": "tab:red"
 
 
 def accepted_moves(trace) -> dict[str, np.ndarray]:
-    """``{move kind: laps where at least one was accepted}`` from the per-lap records."""
+    """``{move kind: laps where at least one was accepted}`` from the per-lap records.
+
+    Parameters
+    ----------
+    trace : list of dict
+        The per-lap records of a fit (``estimator.trace_``): each has ``"lap"`` and, when moves
+        ran, ``"moves"``: ``{kind: {"accepted": count, ...}}``.
+
+    Returns
+    -------
+    dict of str to ndarray
+        For each move kind accepted at least once, the laps where it was, in trace order.
+
+    Examples
+    --------
+    >>> from stickbreak.plot import accepted_moves
+    >>> trace = [{"lap": 1, "moves": {"birth": {"accepted": 2}, "merge": {"accepted": 0}}},
+    ...          {"lap": 2, "moves": {"merge": {"accepted": 1}}},
+    ...          {"lap": 3, "moves": {"birth": {"accepted": 1}}}]
+    >>> accepted_moves(trace)
+    {'birth': array([1, 3]), 'merge': array([2])}
+    """
     out: dict[str, list] = {}
     for record in trace:
         for kind, counts in (record.get("moves") or {}).items():
@@ -22,8 +43,31 @@ def accepted_moves(trace) -> dict[str, np.ndarray]:
 
 
 def plot_trace(estimator, heldout=None) -> Figure:
-    """The ELBO and K (all components and those in use) after every lap; laps with accepted moves
-    are marked on both. ``heldout``: a held-out score per lap (e.g. ``heldout_per_word_``), a third axes."""
+    """The ELBO and K (all components and those in use) after every lap, accepted moves marked.
+
+    Laps where a birth, merge or delete move was accepted are marked by vertical lines on both axes.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Any fitted stickbreak model (its ``trace_``).
+    heldout : array-like of shape (n_laps,), optional
+        A held-out score per lap (e.g. a topic model's ``heldout_per_word_``), drawn on a third axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not attached to pyplot: save it with ``fig.savefig``).
+
+    Examples
+    --------
+    >>> from stickbreak import DPMixture, datasets, plot
+    >>> X = datasets.load("old_faithful").X
+    >>> model = DPMixture(n_components=5, max_laps=5, random_state=0).fit(X)
+    >>> fig = plot.plot_trace(model)
+    >>> type(fig).__name__, len(fig.axes)
+    ('Figure', 2)
+    """
     trace = estimator.trace_
     laps = np.array([r["lap"] for r in trace])
     elbo = np.array([r["elbo"] for r in trace])

@@ -20,7 +20,30 @@ from ..data import BagOfWords, Sequences
 
 @dataclass(frozen=True)
 class ReportData:
-    """The data a report draws from (all optional): items, true labels, HMM sequence layout, image shape."""
+    """The data a report draws from (all optional): items, true labels, HMM sequence layout, image shape.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix, BagOfWords or Sequences, optional
+        The data the figures that need data are drawn from.
+    labels : array-like of shape (n_frames,), optional
+        True labels per frame, aligned to an HMM's states.
+    lengths : array-like of int of shape (n_sequences,), optional
+        Frames per sequence (or items per group) when ``X`` is one concatenated array.
+    Xprev : array-like of shape (n_frames, n_features), optional
+        Each frame's predecessor, for autoregressive HMMs.
+    image_shape : tuple of int, optional
+        The shape of one item as an image (mixture means drawn as images).
+
+    Examples
+    --------
+    >>> from stickbreak import datasets
+    >>> from stickbreak.report import ReportData
+    >>> digits = datasets.load("digits")
+    >>> data = ReportData(digits.X, labels=digits.labels, image_shape=(8, 8))
+    >>> data.image_shape, data.lengths is None
+    ((8, 8), True)
+    """
 
     X: Any = None
     labels: Any = None
@@ -113,8 +136,31 @@ def fit_facts(est) -> dict:
 
 
 def data_facts(X, lengths=None) -> dict:
-    """Shape and size of the data: documents and tokens, sequences (``lengths``: frames per
-    sequence, hmmlearn style) and frames, or items."""
+    """Shape and size of the data: documents and tokens, sequences and frames, or items.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix, BagOfWords or Sequences
+        The data.
+    lengths : array-like of int of shape (n_sequences,), optional
+        Frames per sequence when ``X`` is one array of concatenated frames (hmmlearn style).
+
+    Returns
+    -------
+    dict
+        ``documents``, ``vocabulary``, ``tokens`` for a BagOfWords; ``sequences``, ``frames``,
+        ``features`` for sequences; ``rows``, ``columns``, ``total count`` for a sparse matrix;
+        ``items``, ``features`` otherwise.
+
+    Examples
+    --------
+    >>> from stickbreak import datasets
+    >>> from stickbreak.report import data_facts
+    >>> data_facts(datasets.load("old_faithful").X)
+    {'items': 272, 'features': 2}
+    >>> data_facts(datasets.load("mocap6").X)
+    {'sequences': 6, 'frames': 2058, 'features': 12}
+    """
     if isinstance(X, BagOfWords):
         return {"documents": X.n_items, "vocabulary": X.n_features, "tokens": int(X.total_counts.sum())}
     if isinstance(X, Sequences):
