@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 from pathlib import Path
 
 import matplotlib
@@ -58,3 +59,30 @@ def test_python_blocks_run(page, tmp_path):
     finally:
         os.chdir(cwd)
         matplotlib.pyplot.close("all")
+
+
+COMMAND = re.compile(r"^(?:\$ )?(stickbreak (?:fit|eval|report|resume|datasets)\b[^#]*)")
+
+
+def command_lines(page: Path) -> list[str]:
+    """The ``stickbreak ...`` command lines of the page's fenced blocks other than Python, comments cut."""
+    lines, language = [], None  # language: None outside a fence, else the fence's info string
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            language = line[3:].strip() if language is None else None
+        elif language is not None and language != "python" and (match := COMMAND.match(line.strip())):
+            lines.append(match[1].strip())
+    return lines
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
+def test_command_lines_parse(page):
+    """Every command line shown parses: its subcommand and every option exist (running them all
+    would fit the whole AP corpus many times over; the CLI's own tests run each subcommand)."""
+    from stickbreak.cli.main import build_parser
+
+    for line in command_lines(page):
+        try:
+            build_parser().parse_args(shlex.split(line)[1:])
+        except SystemExit as exit_:
+            raise AssertionError(f"{page.relative_to(ROOT)}: `{line}` does not parse (exit {exit_.code})") from None

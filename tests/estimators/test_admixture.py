@@ -57,6 +57,7 @@ def test_held_out_groups_score_higher_than_under_a_dp_mixture_of_the_same_family
     ours = fitted.score_samples(X, lengths=lengths)
     assert ours.shape == (len(X),) and np.all(np.isfinite(ours))
     assert fitted.score(X, lengths=lengths) > mixture.score(X) + 0.1
+    assert np.isclose(fitted.score(X, lengths=lengths, total=True), ours.sum())   # total=True as every score
 
 
 def test_bad_settings_and_groups_are_refused_before_any_work():

@@ -44,9 +44,9 @@ def add_fit_topics(sub) -> None:
                    help="HDP variational family: direct assignment (Hughes) or two-level sticks (Hoffman et al.)")
     p.add_argument("--doc-truncation", type=int, default=20, help="two-level HDP: atoms per document (T)")
     p.add_argument("--batch-size", type=int, default=None, help="SVI: documents per minibatch (overrides --n-batches)")
-    p.add_argument("--alpha", type=float, default=None, help="doc_topic_prior (LDA default 1/K, HDP 0.5)")
-    p.add_argument("--eta", type=float, default=None, help="topic_word_prior (LDA default 1/K, HDP 0.1)")
-    p.add_argument("--gamma", type=float, default=10.0, help="HDP top-level concentration")
+    p.add_argument("--alpha", type=float, default=None, help="doc_topic_prior (default: LDA 1/K, HDP 1)")
+    p.add_argument("--eta", type=float, default=None, help="topic_word_prior (default: LDA 1/K, HDP 0.05, DILN 0.5)")
+    p.add_argument("--gamma", type=float, default=10.0, help="HDP top-level concentration gamma (default 10)")
     p.add_argument("--latent-dim", type=int, default=20, help="DILN: dimension d of the topic locations")
     p.add_argument("--location-variance", type=float, default=None, help="DILN: variance c of the topic locations "
                                                                          "(default 1/d; must be below 1)")

@@ -310,7 +310,7 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
             out[scored.index] = self.model_.log_predictive(self.params_, scored.groups, weights[scored.kept])
         return out
 
-    def score(self, X, y=None, lengths=None) -> float:
+    def score(self, X, y=None, *, lengths=None, total: bool = False) -> float:
         """Mean held-out log predictive density per item, in nats (higher is better).
 
         Parameters
@@ -323,13 +323,16 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
         lengths : array-like of int of shape (n_groups,), optional
             Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
             default: one group.
+        total : bool, default=False
+            Return the sum over items instead of the mean, as every estimator's ``score`` does.
 
         Returns
         -------
         score : float
-            The mean of :meth:`score_samples`.
+            The mean (or, with ``total``, the sum) of :meth:`score_samples`.
         """
-        return float(np.mean(self.score_samples(X, lengths)))
+        values = self.score_samples(X, lengths)
+        return float(np.sum(values) if total else np.mean(values))
 
     # ------------------------------------------------------------------ persistence
     def save(self, path):

@@ -192,7 +192,8 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         if session is not None:
             session.check_data(data.whole)
         mixture_cfg = self._configs(data.batches.n_items)[0]
-        self._check_memory(mixture_cfg.n_components, data.batches.n_items, data.n_features, learn_cfg.n_batches)
+        # the batches are the shards for a ShardStore (n_batches is then unused), else n_batches
+        self._check_memory(mixture_cfg.n_components, data.batches.n_items, data.n_features, len(data.batches.index))
         model = make_mixture_model(mixture_cfg, data.sample)
         plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
         with open_executor(self.executor, learn_cfg.n_jobs) as executor:
