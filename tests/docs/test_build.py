@@ -37,3 +37,12 @@ def test_sphinx_build_has_no_warnings(tmp_path):
     figures = sorted((source / "auto_examples" / "images").glob("sphx_glr_plot_*.png"))
     for example in EXAMPLES:  # every example ends in a figure
         assert any(figure.name.startswith(f"sphx_glr_{example.stem}_") for figure in figures), f"{example.name} drew no figure"
+
+
+def test_the_api_reference_lists_every_public_name():
+    from .public_api import MODULES, module_names
+
+    listed = (ROOT / "docs" / "api.rst").read_text(encoding="utf-8")
+    missing = [f"{module}.{name}" for module in MODULES for name in module_names(module)
+               if not any(line.strip() in (name, f".. data:: {name}") for line in listed.splitlines())]
+    assert not missing, f"add these to docs/api.rst: {missing}"
