@@ -143,3 +143,12 @@ def test_mixtures_take_n_jobs_minus_one_as_every_core():
     assert DPMixture(n_jobs=-1, max_laps=3, random_state=0).fit(X).n_components_ >= 1
     with pytest.raises(ValueError, match="n_jobs"):
         DPMixture(n_jobs=0).fit(X)
+
+
+def test_save_load_keeps_the_exact_lower_bound_and_the_move_log(tmp_path):
+    X = np.random.default_rng(1).normal(size=(300, 2)) + np.repeat([[0, 0], [6, 6], [0, 6]], 100, axis=0)
+    for model in (DPMixture(n_components=8, random_state=0),   # memoized VI with moves
+                  DPMixture(n_components=4, algorithm="stochastic", n_batches=3, max_laps=4, random_state=0)):
+        loaded = stickbreak.load(model.fit(X).save(tmp_path / "model.npz"))
+        assert loaded.lower_bound_ == model.lower_bound_           # SVI's is rescored, not the last lap's estimate
+        assert loaded.move_log_ == model.move_log_

@@ -108,8 +108,8 @@ _PARAMETERS_AFTER_CONCENTRATION = """
     stop_reason_ : {"converged", "max_laps", "callback", "interrupted"}
         Why the fit stopped.
     move_log_ : list of dict
-        The moves memoized VI accepted, in order (empty for the other algorithms; not restored by
-        :meth:`load`).
+        The moves memoized VI accepted, in order (empty for the other algorithms); saved with the
+        model.
     n_features_in_ : int
         Number of features seen during :meth:`fit`.
     feature_names_in_ : ndarray of shape (n_features_in,)

@@ -204,13 +204,14 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
                                          "training items: labels_ is -1 for every item (predict(X) gives them)")
         self.n_features_in_ = data.n_features
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace,
-                         "interrupted" if cut else fitted.result.stop_reason, labels, fitted.lower_bound)
-        self.move_log_ = fitted.accepted_moves
+                         "interrupted" if cut else fitted.result.stop_reason, labels, fitted.lower_bound,
+                         fitted.accepted_moves)
         return self
 
     def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str, labels,
-                    lower_bound: float | None = None):
+                    lower_bound: float | None = None, move_log=()):
         self.model_ = model
+        self.move_log_ = list(move_log)
         self.labels_ = labels
         self.params_ = params
         self.stats_ = stats
@@ -333,7 +334,8 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
             "labels": self.labels_,
             **self.stats_.to_arrays("stats."),
         }
-        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, **self._input_extra()}
+        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "lower_bound": float(self.lower_bound_),
+                 "move_log": self.move_log_, **self._input_extra()}
         return persist.save_model(path, type(self).__name__, params, arrays, extra)
 
     @classmethod
@@ -346,7 +348,7 @@ class _MixtureEstimator(AlgorithmOptionsMixin, SavableMixin, ReportMixin, Densit
         extra = meta["extra"]
         est._restore_input(extra)
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
-                        arrays["labels"])
+                        arrays["labels"], extra.get("lower_bound"), extra.get("move_log", ()))  # older files kept neither
         return est
 
     def __sklearn_tags__(self):
