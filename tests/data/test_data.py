@@ -197,3 +197,11 @@ def test_a_gzipped_csv_with_a_header_is_read_without_it(tmp_path):
     (tmp_path / "t.csv.gz").write_bytes(gzip.compress(b"a,b\n1,2\n3,4\n"))
     X, labels, name = read_data(str(tmp_path / "t.csv.gz"))
     assert X.tolist() == [[1.0, 2.0], [3.0, 4.0]] and labels is None and name == "t"
+
+
+def test_on_words_refuses_words_that_miss_a_documents_word():
+    bow = BagOfWords.from_counts(np.array([[1, 0, 2, 0], [0, 0, 1, 3]]))
+    kept = bow.on_words(bow.words_used())
+    assert kept.counts.toarray().tolist() == [[1, 2, 0], [0, 1, 3]]
+    with pytest.raises(DataError, match="not in `words`"):
+        bow.on_words(np.array([0, 2]))          # word 3 is used by the second document

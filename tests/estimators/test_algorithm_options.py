@@ -56,6 +56,7 @@ def test_old_keywords_warn_once_and_fit_the_same(cls, args, legacy, data, reques
     with pytest.warns(FutureWarning) as record:
         old = cls(**args, **legacy, random_state=0)
     assert len(record) == 1
+    assert record[0].filename == __file__   # the warning points at the user's line, not inside stickbreak
     message = str(record[0].message)
     assert "algorithm_options={" in message and all(f"{name}=..." in message for name in legacy)
     new = cls(**args, algorithm_options=legacy, random_state=0)
@@ -152,3 +153,10 @@ def test_constructors_take_what_users_tune(cls):
     assert len(names) <= SIGNATURE_SIZES[cls][1]
     assert "algorithm_options" in names
     assert not set(names) & set(cls._legacy_names())  # every option lives in algorithm_options only
+
+
+def test_an_estimator_without_presets_says_so():
+    from stickbreak import DILN
+
+    with pytest.raises(ValueError, match="DILN has no paper presets; pass the settings to its constructor"):
+        DILN.paper_preset("hoffman2013")

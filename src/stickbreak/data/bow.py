@@ -281,14 +281,22 @@ class BagOfWords:
         Parameters
         ----------
         words : ndarray of shape (n_kept,)
-            Sorted word ids that include every word of these documents (e.g. :meth:`words_used`);
-            a word missing from it is not detected and lands on a wrong column.
+            Sorted word ids that include every word of these documents (e.g. :meth:`words_used`).
 
         Returns
         -------
         BagOfWords
             The counts of shape (n_documents, n_kept), without a vocabulary.
+
+        Raises
+        ------
+        DataError
+            If a word of these documents is not in ``words``.
         """
         counts = self.counts
+        words = np.asarray(words)
         indices = np.searchsorted(words, counts.indices).astype(counts.indices.dtype)
+        if counts.nnz and (indices.max() >= len(words) or np.any(words[indices] != counts.indices)):
+            raise DataError("on_words: the documents use words that are not in `words`; pass every word they "
+                            "use (e.g. words_used()), sorted")
         return BagOfWords(sp.csr_matrix((counts.data, indices, counts.indptr), shape=(counts.shape[0], len(words))))

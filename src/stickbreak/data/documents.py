@@ -11,7 +11,6 @@ chunks; and the empty-document policy the file readers of :mod:`.text_io` share.
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sized
 from itertools import chain, islice
@@ -20,6 +19,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.caller import stacklevel_outside
 from .bow import BagOfWords
 from .errors import DataError, describe_rows
 from .text_parse import check_entries, read_vocabulary
@@ -178,16 +178,8 @@ def _drop_empty(bow: BagOfWords, source: str, warn: bool, hint: str = ""):
         dropped = np.flatnonzero(~nonempty)
         warnings.warn(f"skipped {len(dropped)} empty document(s) (no words) of {source} at rows "
                       f"{describe_rows(dropped)} (0-based); the other {len(kept)} keep their order.{hint}",
-                      UserWarning, stacklevel=_caller_level())
+                      UserWarning, stacklevel=stacklevel_outside("stickbreak.data"))
     return BagOfWords(bow.counts[kept], bow.vocabulary), kept
-
-
-def _caller_level() -> int:
-    """``stacklevel`` (as seen from the caller of this function) of the first frame outside stickbreak.data."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("stickbreak.data"):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _batched(items: Iterable, size: int) -> Iterator[list]:

@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Mapping
 
 from ..config import algorithm_options, option_names
+from ..core.caller import stacklevel_outside
 
 
 #: The name of the estimators' ``**option_keywords``. scikit-learn's
@@ -27,7 +28,7 @@ def legacy_warning(owner: str, legacy: dict) -> None:
     """One FutureWarning naming every old keyword used and its new spelling."""
     new = ", ".join(f"{name!r}: {value!r}" for name, value in legacy.items())
     warnings.warn(f"{owner}({', '.join(f'{name}=...' for name in legacy)}) is deprecated: pass "
-                  f"algorithm_options={{{new}}} instead", FutureWarning, stacklevel=4)
+                  f"algorithm_options={{{new}}} instead", FutureWarning, stacklevel=stacklevel_outside())
 
 
 class AlgorithmOptionsMixin:

@@ -71,6 +71,9 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
     @documented(PAPER_PRESET)
     def paper_preset(cls, name: str, **overrides):
         presets = {key[1]: value for key, value in PRESETS.items() if key[0] == cls.__name__}
+        if not presets:
+            raise ValueError(f"{cls.__name__} has no paper presets; pass the settings to its constructor "
+                             "(its docstring cites the paper's)")
         if name not in presets:
             raise ValueError(f"{cls.__name__} has no preset {name!r}; choose one of {sorted(presets)}")
         settings = dict(presets[name])
