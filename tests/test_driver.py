@@ -94,3 +94,10 @@ def test_learn_config_validation():
     assert LearnConfig(algorithm="svi").algorithm == "stochastic"  # an alias
     with pytest.raises(ValueError, match="max_laps must be >= 1"):
         LearnConfig(max_laps=0)
+
+
+def test_a_lap_record_reads_like_a_trace_entry():
+    record = driver.LapRecord(lap=3, elbo=-1.5, terms={}, n_components=4, n_effective=2, seconds=0.25)
+    assert record["elbo"] == record.elbo == record.as_dict()["elbo"] and record["lap"] == 3
+    with pytest.raises(KeyError):
+        record["no_such_field"]

@@ -59,7 +59,8 @@ _PARAMETERS_AFTER_CONCENTRATION = """
         0 silent, 1 a progress bar.
     callbacks : list of callable, optional
         ``callback(lap_record, params)`` after every lap (``lap_record`` a
-        :class:`stickbreak.driver.LapRecord`, ``params`` the current global parameters); returning
+        :class:`stickbreak.driver.LapRecord`, read as ``lap_record.elbo`` or, like an entry of
+        ``trace_``, ``lap_record["elbo"]``; ``params`` the current global parameters); returning
         True stops the fit (``stop_reason_ == "callback"``).
     **option_keywords
         Deprecated: the fields of ``algorithm_options`` given as keywords (``learning_rate_delay=``,
