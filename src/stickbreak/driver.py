@@ -48,9 +48,7 @@ class LapRecord:
     def __getitem__(self, field_name: str):
         """``record["elbo"]`` reads as ``record.elbo``: a callback's record and an entry of an
         estimator's ``trace_`` (its :meth:`as_dict`) are read the same way."""
-        if field_name not in self.__dataclass_fields__:
-            raise KeyError(field_name)
-        return getattr(self, field_name)
+        return vars(self)[field_name]
 
 
 @dataclass(frozen=True, eq=False)
