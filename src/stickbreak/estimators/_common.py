@@ -44,6 +44,17 @@ def chunks_for(n_jobs) -> int:
     return numba.config.NUMBA_NUM_THREADS if n_jobs == -1 else int(n_jobs)
 
 
+def documented(text: str):
+    """A decorator setting the decorated function's docstring to ``text``: the long method docstrings
+    live in the ``_*_docs`` modules, which keep the estimators' files under 500 lines."""
+
+    def decorate(function):
+        function.__doc__ = text
+        return function
+
+    return decorate
+
+
 def check_n_jobs(n_jobs) -> None:
     if not (n_jobs == -1 or (isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1)):
         raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")

@@ -1,19 +1,7 @@
 """The docstrings of :class:`~stickbreak.LDA`, :class:`~stickbreak.HDPTopicModel` and the methods
 they share with :class:`~stickbreak.DILN` (kept apart from the code, which the architecture test
 keeps under 500 lines a file; DILN's class docstring is in :mod:`.diln`).
-
-:func:`documented` attaches a docstring kept here to a function defined elsewhere.
 """
-
-
-def documented(text: str):
-    """A decorator setting the decorated function's docstring to ``text``."""
-
-    def decorate(function):
-        function.__doc__ = text
-        return function
-
-    return decorate
 
 
 # ---------------------------------------------------------------------------------------------------- constructors

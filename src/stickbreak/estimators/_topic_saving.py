@@ -7,7 +7,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import persist
 from ..core.suffstats import SuffStats
-from ._topic_docs import SAVE, documented
+from ._common import documented
+from ._topic_docs import SAVE
 
 
 class TopicSaving:

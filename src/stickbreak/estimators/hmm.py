@@ -38,13 +38,12 @@ from ..priors import transition_finite as finite_hmm
 from ..priors import transition_hdp as hdp_hmm
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names, checked_family,
-                      check_fit_memory, check_n_features, check_n_jobs, numba_threads)
+                      check_fit_memory, check_n_features, check_n_jobs, documented, numba_threads)
 from ._fitting import run_plan, variational_plan
 from ._hmm_docs import (DECODE, FINITE_HMM_DOC, FIT, HDPHMM_DOC, PREDICT, PREDICT_PROBA, SAMPLE, SAVE, SCORE,
                         SCORE_SEQUENCES)
 from ._hmm_sampler import gibbs_plan
 from ._options import AlgorithmOptionsMixin
-from ._topic_docs import documented
 
 #: Observation models of a frame (``"mult"``: each frame a vector of word counts).
 HMM_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "ar_gauss", "bern", "mult")

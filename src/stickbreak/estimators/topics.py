@@ -30,11 +30,12 @@ from ..models.topics.init import initial_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
-                      check_fit_memory, check_n_features, check_n_jobs, chunks_for, numba_threads, prepare_data)
+                      check_fit_memory, check_n_features, check_n_jobs, chunks_for, documented, numba_threads,
+                      prepare_data)
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin, legacy_warning
 from ._topic_docs import (DOC_TOPIC_POSTERIOR, FIT, HDP_DOC, LDA_DOC, PAPER_PRESET, PARTIAL_FIT, PERPLEXITY, SCORE,
-                          TOP_WORDS, TRANSFORM, documented)
+                          TOP_WORDS, TRANSFORM)
 from ._topic_saving import TopicSaving
 from ._topic_plans import (DIRECT, HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant,
                            TruncationFreeTopics)
