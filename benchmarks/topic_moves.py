@@ -63,7 +63,11 @@ TP_SWEEPS = 1000
 def load_corpus(corpus: str) -> dict:
     """``benchmarks/topics.py``'s split applied to ``corpus``: train, observed and held-out halves."""
     z = np.load(SHARED / corpus / "bow.npz")
-    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    return split_corpus(sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"])), corpus)
+
+
+def split_corpus(X, corpus: str) -> dict:
+    """The split of :func:`load_corpus` applied to the counts ``X`` (documents x words)."""
     X = X[np.asarray(X.sum(axis=1)).ravel() > 0]
     order = np.random.RandomState(0).permutation(X.shape[0])
     n_test = int(round(0.1 * X.shape[0]))

@@ -34,8 +34,9 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--model", default="hdp", choices=("lda", "hdp", "diln"),
                    help="hdp (default; learns the number of topics), lda, or diln (an HDP with correlated topics)")
     p.add_argument("-K", "--n-topics", type=int, default=None,
-                   help="topics (LDA, default 20); initial number of topics (HDP, default 100: memoized VI's moves "
-                        "learn K; the truncation level under the other algorithms); truncation level (DILN, default 200)")
+                   help="topics (LDA, default 20); initial number of topics (HDP, default: the topics a short "
+                        "collapsed Gibbs run finds, then memoized VI's moves learn K; the truncation level under the "
+                        "other algorithms); truncation level (DILN, default 200)")
     p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
                    help="vb, svi (= stochastic), memoized or truncation_free (HDP only; starts from no topics); "
                         "collapsed, one sweep per lap: gibbs (LDA or HDP), svb, cvb, cvb0, hybrid_vb_gibbs, "
@@ -133,7 +134,7 @@ def _estimator(args):
         hdp["doc_topic_prior"] = args.alpha
     if args.eta is not None:
         hdp["topic_word_prior"] = args.eta
-    return HDPTopicModel(n_topics=100 if args.n_topics is None else args.n_topics, **hdp)
+    return HDPTopicModel(n_topics=args.n_topics, **hdp)
 
 
 def _diln_estimator(args, moves, common):
@@ -198,7 +199,8 @@ def run_fit_topics(args) -> int:
     collapsed = est.algorithm in COLLAPSED_ALGORITHMS
     unbounded = est.algorithm == "truncation_free" or (collapsed and args.model == "hdp")
     moves = () if args.model != "hdp" else est._moves_config().moves
-    truncation = "no truncation" if unbounded else f"K={est.n_topics}" + (" at the start" if moves else "")
+    start = "K learned by a Gibbs start" if est._start_topics() == 0 else f"K={est._start_topics()}"
+    truncation = "no truncation" if unbounded else start + (" at the start" if moves and est._start_topics() else "")
     how = est.algorithm + (f" + {','.join(moves)}" if moves else "")
     print(f"{type(est).__name__}({truncation}, {how}) on {args.data} "
           f"({train.n_items} documents, {train.n_features} words, {int(train.total_counts.sum())} tokens)")

@@ -183,8 +183,15 @@ class Movable(Memoizable, Protocol):
     @abstractmethod
     def merge_scores(self, params: Any, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Screening score of merging component ``second[m]`` into ``first[m]`` (column indices,
-        ``first < second``) from the whole-data statistics; pairs scoring <= 0 are not tried
-        (§4.1: an upper bound on the gain for mixtures, a screen for topics and HMMs)."""
+        ``first < second``) from the whole-data statistics, higher first (§4.1: an upper bound on
+        the gain for mixtures, a screen for topics and HMMs); ``-inf``: never tried."""
+
+    @property
+    @abstractmethod
+    def merge_scores_bound_gain(self) -> bool:
+        """True: :meth:`merge_scores` bounds the exact ELBO gain from above, so a pair scoring <= 0
+        cannot win and is not tried. False: the scores only rank the pairs, and the best-ranked are
+        tried whatever their sign (acceptance is exact either way)."""
 
     @abstractmethod
     def delete_params(self, params: Any, targets: Any) -> Any:

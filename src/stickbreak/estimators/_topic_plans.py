@@ -29,7 +29,6 @@ from ..priors import TOPIC_WEIGHTS
 from ..models.sampled import TruncationFreeParams
 from ..models.topics.collapsed_hdp import CollapsedHDP
 from ..models.topics.collapsed_lda import CollapsedLDA
-from ..models.topics.init import initial_topics
 from ..models.topics.model import LocalOptions, TopicModel, TopicParams
 from ..models.topics.truncation_free import TruncationFreeHDP
 from ..models.topics.two_level import TwoLevelHDP
@@ -139,7 +138,8 @@ def sampled_model(est, obs_prior, options, stochastic: bool) -> TruncationFreeTo
 # ---------------------------------------------------------------------------------------------------- fit plans
 def variational(est, model, data, layout, learn_cfg, options, rng, heldout) -> FitPlan:
     """The model itself by "vb", "stochastic" or "memoized", from ``init``'s topics."""
-    lam = initial_topics(layout.sample, model.obs_prior["lam"], est.n_topics, est.init, rng)
+    moves = learn_cfg.algorithm == "memoized" and bool(est._moves_config().moves)
+    lam = est._initial_topics(layout.sample, model, rng, moves)
     params = est._initial_params(model, lam, layout.batches.n_items, rng)
     return variational_plan(learn_cfg.algorithm, model, layout.source, params, layout.batches.data)
 

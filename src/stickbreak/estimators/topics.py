@@ -26,7 +26,7 @@ from ..evaluate.topics import document_completion
 from ..parallel import open_executor
 from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
-from ..models.topics.init import initial_topics
+from ..models.topics.init import LEARNED_INIT_METHODS, initial_topics, with_n_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
@@ -40,6 +40,10 @@ from ._topic_saving import TopicSaving
 from ._topic_plans import (DIRECT, HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant,
                            TruncationFreeTopics)
 
+
+#: The start of the HDP's inits that do not learn their own number of topics when ``n_topics=None``
+#: (and the topics the memory check assumes for a learned start).
+DEFAULT_START_TOPICS = 100
 
 #: The HDP's concentrations ``learn_concentration`` may set by empirical Bayes.
 LEARNABLE = ("doc_topic_prior", "concentration")
@@ -118,7 +122,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
 
     def _check_settings(self) -> None:
         """The settings every variant reads, checked before any work."""
-        check_int("n_topics", self.n_topics, 1)
+        self._start_topics()
         check_positive("topic_word_prior", self._topic_word_prior())
         check_n_jobs(self.n_jobs)
         check_executor_for(self.algorithm, self.executor)
@@ -130,7 +134,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
         (and memoized VI's cached statistics per batch); K per document for the local steps; the
         token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens)."""
-        n_topics, n_words, n_docs = int(self.n_topics), data.n_features, data.n_items
+        n_topics, n_words, n_docs = self._start_topics() or DEFAULT_START_TOPICS, data.n_features, data.n_items
         caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
         tokens = float(data.counts.sum()) if self._variant().integer_counts else 0.0
         check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens,
@@ -172,6 +176,27 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
 
     def _check_weights_options(self) -> None:
         """Checks of the document-weight settings before any work (the HDP's learned concentrations)."""
+
+    def _start_topics(self) -> int:
+        """The number of topics the fit starts from (0: a learned start, from none), checked."""
+        check_int("n_topics", self.n_topics, 1)
+        return int(self.n_topics)
+
+    def _initial_topics(self, data, model, rng: np.random.Generator, moves: bool) -> np.ndarray:
+        """The first topics ``lam`` by ``init``. A learned start keeps the number of topics it found
+        where moves go on learning K (memoized VI with moves) or where ``n_topics`` is None; elsewhere
+        ``n_topics`` is the truncation, so it keeps that many (:func:`with_n_topics`)."""
+        prior_lam = model.obs_prior["lam"]
+        lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng,
+                             concentrations=self._sampler_concentrations())
+        if self.init in LEARNED_INIT_METHODS and self._start_topics() and not moves:
+            lam = with_n_topics(lam, self._start_topics(), prior_lam, rng)
+        return lam
+
+    def _sampler_concentrations(self) -> tuple[float, float] | None:
+        """``(alpha, gamma)`` of the HDP whose sampler a learned start (``init="gibbs"``) runs; None:
+        this estimator has no such start."""
+        return None
 
     def _initial_params(self, model, lam: np.ndarray, n_docs: int, rng: np.random.Generator):
         """The first global parameters around the initial topics ``lam`` (subclasses may draw more)."""
@@ -239,7 +264,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
             self._stream = self._new_stream(0, 0, rng, stochastic_model=True)
         if not hasattr(self, "params_"):
             model = self._make_model(data.n_features, stochastic=True)
-            lam = initial_topics(data, model.obs_prior["lam"], self.n_topics, self.init, rng)
+            lam = self._initial_topics(data, model, rng, moves=False)
             params = self._initial_params(model, lam, options.total_docs or data.n_items, rng)
             self.n_features_in_, self.vocabulary_ = data.n_features, data.vocabulary
             self.trace_, self.model_, self.params_ = [], model, params
@@ -384,9 +409,9 @@ class HDPTopicModel(_TopicEstimator):
                     "concentration_priors")
     _option_defaults = {"n_restarts": 5}
 
-    def __init__(self, n_topics=100, *, concentration=10.0, doc_topic_prior=1.0, topic_word_prior=0.05,
+    def __init__(self, n_topics=None, *, concentration=10.0, doc_topic_prior=1.0, topic_word_prior=0.05,
                  algorithm="memoized", variational_family="direct", algorithm_options=None, n_batches=10,
-                 batch_size=None, init="random", max_laps=100, min_laps=2, tol=1e-4, n_active=None, moves=None,
+                 batch_size=None, init="gibbs", max_laps=100, min_laps=2, tol=1e-4, n_active=None, moves=None,
                  move_options=None, learn_concentration=False, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None,
                  **option_keywords):
         self.n_topics, self.concentration = n_topics, concentration
@@ -428,6 +453,16 @@ class HDPTopicModel(_TopicEstimator):
 
     def _check_weights_options(self) -> None:
         self._learned()
+
+    def _sampler_concentrations(self) -> tuple[float, float]:
+        return float(self.doc_topic_prior), float(self.concentration)
+
+    def _start_topics(self) -> int:
+        """``n_topics``, or with ``n_topics=None`` 0 for a learned start (``init="gibbs"``: the
+        sampler starts from no topics) and :data:`DEFAULT_START_TOPICS` for the other inits."""
+        if self.n_topics is None:
+            return 0 if self.init in LEARNED_INIT_METHODS else DEFAULT_START_TOPICS
+        return super()._start_topics()
 
     def _learned(self) -> tuple[str, ...]:
         """``learn_concentration`` as the names of the learned parameters, checked."""

@@ -179,15 +179,11 @@ class _Lap:
             births = births and not targets  # one kind of move per component per lap
         if cfg.enabled("merge") and lap >= cfg.merge_start_lap:
             exclude = in_flight | set(shortlist) | set(targets)
+            counts = dict(zip(self.stats.uids.tolist(), self.stats.counts))
             pairs = merge.plan_pairs(self.model, self.params, self.stats, cfg.merge_max_pairs,
-                                     cfg.merge_pairs_per_component, exclude)
-            pairs = self._unblocked(pairs)
+                                     cfg.merge_pairs_per_component, exclude,
+                                     skip=lambda p: self.history.merge_blocked(p, min(counts[p[0]], counts[p[1]]), lap))
         return LapPlan(pairs, targets, births)
-
-    def _unblocked(self, pairs: np.ndarray) -> np.ndarray:
-        counts = dict(zip(self.stats.uids.tolist(), self.stats.counts))
-        keep = [not self.history.merge_blocked(p, min(counts[p[0]], counts[p[1]]), self.number) for p in pairs.tolist()]
-        return pairs[np.array(keep, dtype=bool)] if len(pairs) else pairs
 
     # ---------------------------------------------------------------- one batch
     def visit(self, b: int) -> None:

@@ -1,9 +1,10 @@
 """The merge move (Hughes 2016, §4.1): two components become one; accepted on the exact ELBO.
 
-Planning happens at the start of a lap from the whole-data statistics alone: each pair's m-score
-``Delta L_data + Delta L_weights`` is an *upper bound* on the true gain (merging can only lower the
-entropy term; the thesis's "lower bound" is a typo, §10), so pairs with a negative score are never
-worth trying. During the lap every batch gathers the merged entropy of the planned pairs. At the
+Planning happens at the start of a lap from the whole-data statistics alone: for mixtures each
+pair's m-score ``Delta L_data + Delta L_weights`` is an *upper bound* on the true gain (merging can
+only lower the entropy term; the thesis's "lower bound" is a typo, §10), so pairs with a negative
+score are never worth trying; where a model's score only ranks pairs (topic models:
+``merge_scores_bound_gain``), the best-ranked are tried whatever their sign. During the lap every batch gathers the merged entropy of the planned pairs. At the
 lap's end pairs are tried greedily, best score first, each accepted only if the exact whole-data
 ELBO rises; a pair that shares a component with an accepted one is skipped (its cached entropy is
 stale).
@@ -33,9 +34,13 @@ class MergeOutcome:
     tried: int
 
 
-def plan_pairs(model: Movable, params, stats, max_pairs: int, per_component: int, exclude=()) -> np.ndarray:
-    """Up to ``max_pairs`` uid pairs with positive m-score, best first, each component in at most
-    ``per_component`` of them; components in ``exclude`` are left out. Shape (M, 2)."""
+def plan_pairs(model: Movable, params, stats, max_pairs: int, per_component: int, exclude=(),
+               skip=None) -> np.ndarray:
+    """Up to ``max_pairs`` uid pairs, best m-score first, each component in at most
+    ``per_component`` of them; components in ``exclude`` and pairs for which ``skip(pair)`` holds (failed
+    recently) are left out before the budget is counted. Pairs scoring ``-inf`` are never planned,
+    nor, when the model's scores bound the gain (``merge_scores_bound_gain``), those scoring <= 0.
+    Shape (M, 2)."""
     uids = stats.uids
     allowed = np.flatnonzero(~np.isin(uids, list(exclude)))
     if len(allowed) < 2:
@@ -43,16 +48,20 @@ def plan_pairs(model: Movable, params, stats, max_pairs: int, per_component: int
     first, second = np.triu_indices(len(allowed), k=1)
     first, second = allowed[first], allowed[second]
     scores = model.merge_scores(params, stats, first, second)
+    floor = 0.0 if model.merge_scores_bound_gain else -np.inf
     chosen, uses = [], {}
-    for m in np.argsort(-scores):
-        if scores[m] <= 0 or len(chosen) >= max_pairs:
+    for m in np.argsort(-scores, kind="stable"):
+        if not scores[m] > floor or len(chosen) >= max_pairs:
             break
         a, b = int(first[m]), int(second[m])
         if uses.get(a, 0) >= per_component or uses.get(b, 0) >= per_component:
             continue
+        pair = (int(uids[a]), int(uids[b]))
+        if skip is not None and skip(pair):
+            continue
         uses[a] = uses.get(a, 0) + 1
         uses[b] = uses.get(b, 0) + 1
-        chosen.append((uids[a], uids[b]))
+        chosen.append(pair)
     return np.array(chosen, dtype=np.int64).reshape(-1, 2)
 
 

@@ -68,7 +68,7 @@ def _learner(X, seed=0, heldout=None, burn_in=10):
 
 def test_counts_weights_and_tables_stay_consistent_after_every_sweep(corpus):
     model, learner, state = _learner(corpus)
-    token_start = learner._token_start
+    token_start = learner._corpus.token_start
     pair = np.repeat(np.arange(corpus.nnz), np.diff(token_start))
     word, doc = corpus.indices[pair], np.repeat(np.arange(corpus.shape[0]), np.diff(corpus.indptr))[pair]
     for _ in range(15):

@@ -161,6 +161,10 @@ class HMMModel(WholeDataBirths):
             gain[m] += self._transition_only_elbo(merged_start, merged_trans, aligned) - base
         return gain
 
+    #: Pairs scoring <= 0 are not tried: the score has the transition terms at the current sticks,
+    #: though a merged chain's entropy can exceed the original's, so it is not a strict bound.
+    merge_scores_bound_gain = True
+
     def _transition_only_elbo(self, start: np.ndarray, trans: np.ndarray, previous) -> float:
         post = self.transitions.global_step(self.transitions_prior, start, trans, previous, rounds=0)
         return float(sum(self.transitions.elbo(self.transitions_prior, post, start, trans).values()))

@@ -171,6 +171,9 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
         """The m-score ``Delta L_data + Delta L_weights`` (§4.1): an upper bound on the gain."""
         return moves.pair_scores(self, params, stats, first, second)
 
+    #: The m-score bounds the gain (merging only lowers the entropy term).
+    merge_scores_bound_gain = True
+
     def delete_params(self, params: MixtureParams, targets) -> MixtureParams:
         return moves.without_component(params, targets)
 

@@ -108,6 +108,12 @@ class DocumentWeights:
     weights_prior: dict
     local: LocalOptions
 
+    #: A topic model's screen is the data gain alone: the document terms of a merge (known only once a
+    #: lap has gathered them) favour fewer topics, so merges that raise the ELBO mostly lower the
+    #: data term (we8there, 102 topics from init="gibbs": 39 of 5,151 pairs raise the exact ELBO,
+    #: none has a positive data gain). The best-ranked pairs are tried whatever their sign.
+    merge_scores_bound_gain = False
+
     @property
     def monotone(self) -> bool:
         """Whether batch and memoized VI provably never lower the ELBO: only when each document

@@ -8,7 +8,9 @@ topic to the prior plus the word counts of ``docs_per_topic`` random documents (
 with the digest's erratum: the number is the mean): ``lam_kv = lam_bar + Exponential(mean 100 D /
 (K V))``, as if the words of D documents of 100 tokens had been assigned at random. ``"kmeans_l1"`` is
 the DILN paper's start (Paisley, Wang & Blei 2012, §5.2): k-means with the L1 distance on the
-documents' word distributions (:func:`kmeans_l1_topics`).
+documents' word distributions (:func:`kmeans_l1_topics`). ``"gibbs"`` (the HDP's default) runs the
+direct-assignment collapsed Gibbs sampler of the same HDP on a sample of the corpus and starts from
+the topics it found, as many as it found (:func:`gibbs_topics`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,15 @@ import scipy.sparse as sp
 
 from ...kernels.chunked import thread_budget
 from ...kernels.topics.kmeans_l1 import assign_l1
+from .collapsed_hdp import TokenCorpus, resample_weights, start_params, sweep_tokens
 
 TOPIC_INIT_METHODS = ("random", "documents", "exponential", "kmeans_l1")
+#: Starts that learn their own number of topics (the HDP's): ``n_topics`` is where they begin.
+LEARNED_INIT_METHODS = ("gibbs",)
+#: Sweeps of the sampler behind ``init="gibbs"`` and the most tokens it samples (a random subset
+#: of the documents beyond that).
+GIBBS_INIT_SWEEPS = 50
+GIBBS_INIT_TOKENS = 200_000
 
 
 def exponential_topics(prior_lam, n_topics: int, n_docs: int, rng: np.random.Generator) -> np.ndarray:
@@ -80,10 +89,65 @@ def kmeans_l1_topics(data, prior_lam, n_topics: int, rng: np.random.Generator, n
     return np.asarray(prior_lam, dtype=float)[None, :] + scale * smooth / smooth.sum(axis=1, keepdims=True)
 
 
+def _document_sample(counts: sp.csr_matrix, max_tokens: int, rng: np.random.Generator) -> sp.csr_matrix:
+    """All documents, or a random subset of them holding at most ``max_tokens`` tokens (at least one document)."""
+    lengths = np.asarray(counts.sum(axis=1)).ravel()
+    if lengths.sum() <= max_tokens:
+        return counts
+    order = rng.permutation(counts.shape[0])
+    n_docs = max(1, int(np.searchsorted(np.cumsum(lengths[order]), max_tokens, side="right")))
+    return counts[np.sort(order[:n_docs])]
+
+
+def gibbs_topics(data, eta: float, n_topics: int, doc_concentration: float, concentration: float,
+                 rng: np.random.Generator, n_sweeps: int = GIBBS_INIT_SWEEPS,
+                 max_tokens: int = GIBBS_INIT_TOKENS) -> np.ndarray:
+    """Topics found by ``n_sweeps`` sweeps of the HDP's direct-assignment collapsed Gibbs sampler
+    (Teh et al. 2006, §5.3; the same ``alpha``, ``gamma`` and ``eta``) on at most ``max_tokens``
+    tokens of the corpus, started with ``n_topics`` topics (0: from none). The sampler creates and
+    empties topics as the data ask, so the number returned is its own; mean-field VI started from
+    them reaches a far higher ELBO than from random topics (``benchmarks/k_learning.py``).
+
+    Returns ``lam`` (K, V), largest topic first: ``eta + N_wk`` scaled to the whole corpus's total count.
+    Weights that are not whole numbers (tf-idf) are rounded up to tokens for the sampler."""
+    counts = sp.csr_matrix(data.counts, dtype=np.float64)
+    total = counts.data.sum()
+    if not np.all(counts.data == np.round(counts.data)):
+        counts.data = np.ceil(counts.data)
+    sample = _document_sample(counts, max_tokens, rng)
+    corpus = TokenCorpus.of(sample)
+    state = start_params(corpus, counts.shape[1], n_topics, eta, doc_concentration, concentration, rng)
+    for _ in range(n_sweeps):
+        sweep_tokens(state, corpus, rng)
+        resample_weights(state, rng)
+    used = state.used
+    scale = total / max(corpus.n_tokens, 1)
+    return eta + scale * state.Nwk[:, used].T
+
+
+def with_n_topics(lam: np.ndarray, n_topics: int, prior_lam: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A learned start ``lam`` (largest topic first) held to exactly ``n_topics`` topics, for fits
+    whose truncation is fixed: its largest ``n_topics``, or all of them and ``"random"`` topics after."""
+    if lam.shape[0] >= n_topics:
+        return lam[:n_topics]
+    return np.vstack([lam, initial_topics(None, prior_lam, n_topics - lam.shape[0], "random", rng)])
+
+
 def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng: np.random.Generator,
-                   docs_per_topic: int = 1) -> np.ndarray:
+                   docs_per_topic: int = 1, concentrations: tuple[float, float] | None = None) -> np.ndarray:
+    """``lam`` (K, V) of ``method`` (see the module docstring); K is ``n_topics`` except for a
+    learned start (``"gibbs"``, which needs the HDP's ``concentrations``: document and top level)."""
+    if method == "gibbs":
+        if concentrations is None:
+            raise ValueError("init='gibbs' learns the number of topics with the HDP's sampler; it is for "
+                             "HDPTopicModel. Choose one of " + str(list(TOPIC_INIT_METHODS)))
+        eta = np.unique(np.asarray(prior_lam, dtype=float))
+        if eta.size != 1:
+            raise ValueError("init='gibbs' samples under a symmetric topic-word prior; pass one number as "
+                             "topic_word_prior or choose another init")
+        return gibbs_topics(data, float(eta[0]), n_topics, *concentrations, rng)
     if method == "random":
-        return prior_lam[None, :] + rng.gamma(100.0, 0.01, (n_topics, data.n_features))
+        return prior_lam[None, :] + rng.gamma(100.0, 0.01, (n_topics, np.size(prior_lam)))
     if method == "exponential":
         return exponential_topics(prior_lam, n_topics, data.n_items, rng)
     if method == "kmeans_l1":
@@ -97,4 +161,5 @@ def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng:
         rows = np.repeat(owner, np.diff(counts.indptr))
         np.add.at(lam, (rows, counts.indices), counts.data)
         return prior_lam[None, :] + lam
-    raise ValueError(f"init={method!r} is not valid; choose one of {list(TOPIC_INIT_METHODS)}")
+    choices = list(TOPIC_INIT_METHODS) + (list(LEARNED_INIT_METHODS) if concentrations is not None else [])
+    raise ValueError(f"init={method!r} is not valid; choose one of {choices}")
