@@ -11,7 +11,9 @@ samplers that learn K from no topics (our collapsed Gibbs HDP, tomotopy's HDP) a
 * ``HDPTopicModel(algorithm="gibbs")`` from no topics, stopped once it has used the CPU of the
   default with seed 0 (a callback), and tomotopy's ``HDPModel`` (``initial_k=2``, its own
   defaults as in ``benchmarks/topic_peers.py``; ``TP_SWEEPS`` sweeps);
-* ``LDA`` by batch VB at K in 10, 20, 50, 100, 200.
+* ``LDA`` by batch VB at K in 10, 20, 50, 100, 200;
+* with ``--init-study``, the default with other budgets for its Gibbs start
+  (``algorithm_options`` ``init_sweeps`` in 50, 100, 400; ``init_tokens=200000``).
 
 Corpora: ``ap``, ``we8there`` and ``20newsgroups`` (``../shared/data``), and ``short20``: the
 first 15 tokens of each raw 20newsgroups document (``docs.tsv.gz``), counted by scikit-learn's
@@ -57,7 +59,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 CORPORA = ("ap", "we8there", "short20", "20newsgroups")
 STARTS = (10, 50, 100, 200)
 LDA_SIZES = (10, 20, 50, 100, 200)
-TP_SWEEPS = 1000
+TP_SWEEPS = 500
+INIT_SWEEPS = (50, 100, 400)
 SHORT_TOKENS = 15
 
 
@@ -80,6 +83,8 @@ def methods() -> dict:
     out.update({f"start {k}": ("hdp", {"n_topics": k}) for k in STARTS})
     out.update({f"random start {k}": ("hdp", {"n_topics": k, "init": "random"}) for k in STARTS})
     out.update({f"LDA K={k}": ("lda", {"n_topics": k}) for k in LDA_SIZES})
+    out.update({f"init_sweeps={n}": ("hdp", {"algorithm_options": {"init_sweeps": n}}) for n in INIT_SWEEPS})
+    out["init_tokens=200000"] = ("hdp", {"algorithm_options": {"init_tokens": 200_000}})
     out["our Gibbs HDP (same CPU)"] = ("gibbs", {})
     out["tomotopy HDP"] = ("tomotopy", {})
     return out
@@ -138,9 +143,11 @@ def row(corpus: str, method: str, cpu_budget: float | None = None) -> dict:
             "stop": model.stop_reason_}
 
 
-def run_corpus(corpus: str, n_seeds: int) -> list[dict]:
+def run_corpus(corpus: str, n_seeds: int, init_study: bool) -> list[dict]:
     names = ["default", *(f"default seed {s}" for s in range(1, n_seeds)), *(f"start {k}" for k in STARTS),
              *(f"random start {k}" for k in STARTS), *(f"LDA K={k}" for k in LDA_SIZES), "tomotopy HDP"]
+    if init_study:
+        names += [*(f"init_sweeps={n}" for n in INIT_SWEEPS), "init_tokens=200000"]
     rows = []
     for name in names:
         rows.append(in_fresh_process(row, corpus, name))
@@ -194,7 +201,7 @@ def markdown(results: dict, meta: dict) -> str:
                   "| moves |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in rows:
             elbo = "–" if r.get("elbo") is None else f"{r['elbo']:.0f}"
-            start = "learned" if r["method"].startswith("default") else r.get("start", "–")
+            start = "learned" if r.get("start") is None and r["method"] != "tomotopy HDP" else r["start"]
             lines.append(f"| {r['method']} | {start} | {r.get('K_first_lap') or '–'} | {r['K']} | {r['heldout']:.4f} | "
                          f"{elbo} | {r['laps']} | {r['cpu']:.1f} | {_moves_cell(r.get('moves', {}))} |")
         s = results[corpus]["summary"]
@@ -242,6 +249,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default="ap,we8there,short20", help=f"corpora among {', '.join(CORPORA)}")
     parser.add_argument("--seeds", type=int, default=5, help="seeds of the default (1 to 10)")
+    parser.add_argument("--init-study", action="store_true", help="also the default with other Gibbs-start budgets")
     args = parser.parse_args(argv)
     import subprocess
 
@@ -256,7 +264,7 @@ def main(argv=None):
     earlier = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {}}
     results = earlier["results"]
     for corpus in args.only.split(","):
-        rows = run_corpus(corpus, args.seeds)
+        rows = run_corpus(corpus, args.seeds, args.init_study)
         results[corpus] = {"rows": rows, "summary": summary(rows)}
         meta["parts"] = {**earlier["meta"].get("parts", {}), **meta.get("parts", {}),
                          corpus: f"{meta['command']} (load {meta['load']})"}

@@ -16,6 +16,7 @@ from .learn.registry import (ALGORITHM_ALIASES, ALGORITHMS, COLLAPSED_ALGORITHMS
                              MINIBATCH_ALGORITHMS, algorithm_names)
 from .learn.schedules import RobbinsMonro
 from .priors import MIXTURE_WEIGHTS
+from .models.topics.init import GIBBS_INIT_SWEEPS, GIBBS_INIT_TOKENS
 
 INIT_METHODS = ("kmeans++", "random")
 MOVE_KINDS = ("birth", "merge", "delete")
@@ -239,7 +240,9 @@ class TopicOptions(DocumentOptions):
     ``doc_truncation``: atoms per document of the HDP's two-level family. ``n_sweeps``,
     ``prune_every``: the HDP's truncation-free SVI (local Gibbs sweeps per minibatch, documents
     between prunes). ``concentration_priors``: the HDP Gibbs sampler's Gamma priors on
-    (alpha, gamma), ``((shape, rate), (shape, rate))``, resampled every sweep.
+    (alpha, gamma), ``((shape, rate), (shape, rate))``, resampled every sweep. ``init_sweeps``,
+    ``init_tokens``: the HDP's learned start (``init="gibbs"``), its sampler's sweeps and the most
+    tokens it samples (:func:`stickbreak.models.topics.init.gibbs_topics`).
     """
 
     n_restarts: int = 0
@@ -249,11 +252,13 @@ class TopicOptions(DocumentOptions):
     n_sweeps: int = 5
     prune_every: int = 20_000
     concentration_priors: Any = None
+    init_sweeps: int = GIBBS_INIT_SWEEPS
+    init_tokens: int = GIBBS_INIT_TOKENS
 
     def __post_init__(self):
         super().__post_init__()
         for name, minimum in (("n_restarts", 0), ("burn_in", 0), ("doc_truncation", 1), ("n_sweeps", 0),
-                              ("prune_every", 1)):
+                              ("prune_every", 1), ("init_sweeps", 1), ("init_tokens", 1)):
             check_int(name, getattr(self, name), minimum)
         check_positive("sample_threshold", self.sample_threshold, allow_zero=True)
         if self.concentration_priors is not None:

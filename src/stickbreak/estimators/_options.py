@@ -37,6 +37,8 @@ class AlgorithmOptionsMixin:
     #: The options dataclass of :mod:`stickbreak.config` and the keys this estimator reads.
     _options_class: type = None
     _option_keys: tuple = ()
+    #: Keys it reads that never were constructor keywords (no legacy spelling to fold in).
+    _new_option_keys: tuple = ()
     #: This estimator's defaults for the dataclass's fields.
     _option_defaults: dict = {}
 
@@ -73,7 +75,7 @@ class AlgorithmOptionsMixin:
     def _options(self):
         """The validated options (a frozen dataclass of :mod:`stickbreak.config`)."""
         return algorithm_options(self._options_class, self.algorithm_options, type(self).__name__,
-                                 self._legacy_names(), self._option_defaults)
+                                 self._legacy_names() + self._new_option_keys, self._option_defaults)
 
     def __getattr__(self, name):
         # only reached when normal lookup fails: the old attribute names of options read through

@@ -26,7 +26,7 @@ from ..evaluate.topics import document_completion
 from ..parallel import open_executor
 from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
-from ..models.topics.init import LEARNED_INIT_METHODS, initial_topics, with_n_topics
+from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart, initial_topics, with_n_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
@@ -187,15 +187,13 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         where moves go on learning K (memoized VI with moves) or where ``n_topics`` is None; elsewhere
         ``n_topics`` is the truncation, so it keeps that many (:func:`with_n_topics`)."""
         prior_lam = model.obs_prior["lam"]
-        lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng,
-                             concentrations=self._sampler_concentrations())
+        lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=self._gibbs_start())
         if self.init in LEARNED_INIT_METHODS and self._start_topics() and not moves:
             lam = with_n_topics(lam, self._start_topics(), prior_lam, rng)
         return lam
 
-    def _sampler_concentrations(self) -> tuple[float, float] | None:
-        """``(alpha, gamma)`` of the HDP whose sampler a learned start (``init="gibbs"``) runs; None:
-        this estimator has no such start."""
+    def _gibbs_start(self) -> GibbsStart | None:
+        """The sampler a learned start (``init="gibbs"``) runs; None: this estimator has no such start."""
         return None
 
     def _initial_params(self, model, lam: np.ndarray, n_docs: int, rng: np.random.Generator):
@@ -407,6 +405,7 @@ class HDPTopicModel(_TopicEstimator):
     _option_keys = ("learning_rate_delay", "learning_rate_decay", "sampling", "local_max_iter", "local_tol",
                     "local_start", "local_accelerate", "total_docs", "n_restarts", "burn_in", "doc_truncation", "n_sweeps", "prune_every",
                     "concentration_priors")
+    _new_option_keys = ("init_sweeps", "init_tokens")
     _option_defaults = {"n_restarts": 5}
 
     def __init__(self, n_topics=None, *, concentration=10.0, doc_topic_prior=1.0, topic_word_prior=0.05,
@@ -454,8 +453,12 @@ class HDPTopicModel(_TopicEstimator):
     def _check_weights_options(self) -> None:
         self._learned()
 
-    def _sampler_concentrations(self) -> tuple[float, float]:
-        return float(self.doc_topic_prior), float(self.concentration)
+    def _gibbs_start(self) -> GibbsStart:
+        """The HDP's own sampler, ``algorithm_options["init_sweeps"]`` sweeps on at most
+        ``algorithm_options["init_tokens"]`` tokens."""
+        options = self._options()
+        return GibbsStart(float(self.doc_topic_prior), float(self.concentration), options.init_sweeps,
+                          options.init_tokens)
 
     def _start_topics(self) -> int:
         """``n_topics``, or with ``n_topics=None`` 0 for a learned start (``init="gibbs"``: the

@@ -12,7 +12,7 @@ from stickbreak import LDA, HDPTopicModel
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.models.topics.collapsed_hdp import TokenCorpus, start_params
-from stickbreak.models.topics.init import gibbs_topics, initial_topics, with_n_topics
+from stickbreak.models.topics.init import GibbsStart, gibbs_topics, initial_topics, with_n_topics
 
 
 @pytest.fixture(scope="module")
@@ -103,4 +103,13 @@ def test_only_the_hdp_has_the_learned_start():
         HDPTopicModel(init="sampler").fit(X)
     with pytest.raises(ValueError, match="symmetric"):
         initial_topics(BagOfWords.from_counts(X), np.array([0.1, 0.2, 0.1]), 0, "gibbs", np.random.default_rng(0),
-                       concentrations=(1.0, 1.0))
+                       gibbs=GibbsStart(1.0, 1.0))
+
+
+def test_the_sampler_budget_is_an_algorithm_option(bars):
+    data, _ = bars
+    short = HDPTopicModel(algorithm_options={"init_sweeps": 1, "init_tokens": 500}, max_laps=1, random_state=0)
+    assert short._gibbs_start() == GibbsStart(1.0, 10.0, 1, 500)
+    short.fit(data)
+    with pytest.raises(ValueError, match="init_sweeps"):
+        HDPTopicModel(algorithm_options={"init_sweeps": 0}).fit(data)

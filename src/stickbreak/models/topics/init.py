@@ -15,6 +15,8 @@ the topics it found, as many as it found (:func:`gibbs_topics`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -26,9 +28,22 @@ TOPIC_INIT_METHODS = ("random", "documents", "exponential", "kmeans_l1")
 #: Starts that learn their own number of topics (the HDP's): ``n_topics`` is where they begin.
 LEARNED_INIT_METHODS = ("gibbs",)
 #: Sweeps of the sampler behind ``init="gibbs"`` and the most tokens it samples (a random subset
-#: of the documents beyond that).
-GIBBS_INIT_SWEEPS = 50
-GIBBS_INIT_TOKENS = 200_000
+#: of the documents beyond that); ``algorithm_options`` ``init_sweeps`` and ``init_tokens``. The
+#: longer the sampler runs, the better the fit that follows (the ``init_*`` rows of
+#: ``benchmarks/results/k_learning.md``).
+GIBBS_INIT_SWEEPS = 200
+GIBBS_INIT_TOKENS = 1_000_000
+
+
+@dataclass(frozen=True)
+class GibbsStart:
+    """What ``init="gibbs"`` samples with: the HDP's document and top-level concentrations
+    (``alpha``, ``gamma``) and the sampler's budget."""
+
+    doc_concentration: float
+    concentration: float
+    n_sweeps: int = GIBBS_INIT_SWEEPS
+    max_tokens: int = GIBBS_INIT_TOKENS
 
 
 def exponential_topics(prior_lam, n_topics: int, n_docs: int, rng: np.random.Generator) -> np.ndarray:
@@ -134,18 +149,19 @@ def with_n_topics(lam: np.ndarray, n_topics: int, prior_lam: np.ndarray, rng: np
 
 
 def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng: np.random.Generator,
-                   docs_per_topic: int = 1, concentrations: tuple[float, float] | None = None) -> np.ndarray:
+                   docs_per_topic: int = 1, gibbs: GibbsStart | None = None) -> np.ndarray:
     """``lam`` (K, V) of ``method`` (see the module docstring); K is ``n_topics`` except for a
-    learned start (``"gibbs"``, which needs the HDP's ``concentrations``: document and top level)."""
+    learned start (``"gibbs"``, which needs the HDP's sampler settings ``gibbs``)."""
     if method == "gibbs":
-        if concentrations is None:
+        if gibbs is None:
             raise ValueError("init='gibbs' learns the number of topics with the HDP's sampler; it is for "
                              "HDPTopicModel. Choose one of " + str(list(TOPIC_INIT_METHODS)))
         eta = np.unique(np.asarray(prior_lam, dtype=float))
         if eta.size != 1:
             raise ValueError("init='gibbs' samples under a symmetric topic-word prior; pass one number as "
                              "topic_word_prior or choose another init")
-        return gibbs_topics(data, float(eta[0]), n_topics, *concentrations, rng)
+        return gibbs_topics(data, float(eta[0]), n_topics, gibbs.doc_concentration, gibbs.concentration, rng,
+                            gibbs.n_sweeps, gibbs.max_tokens)
     if method == "random":
         return prior_lam[None, :] + rng.gamma(100.0, 0.01, (n_topics, np.size(prior_lam)))
     if method == "exponential":
@@ -161,5 +177,5 @@ def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng:
         rows = np.repeat(owner, np.diff(counts.indptr))
         np.add.at(lam, (rows, counts.indices), counts.data)
         return prior_lam[None, :] + lam
-    choices = list(TOPIC_INIT_METHODS) + (list(LEARNED_INIT_METHODS) if concentrations is not None else [])
+    choices = list(TOPIC_INIT_METHODS) + (list(LEARNED_INIT_METHODS) if gibbs is not None else [])
     raise ValueError(f"init={method!r} is not valid; choose one of {choices}")
