@@ -152,3 +152,19 @@ def test_save_load_keeps_the_exact_lower_bound_and_the_move_log(tmp_path):
         loaded = stickbreak.load(model.fit(X).save(tmp_path / "model.npz"))
         assert loaded.lower_bound_ == model.lower_bound_           # SVI's is rescored, not the last lap's estimate
         assert loaded.move_log_ == model.move_log_
+
+
+def test_samplers_and_stochastic_fits_warn_when_max_laps_ends_a_run_whose_k_still_moves():
+    from stickbreak import HDPTopicModel
+    from stickbreak.datasets.synthetic import make_bars_corpus
+    from stickbreak.estimators._fitting import still_moving
+
+    counts, _ = make_bars_corpus(n_docs=150, doc_length=40, side=6, n_bars=6, seed=0)
+    with pytest.warns(ConvergenceWarning, match=r"did not converge in 6 laps \(K in use still moving: 36 -> 39 on average"):
+        HDPTopicModel(algorithm="truncation_free", max_laps=6, batch_size=10, random_state=0).fit(counts)
+    settled = [{"n_effective": k} for k in (10, 9, 47, 45, 48, 46, 47, 49, 45, 47)]  # a sampler's wandering K
+    assert still_moving(settled, exact=False, tol=1e-4) is None
+    trend = [{"n_effective": k} for k in (30, 34, 36, 40)]
+    assert still_moving(trend, exact=False, tol=1e-4) == ("K in use still moving: 32 -> 38 on average over the last "
+                                                          "2 laps and the 2 before")
+    assert still_moving(settled, exact=True, tol=1e-4) == "relative ELBO change above tol=0.0001"

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
@@ -108,11 +109,42 @@ def unless_interrupted(work: Callable, fallback: Callable, what: str) -> tuple[A
         return fallback(), True
 
 
+#: A run that ends at ``max_laps`` is still moving K if the mean number of components in use over
+#: its last :func:`_window` laps differs from the mean over the laps before by more than this share
+#: (and at least one): a sampler's K wanders by a few topics at stationarity, a trend is more.
+K_MOVING_SHARE = 0.05
+
+
+def _window(n_laps: int) -> int:
+    """The laps of each of the two means :func:`still_moving` compares: a fifth of the run, 2 to 10."""
+    return max(2, min(10, n_laps // 5))
+
+
+def still_moving(trace, exact: bool, tol: float) -> str | None:
+    """Why a run that ended at ``max_laps`` had not settled, or None: the relative change of an exact
+    ELBO above ``tol`` (the driver's own test), or K in use still changing (every learner; samplers
+    and stochastic VI have no exact ELBO to test)."""
+    reasons = []
+    if exact and tol > 0:
+        reasons.append(f"relative ELBO change above tol={tol}")
+    window = _window(len(trace))
+    if len(trace) >= 2 * window:
+        k = np.array([record["n_effective"] for record in trace[-2 * window:]], dtype=float)
+        before, last = k[:window].mean(), k[window:].mean()
+        if abs(last - before) > max(1.0, K_MOVING_SHARE * before):
+            reasons.append(f"K in use still moving: {before:.3g} -> {last:.3g} on average over the last "
+                           f"{window} laps and the {window} before")
+    return "; ".join(reasons) or None
+
+
 def warn_if_not_converged(owner: str, result: driver.FitResult, learn_cfg, exact: bool) -> None:
-    """ConvergenceWarning when a learner with an exact ELBO trace ran out of laps with ``tol > 0``."""
-    if exact and result.stop_reason == "max_laps" and learn_cfg.tol > 0:
-        warnings.warn(f"{owner} did not converge in {learn_cfg.max_laps} laps (relative ELBO change above "
-                      f"tol={learn_cfg.tol}); raise max_laps or tol.", ConvergenceWarning, stacklevel=4)
+    """ConvergenceWarning when a run ran out of laps while it was still moving (:func:`still_moving`)."""
+    if result.stop_reason != "max_laps":
+        return
+    reason = still_moving(result.trace, exact, learn_cfg.tol)
+    if reason is not None:
+        warnings.warn(f"{owner} did not converge in {learn_cfg.max_laps} laps ({reason}); raise max_laps"
+                      + (" or tol." if exact else "."), ConvergenceWarning, stacklevel=4)
 
 
 def run_plan(plan: FitPlan, learn_cfg, moves_cfg, rng, *, owner: str, callbacks=None, verbose: int = 0,
