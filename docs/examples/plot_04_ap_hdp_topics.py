@@ -4,13 +4,12 @@ AP news: HDP topics as K is learned
 
 The hierarchical Dirichlet process topic model (Teh et al. 2006) fitted to AP news articles by
 memoized VI with birth, merge and delete moves, in the direct-assignment variational family of
-Hughes (2016, Ch. 5). ``n_topics`` is only the starting truncation: topics the corpus does not
+Hughes (2016, Ch. 5). The run starts from the topics that a short collapsed Gibbs run of the
+same HDP finds from no topics (``init="gibbs"``, the default); then topics the corpus does not
 support are merged or deleted, each move kept only if the exact ELBO rises. We follow K over
 the laps and show the largest topics' top words and the topic sizes.
 
-For speed this example uses the first 800 of the 2,246 articles, starts from 50 topics instead of
-the default 100 and stops after at most 15 laps (the full corpus from 100 topics takes about a
-minute on 2 cores).
+For speed this example uses the first 800 of the 2,246 articles and stops after at most 15 laps.
 """
 
 # %%
@@ -28,7 +27,7 @@ ap = datasets.load("ap")
 X = ap.X[:800]  # a subset for speed
 print(f"{X.shape[0]} documents, {X.shape[1]} words in the vocabulary")
 
-hdp = HDPTopicModel(n_topics=50, n_batches=4, max_laps=15, random_state=0)
+hdp = HDPTopicModel(n_batches=4, max_laps=15, random_state=0)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)  # 15 laps is a cap for speed, not convergence
     hdp.fit(X)

@@ -9,8 +9,8 @@ document's tokens are given, its topic proportions inferred from them, and the o
 (:func:`stickbreak.evaluate.document_completion`, the same function for every model).
 
 For speed the models train on the first 1,000 AP articles and are tested on the last 246, LDA
-runs at most 30 laps and the HDP starts from 50 topics and runs at most 15 laps; these caps
-mean that neither is fully converged.
+runs at most 30 laps and the HDP (from its learned start, a short collapsed Gibbs run) at most 15
+laps; these caps mean that neither is fully converged.
 """
 
 # %%
@@ -39,9 +39,9 @@ for k in (10, 25, 50):
           f"{time.perf_counter() - start:.1f} s")
 
 start = time.perf_counter()
-hdp = HDPTopicModel(n_topics=50, n_batches=4, max_laps=15, random_state=0).fit(train)
+hdp = HDPTopicModel(n_batches=4, max_laps=15, random_state=0).fit(train)
 hdp_score = document_completion(hdp, test, seed=0)
-print(f"HDP: {hdp.n_topics_} topics learned from 50, {hdp_score.per_word:.4f} nats per held-out token "
+print(f"HDP: {hdp.n_topics_} topics learned, {hdp_score.per_word:.4f} nats per held-out token "
       f"(perplexity {hdp_score.perplexity:.0f}), {time.perf_counter() - start:.1f} s")
 print(f"{hdp_score.n_heldout_tokens} held-out tokens in {hdp_score.n_documents} test documents")
 

@@ -32,11 +32,12 @@ _ALGORITHM_LDA = """
         sweeps, Welling et al. 2008, Eq. 31)."""
 
 _N_TOPICS_HDP = """
-    n_topics : int, default=100
-        Initial number of topics under memoized VI with moves (the default), which then add and
-        remove topics; under the other algorithms the truncation level K, an upper bound (topics the
-        data do not need stay nearly empty). Unused by "truncation_free" and "gibbs", which start
-        from no topics."""
+    n_topics : int, optional
+        Where the run starts. Default (None): with ``init="gibbs"`` the topics its sampler finds from
+        no topics, otherwise 100. Under memoized VI with moves (the default) the moves then merge,
+        delete and split topics; under the other algorithms it is the truncation level K, an upper
+        bound (a learned start keeps its ``n_topics`` largest topics, or adds random ones). Unused
+        by "truncation_free" and "gibbs", which start from no topics."""
 
 _PRIORS_HDP = """
     concentration : float, default=10.0
@@ -91,8 +92,8 @@ _ALGORITHM_OPTIONS = """
         * ``burn_in`` (10): the collapsed samplers' sweeps before the held-out predictive is averaged;
         * LDA: ``sample_threshold``; HDP: ``doc_truncation`` (two-level family), ``n_sweeps`` (5, Gibbs
           sweeps of the truncation-free local sampler per minibatch), ``prune_every`` (documents
-          between prunes of topics holding less than one word; Wang & Blei: 20,000) and
-          ``concentration_priors`` ("gibbs")."""
+          between prunes of topics holding less than one word; Wang & Blei: 20,000),
+          ``concentration_priors`` ("gibbs"), ``init_sweeps`` and ``init_tokens`` (``init="gibbs"``)."""
 
 _BATCHES_INIT = """
     n_batches : int
@@ -100,10 +101,7 @@ _BATCHES_INIT = """
         visit) or minibatches per lap (stochastic VI).
     batch_size : int, optional
         Documents per minibatch S; overrides ``n_batches`` with ``ceil(n_documents / batch_size)``.
-    init : {"random", "documents", "exponential", "kmeans_l1"}, default="random"
-        The first topics: nearly uniform random topics (scikit-learn's start), topics from random
-        documents, ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6), or k-means
-        with the L1 distance on the documents' word distributions (Paisley et al. 2012, §5.2).
+INIT_ENTRY
     max_laps : int, default=100
         Most passes over the data (sweeps for the samplers).
     min_laps : int, default=2
@@ -115,6 +113,22 @@ _BATCHES_INIT = """
         document get a non-zero responsibility, which makes large ``n_topics`` affordable; the moves
         stay exact within that family. None (default) is dense. Direct family, variational
         algorithms only."""
+
+_INIT_LDA = """    init : {"random", "documents", "exponential", "kmeans_l1"}, default="random"
+        The first topics: nearly uniform random topics (scikit-learn's start), topics from random
+        documents, ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6), or k-means
+        with the L1 distance on the documents' word distributions (Paisley et al. 2012, §5.2)."""
+
+_INIT_HDP = """    init : {"gibbs", "random", "documents", "exponential", "kmeans_l1"}, default="gibbs"
+        The first topics. ``"gibbs"``: a learned start, the topics that the HDP's own
+        direct-assignment collapsed Gibbs sampler (Teh et al. 2006, §5.3; the same alpha, gamma and
+        eta) finds in ``init_sweeps`` sweeps (an algorithm option, default 200) over at most
+        ``init_tokens`` tokens (default 1,000,000; a random subset of the documents beyond),
+        started from no topics or from ``n_topics`` seed documents; mean-field VI from them reaches
+        a far higher ELBO than from random topics (``benchmarks/results/k_learning.md``). The others
+        as for :class:`LDA`: nearly uniform random topics (the default before), topics from random
+        documents, ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6), or k-means
+        with the L1 distance (Paisley et al. 2012, §5.2)."""
 
 _MOVES_HDP = """
     moves : sequence of {"birth", "merge", "delete"}, optional
@@ -239,8 +253,8 @@ LDA_DOC = ("""Latent Dirichlet allocation by variational inference (Blei et al. 
     ``LDA.paper_preset("hoffman2013", n_topics=100)`` gives the SVI paper's settings.
 
     Parameters
-    ----------""" + _N_TOPICS_LDA + _PRIORS_LDA + _ALGORITHM_LDA + _ALGORITHM_OPTIONS + _BATCHES_INIT + _RUNTIME
-           + "\n" + _ATTRIBUTES + _LDA_EXAMPLES)
+    ----------""" + _N_TOPICS_LDA + _PRIORS_LDA + _ALGORITHM_LDA + _ALGORITHM_OPTIONS
+           + _BATCHES_INIT.replace("INIT_ENTRY", _INIT_LDA) + _RUNTIME + "\n" + _ATTRIBUTES + _LDA_EXAMPLES)
 
 HDP_DOC = ("""The HDP topic model of Hughes (2016, Ch. 5): the number of topics is learned.
 
@@ -250,8 +264,8 @@ HDP_DOC = ("""The HDP topic model of Hughes (2016, Ch. 5): the number of topics 
     settings of Hoffman et al. (2013), Wang & Blei (2012) or Hughes (2016).
 
     Parameters
-    ----------""" + _N_TOPICS_HDP + _PRIORS_HDP + _ALGORITHM_HDP + _ALGORITHM_OPTIONS + _BATCHES_INIT
-           + _MOVES_HDP + _RUNTIME + "\n" + _ATTRIBUTES + _CONCENTRATIONS + _HDP_EXAMPLES)
+    ----------""" + _N_TOPICS_HDP + _PRIORS_HDP + _ALGORITHM_HDP + _ALGORITHM_OPTIONS
+           + _BATCHES_INIT.replace("INIT_ENTRY", _INIT_HDP) + _MOVES_HDP + _RUNTIME + "\n" + _ATTRIBUTES + _CONCENTRATIONS + _HDP_EXAMPLES)
 
 # ---------------------------------------------------------------------------------------------------- methods
 _X_DOCS = """X : array-like or sparse matrix of shape (n_documents, n_words), BagOfWords, corpus or ShardStore
