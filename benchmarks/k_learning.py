@@ -143,17 +143,20 @@ def row(corpus: str, method: str, cpu_budget: float | None = None) -> dict:
             "stop": model.stop_reason_}
 
 
-def run_corpus(corpus: str, n_seeds: int, init_study: bool) -> list[dict]:
+def run_corpus(corpus: str, n_seeds: int, init_study: bool, only_methods=None) -> list[dict]:
     names = ["default", *(f"default seed {s}" for s in range(1, n_seeds)), *(f"start {k}" for k in STARTS),
              *(f"random start {k}" for k in STARTS), *(f"LDA K={k}" for k in LDA_SIZES), "tomotopy HDP"]
     if init_study:
         names += [*(f"init_sweeps={n}" for n in INIT_SWEEPS), "init_tokens=200000"]
+    if only_methods is not None:  # a reduced run (a large corpus): these rows only, the default first
+        names = [name for name in names if name in only_methods]
     rows = []
     for name in names:
         rows.append(in_fresh_process(row, corpus, name))
         print(rows[-1], flush=True)
-    rows.append(in_fresh_process(row, corpus, "our Gibbs HDP (same CPU)", rows[0]["cpu"]))
-    print(rows[-1], flush=True)
+    if only_methods is None or "our Gibbs HDP (same CPU)" in only_methods:
+        rows.append(in_fresh_process(row, corpus, "our Gibbs HDP (same CPU)", rows[0]["cpu"]))
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -250,6 +253,9 @@ def main(argv=None):
     parser.add_argument("--only", default="ap,we8there,short20", help=f"corpora among {', '.join(CORPORA)}")
     parser.add_argument("--seeds", type=int, default=5, help="seeds of the default (1 to 10)")
     parser.add_argument("--init-study", action="store_true", help="also the default with other Gibbs-start budgets")
+    parser.add_argument("--methods", default=None,
+                        help="only these rows, comma-separated method names (a large corpus), e.g. "
+                             "'default,start 10,random start 100,LDA K=100'")
     args = parser.parse_args(argv)
     import subprocess
 
@@ -264,7 +270,8 @@ def main(argv=None):
     earlier = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {}}
     results = earlier["results"]
     for corpus in args.only.split(","):
-        rows = run_corpus(corpus, args.seeds, args.init_study)
+        rows = run_corpus(corpus, args.seeds, args.init_study,
+                          None if args.methods is None else args.methods.split(","))
         results[corpus] = {"rows": rows, "summary": summary(rows)}
         meta["parts"] = {**earlier["meta"].get("parts", {}), **meta.get("parts", {}),
                          corpus: f"{meta['command']} (load {meta['load']})"}
