@@ -9,7 +9,8 @@ samplers that learn K from no topics (our collapsed Gibbs HDP, tomotopy's HDP) a
   seeded with k documents, then the same);
 * the previous default, ``HDPTopicModel(n_topics=k, init="random")`` from the same starts;
 * ``HDPTopicModel(algorithm="gibbs")`` from no topics, stopped once it has used the CPU of the
-  default with seed 0 (a callback), and tomotopy's ``HDPModel`` (``initial_k=2``, its own
+  default with seed 0 (a callback); memoized VI at the default's final K without moves
+  (``n_topics=K, init="random", moves=()``: the cost the issue compares with); tomotopy's ``HDPModel`` (``initial_k=2``, its own
   defaults as in ``benchmarks/topic_peers.py``; ``TP_SWEEPS`` sweeps);
 * ``LDA`` by batch VB at K in 10, 20, 50, 100, 200;
 * with ``--init-study``, the default with other budgets for its Gibbs start
@@ -100,14 +101,19 @@ def _moves(trace) -> dict:
     return total
 
 
-def row(corpus: str, method: str, cpu_budget: float | None = None) -> dict:
-    """One row, in a fresh process (:func:`in_fresh_process`)."""
+FIXED = "fixed K = default's (no moves)"
+
+
+def row(corpus: str, method: str, cpu_budget: float | None = None, fixed_k: int | None = None) -> dict:
+    """One row, in a fresh process (:func:`in_fresh_process`); ``cpu_budget`` and ``fixed_k``: the
+    default's CPU and final K, for the rows that depend on them."""
     import stickbreak
     from stickbreak.evaluate import completion_from_split
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     data = corpus_split(corpus)
-    kind, options = methods()[method]
+    kind, options = methods()[method] if method != FIXED else ("hdp", {"n_topics": fixed_k, "init": "random",
+                                                                       "moves": ()})
     options = {"random_state": 0, **options}
 
     def score(topic_word):
@@ -143,21 +149,32 @@ def row(corpus: str, method: str, cpu_budget: float | None = None) -> dict:
             "stop": model.stop_reason_}
 
 
-def run_corpus(corpus: str, n_seeds: int, init_study: bool, only_methods=None) -> list[dict]:
+def run_corpus(corpus: str, n_seeds: int, init_study: bool, only_methods=None, reference=None) -> list[dict]:
+    """The corpus's rows (``only_methods``: these only); the rows that depend on the default's CPU
+    and final K read them from this run's default row, or from ``reference`` (an earlier run's)."""
     names = ["default", *(f"default seed {s}" for s in range(1, n_seeds)), *(f"start {k}" for k in STARTS),
              *(f"random start {k}" for k in STARTS), *(f"LDA K={k}" for k in LDA_SIZES), "tomotopy HDP"]
     if init_study:
         names += [*(f"init_sweeps={n}" for n in INIT_SWEEPS), "init_tokens=200000"]
-    if only_methods is not None:  # a reduced run (a large corpus): these rows only, the default first
+    if only_methods is not None:  # a reduced run (a large corpus, or rows added): these rows only
         names = [name for name in names if name in only_methods]
     rows = []
     for name in names:
         rows.append(in_fresh_process(row, corpus, name))
         print(rows[-1], flush=True)
-    if only_methods is None or "our Gibbs HDP (same CPU)" in only_methods:
-        rows.append(in_fresh_process(row, corpus, "our Gibbs HDP (same CPU)", rows[0]["cpu"]))
-        print(rows[-1], flush=True)
+    reference = next((r for r in rows if r["method"] == "default"), reference)
+    for name in ("our Gibbs HDP (same CPU)", FIXED):
+        if only_methods is None or name in only_methods:
+            rows.append(in_fresh_process(row, corpus, name, reference["cpu"], reference["K"]))
+            print(rows[-1], flush=True)
     return rows
+
+
+def merged(earlier: list[dict], new: list[dict]) -> list[dict]:
+    """``earlier`` rows with those of ``new`` methods replaced, then the new methods' rows."""
+    replaced = {r["method"]: r for r in new}
+    kept = [replaced.pop(r["method"], r) for r in earlier]
+    return kept + [r for r in new if r["method"] in replaced]
 
 
 def summary(rows: list[dict]) -> dict:
@@ -170,7 +187,7 @@ def summary(rows: list[dict]) -> dict:
     median = float(np.median(k_starts)) if len(k_starts) else float("nan")
     best_start = max(starts, key=lambda r: r["heldout"]) if starts else None
     best_lda = max((r for r in rows if r["method"].startswith("LDA")), key=lambda r: r["heldout"], default=None)
-    default, gibbs = by.get("default"), by.get("our Gibbs HDP (same CPU)")
+    default, gibbs, fixed = by.get("default"), by.get("our Gibbs HDP (same CPU)"), by.get(FIXED)
     return {
         "K starts": [int(k) for k in k_starts],
         "starts within 20% of median": bool(np.all(np.abs(k_starts - median) <= 0.2 * median)) if len(k_starts) else None,
@@ -181,6 +198,7 @@ def summary(rows: list[dict]) -> dict:
         "default - best LDA": None if best_lda is None else default["heldout"] - best_lda["heldout"],
         "best LDA": None if best_lda is None else best_lda["method"],
         "default - Gibbs HDP (same CPU)": None if gibbs is None else default["heldout"] - gibbs["heldout"],
+        "CPU default / fixed K": None if fixed is None else default["cpu"] / fixed["cpu"],
     }
 
 
@@ -199,7 +217,6 @@ def markdown(results: dict, meta: dict) -> str:
         if corpus not in results:
             continue
         rows = results[corpus]["rows"]
-        d = rows[0].get("describe") or {}
         lines += [f"## {corpus}", "", "| method | start | K after lap 1 | final K | held-out per word | ELBO | laps | CPU s "
                   "| moves |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in rows:
@@ -254,8 +271,8 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=5, help="seeds of the default (1 to 10)")
     parser.add_argument("--init-study", action="store_true", help="also the default with other Gibbs-start budgets")
     parser.add_argument("--methods", default=None,
-                        help="only these rows, comma-separated method names (a large corpus), e.g. "
-                             "'default,start 10,random start 100,LDA K=100'")
+                        help="only these rows, comma-separated method names (a large corpus, or rows added to "
+                             "an earlier run, whose other rows stay), e.g. 'default,start 10,random start 100'")
     args = parser.parse_args(argv)
     import subprocess
 
@@ -267,14 +284,18 @@ def main(argv=None):
             "stickbreak": stickbreak.__version__, "git": git + (" (+ uncommitted changes)" if dirty else ""),
             "load": " ".join(f"{v:.2f}" for v in os.getloadavg())}
     path = RESULTS / "k_learning.json"
-    earlier = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {}}
-    results = earlier["results"]
+    results = json.loads(path.read_text())["results"] if path.exists() else {}
     for corpus in args.only.split(","):
-        rows = run_corpus(corpus, args.seeds, args.init_study,
-                          None if args.methods is None else args.methods.split(","))
-        results[corpus] = {"rows": rows, "summary": summary(rows)}
-        meta["parts"] = {**earlier["meta"].get("parts", {}), **meta.get("parts", {}),
-                         corpus: f"{meta['command']} (load {meta['load']})"}
+        earlier_rows = results.get(corpus, {}).get("rows", []) if args.methods is not None else []
+        reference = next((r for r in earlier_rows if r["method"] == "default"), None)
+        rows = merged(earlier_rows, run_corpus(corpus, args.seeds, args.init_study,
+                                               None if args.methods is None else args.methods.split(","), reference))
+        command = f"{meta['command']} (load {meta['load']})"
+        current = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {}}  # other runs' corpora
+        results = {**current["results"], corpus: {"rows": rows, "summary": summary(rows)}}
+        before = current["meta"].get("parts", {}).get(corpus)
+        meta["parts"] = {**current["meta"].get("parts", {}),
+                         corpus: f"{before}; then {command}" if args.methods is not None and before else command}
         path.write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=float))
     text = markdown(results, meta)
     (RESULTS / "k_learning.md").write_text(text)

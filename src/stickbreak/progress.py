@@ -59,6 +59,12 @@ def _say(show: bool, message: str) -> None:
         tqdm.write(message, file=sys.stderr)
 
 
+def announce(verbose: int, message: str) -> None:
+    """One line about a phase of a fit outside its laps (a learned start): logged at INFO, shown
+    at ``verbose >= 1``."""
+    _say(verbose >= 1, message)
+
+
 class FitProgress:
     """A fit's progress: :meth:`visited` after each of a lap's ``n_batches`` batches (1: the bar
     counts laps), :meth:`lap_done` after each lap."""

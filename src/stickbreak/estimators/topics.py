@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
@@ -24,6 +26,7 @@ from ..data.bow import is_integral
 from ..data.documents import as_bag_of_words
 from ..evaluate.topics import document_completion
 from ..parallel import open_executor
+from ..progress import announce
 from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart, initial_topics, with_n_topics
@@ -187,8 +190,17 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         where moves go on learning K (memoized VI with moves) or where ``n_topics`` is None; elsewhere
         ``n_topics`` is the truncation, so it keeps that many (:func:`with_n_topics`)."""
         prior_lam = model.obs_prior["lam"]
-        lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=self._gibbs_start())
-        if self.init in LEARNED_INIT_METHODS and self._start_topics() and not moves:
+        gibbs = self._gibbs_start()
+        learned = self.init in LEARNED_INIT_METHODS and gibbs is not None  # (else initial_topics says why not)
+        if learned:
+            start = time.perf_counter()
+            announce(self.verbose, f"{type(self).__name__}: learned start, {gibbs.n_sweeps} sweeps of the HDP's "
+                                   f"collapsed Gibbs sampler on up to {gibbs.max_tokens} tokens...")
+        lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=gibbs)
+        if learned:
+            announce(self.verbose, f"{type(self).__name__}: the sampler found {lam.shape[0]} topics in "
+                                   f"{time.perf_counter() - start:.1f} s")
+        if learned and self._start_topics() and not moves:
             lam = with_n_topics(lam, self._start_topics(), prior_lam, rng)
         return lam
 
