@@ -123,7 +123,7 @@ _INIT_HDP = """    init : {"gibbs", "random", "documents", "exponential", "kmean
         The first topics. ``"gibbs"``: a learned start, the topics that the HDP's own
         direct-assignment collapsed Gibbs sampler (Teh et al. 2006, §5.3; the same alpha, gamma and
         eta) finds in ``init_sweeps`` sweeps (an algorithm option, default 200) over at most
-        ``init_tokens`` tokens (default 1,000,000; a random subset of the documents beyond),
+        ``init_tokens`` tokens (default 5,000,000; a random subset of the documents beyond),
         started from no topics or from ``n_topics`` seed documents; mean-field VI from them reaches
         a far higher ELBO than from random topics (``benchmarks/results/k_learning.md``). The others
         as for :class:`LDA`: nearly uniform random topics (the default before), topics from random
