@@ -136,11 +136,16 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
     def _check_memory(self, data, learn_cfg: LearnConfig) -> None:
         """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
         (and memoized VI's cached statistics per batch); K per document for the local steps; the
-        token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens)."""
+        token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens), those of
+        a learned start's sampler and its counts per sampled document (twice the topics' slots)."""
         n_topics, n_words, n_docs = self._start_topics() or DEFAULT_START_TOPICS, data.n_features, data.n_items
         caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
         tokens = float(data.counts.sum()) if self._variant().integer_counts else 0.0
-        check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens,
+        gibbs = self._gibbs_start() if self.init in LEARNED_INIT_METHODS else None
+        sampled = 0.0 if gibbs is None else (min(float(data.counts.sum()), gibbs.max_tokens)
+                                             if isinstance(data, BagOfWords) else gibbs.max_tokens)  # shards: a sample
+        start = 0.0 if gibbs is None else 4 * sampled + 2 * n_topics * n_docs
+        check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens + start,
                          f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
                          + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "")
                          + (f"; the sampler holds every one of the {tokens:.3g} tokens" if tokens else "") + ".")
