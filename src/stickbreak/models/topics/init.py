@@ -30,9 +30,8 @@ LEARNED_INIT_METHODS = ("gibbs",)
 #: Sweeps of the sampler behind ``init="gibbs"`` and the most tokens it samples (a random subset
 #: of the documents beyond that); ``algorithm_options`` ``init_sweeps`` and ``init_tokens``. The
 #: longer the sampler runs, the better the fit that follows (the ``init_*`` rows of
-#: ``benchmarks/results/k_learning.md``), and a sample of the documents fits the others poorly:
-#: 20newsgroups (2.1M tokens) with 1M sampled ends at -8.0992 held out and an ELBO of -1.7581e7,
-#: with all of them at -7.9995 and -1.7338e7.
+#: ``benchmarks/results/k_learning.md``), and a sample of the documents fits the others poorly
+#: (20newsgroups, 2.1M tokens: the ``init_tokens=1000000`` row against the default).
 GIBBS_INIT_SWEEPS = 200
 GIBBS_INIT_TOKENS = 5_000_000
 
