@@ -59,10 +59,14 @@ def _say(show: bool, message: str) -> None:
         tqdm.write(message, file=sys.stderr)
 
 
-def announce(verbose: int, message: str) -> None:
-    """One line about a phase of a fit outside its laps (a learned start): logged at INFO, shown
-    at ``verbose >= 1``."""
-    _say(verbose >= 1, message)
+@contextmanager
+def phase(verbose: int, what: str):
+    """A phase of a fit outside its laps (a learned start): ``what...`` as it begins and how long it
+    took at its end; logged at INFO, shown at ``verbose >= 1``."""
+    start = perf_counter()
+    _say(verbose >= 1, f"{what}...")
+    yield
+    _say(verbose >= 1, f"{what}: done in {perf_counter() - start:.1f} s")
 
 
 class FitProgress:

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-import time
+from contextlib import nullcontext
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -26,7 +26,7 @@ from ..data.bow import is_integral
 from ..data.documents import as_bag_of_words
 from ..evaluate.topics import document_completion
 from ..parallel import open_executor
-from ..progress import announce
+from ..progress import phase
 from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
 from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart, initial_topics, with_n_topics
@@ -136,15 +136,13 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
     def _check_memory(self, data, learn_cfg: LearnConfig) -> None:
         """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
         (and memoized VI's cached statistics per batch); K per document for the local steps; the
-        token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens), those of
-        a learned start's sampler and its counts per sampled document (twice the topics' slots)."""
+        token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens), and a
+        learned start's sampler: its most tokens and the counts per document (twice the topics' slots)."""
         n_topics, n_words, n_docs = self._start_topics() or DEFAULT_START_TOPICS, data.n_features, data.n_items
         caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
         tokens = float(data.counts.sum()) if self._variant().integer_counts else 0.0
         gibbs = self._gibbs_start() if self.init in LEARNED_INIT_METHODS else None
-        sampled = 0.0 if gibbs is None else (min(float(data.counts.sum()), gibbs.max_tokens)
-                                             if isinstance(data, BagOfWords) else gibbs.max_tokens)  # shards: a sample
-        start = 0.0 if gibbs is None else 4 * sampled + 2 * n_topics * n_docs
+        start = 0.0 if gibbs is None else 4 * gibbs.max_tokens + 2 * n_topics * n_docs  # at most, as the rest
         check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens + start,
                          f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
                          + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "")
@@ -194,17 +192,11 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         """The first topics ``lam`` by ``init``. A learned start keeps the number of topics it found
         where moves go on learning K (memoized VI with moves) or where ``n_topics`` is None; elsewhere
         ``n_topics`` is the truncation, so it keeps that many (:func:`with_n_topics`)."""
-        prior_lam = model.obs_prior["lam"]
-        gibbs = self._gibbs_start()
+        prior_lam, gibbs = model.obs_prior["lam"], self._gibbs_start()
         learned = self.init in LEARNED_INIT_METHODS and gibbs is not None  # (else initial_topics says why not)
-        if learned:
-            start = time.perf_counter()
-            announce(self.verbose, f"{type(self).__name__}: learned start, {gibbs.n_sweeps} sweeps of the HDP's "
-                                   f"collapsed Gibbs sampler on up to {gibbs.max_tokens} tokens...")
-        lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=gibbs)
-        if learned:
-            announce(self.verbose, f"{type(self).__name__}: the sampler found {lam.shape[0]} topics in "
-                                   f"{time.perf_counter() - start:.1f} s")
+        with phase(self.verbose, f"{type(self).__name__}: learned start, {gibbs.n_sweeps} sweeps of the HDP's "
+                                 f"collapsed Gibbs sampler") if learned else nullcontext():
+            lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=gibbs)
         if learned and self._start_topics() and not moves:
             lam = with_n_topics(lam, self._start_topics(), prior_lam, rng)
         return lam
