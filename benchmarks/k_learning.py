@@ -191,7 +191,8 @@ def summary(rows: list[dict]) -> dict:
     default, gibbs, fixed = by.get("default"), by.get("our Gibbs HDP (same CPU)"), by.get(FIXED)
     return {
         "K starts": [int(k) for k in k_starts],
-        "starts within 20% of median": bool(np.all(np.abs(k_starts - median) <= 0.2 * median)) if len(k_starts) else None,
+        "starts within 20% of median": (bool(np.all(np.abs(k_starts - median) <= 0.2 * median))
+                                         if len(k_starts) > 1 else None),
         "K seeds": [int(k) for k in k_seeds],
         "CV of K over seeds": float(k_seeds.std() / k_seeds.mean()) if len(k_seeds) > 1 else None,
         "default - best start": None if best_start is None else default["heldout"] - best_start["heldout"],
