@@ -11,9 +11,6 @@ state including the new-topic mass, averaged over the sweeps after ``burn_in``.
 
 from __future__ import annotations
 
-
-import numpy as np
-
 from ..core.protocols import HDPSweeps, require
 from ..core.suffstats import SuffStats
 from ..kernels.gibbs.hdp import predictive_probs
