@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ...data.bow import is_integral
 from ...kernels.chunked import thread_budget
 from ...kernels.topics.kmeans_l1 import assign_l1
 from .collapsed_hdp import TokenCorpus, resample_weights, start_params, sweep_tokens
@@ -128,7 +129,7 @@ def gibbs_topics(data, eta: float, n_topics: int, doc_concentration: float, conc
     Weights that are not whole numbers (tf-idf) are rounded up to tokens for the sampler."""
     counts = sp.csr_matrix(data.counts, dtype=np.float64)
     total = counts.data.sum()
-    if not np.all(counts.data == np.round(counts.data)):
+    if not is_integral(counts.data):
         counts.data = np.ceil(counts.data)
     sample = _document_sample(counts, max_tokens, rng)
     corpus = TokenCorpus.of(sample)
