@@ -290,11 +290,34 @@ def test_birth_expansion_equals_a_brute_force_summary_of_the_split_responsibilit
     for name, value in stats.scalars.items():
         assert candidate.scalars[name] == value  # the documents' totals and rest terms are unchanged
 
+    # the birth's clean-up merges two of [target, newborns] from the expansion's pair terms: the same
+    # explicit q with the two columns' responsibilities summed
+    np.testing.assert_array_equal(expansion.merge_pairs, [[1, 7], [1, 8], [7, 8]])
+    for kept, removed, a, b in [(7, 8, 5, 6), (1, 7, 1, 5)]:
+        merged = stats.with_components(expansion.merge(kept, removed))
+        keep = [k for k in range(7) if k != b]
+        full_m, theta_m, prior_m = full.copy(), theta.copy(), prior_full.copy()
+        full_m[:, a] += full_m[:, b]
+        theta_m[:, a] += theta_m[:, b]
+        prior_m[a] += prior_m[b]
+        full_m, theta_m, prior_m = full_m[:, keep], theta_m[:, keep], prior_m[keep]
+        mass_m = c.data[:, None] * full_m
+        log_pi_m = digamma(theta_m) - digamma(total)[:, None]
+        word_m = np.zeros((len(keep), data.n_features))
+        np.add.at(word_m.T, c.indices, mass_m)
+        brute_m = {"N": mass_m.sum(axis=0), "word_counts": word_m, "log_pi": log_pi_m.sum(axis=0),
+                   "doc_gamma": (gammaln(theta_m) - prior_m * log_pi_m).sum(axis=0)}
+        assert list(merged.uids) == [0, 1, 2, 3, 4, 7, 8][:b] + [0, 1, 2, 3, 4, 7, 8][b + 1:]
+        for name, value in brute_m.items():
+            np.testing.assert_allclose(merged.fields[name], value, rtol=1e-6, atol=1e-6, err_msg=name)
+        entropy_m = -(mass_m * np.log(np.where(full_m > 0, full_m, 1.0))).sum(axis=0)
+        assert merged.elbo_terms["entropy"].sum() == pytest.approx(entropy_m.sum(), rel=1e-8)
+
 
 def test_births_grow_k_from_one_topic_and_keep_the_memoized_elbo_monotone(bars):
     data, topics = bars
     kwargs = dict(n_topics=1, concentration=5.0, algorithm="memoized", n_batches=2, max_laps=12, tol=0.0,
-                  local_start="best", random_state=0, init="random")  # births from one random topic
+                  algorithm_options={"local_start": "best"}, random_state=0, init="random")  # births from one random topic
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         grown = HDPTopicModel(moves=("birth", "merge", "delete"), **kwargs).fit(data)

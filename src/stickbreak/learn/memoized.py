@@ -96,8 +96,10 @@ class MemoizedVI(SavesWithinLaps):
                 within.save(MemoLapInProgress(order, i + 1, run.values(batches, executor)))
         run.finish()
         state = run.new_state()
-        # with moves, settled only once failed targets have all had their retry (RETRY_LAPS quiet laps)
-        settled = not self.moves.moves or state.quiet_laps >= RETRY_LAPS
+        # with moves, settled only once failed targets have all had their retry: a target that failed in
+        # the first quiet lap is blocked for RETRY_LAPS laps, retried from quiet lap RETRY_LAPS + 1 and,
+        # tracked through every batch, judged by the end of the next
+        settled = not self.moves.moves or state.quiet_laps >= RETRY_LAPS + 2
         return LapResult(state, run.terms, exact=True, moves=run.counts, settled=settled)
 
     def saved_state(self, state: MemoState, batches, executor=None) -> MemoState:

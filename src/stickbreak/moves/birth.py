@@ -214,10 +214,10 @@ def cleaned(model: Movable, stats: SuffStats, proposal: TrackedBirth) -> Tracked
     the remaining pairs until no merge helps. Each batch's expansion stays the statistics of a valid
     split of that batch's target mass, so the result is judged exactly like any proposal.
     """
-    if proposal.full_width or len(proposal.born) <= 2 or not len(next(iter(proposal.expansions.values())).merge_pairs):
+    if proposal.full_width or len(proposal.born) < 2 or not len(next(iter(proposal.expansions.values())).merge_pairs):
         return proposal
     best = total_elbo(model.score(candidate(stats, proposal))[1])
-    while len(proposal.born) > 2:
+    while len(proposal.born) >= 2:
         pairs = next(iter(proposal.expansions.values())).merge_pairs
         trials = []
         for kept, removed in pairs.tolist():

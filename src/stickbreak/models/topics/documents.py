@@ -191,7 +191,11 @@ def birth_expansion(model, local: TopicLocal, column: int, log_weights: np.ndarr
     point of Alg. 5.1 under ``a'``; elsewhere the target keeps them. Every other topic's counts,
     the documents' totals and so ``P``, ``Q`` of the others are unchanged, so the expansion replaces
     only these rows. Entropy: the target's old entropy plus the restricted step's (their sum over
-    the rows is exact, the shares of a row summing to its target responsibility).
+    the rows is exact, the shares of a row summing to its target responsibility). Every pair of
+    [target, newborns] carries its merged entropy and document terms (as a lap's planned merges do,
+    Eq. 5.49), so that what the split left nearly empty (a newborn, or the target's remnant), which
+    costs each document that still uses it ``log a_k`` (a third topic in a document that had one),
+    is merged away exactly before the proposal is judged (:func:`stickbreak.moves.birth.cleaned`).
 
     ``restricted(docs)`` gives the restricted step's ``(indptr, indices, weights, exp_loglik,
     centered_loglik, row_ids)`` for documents ``docs``: its likelihood rows are the model's rows
@@ -212,16 +216,17 @@ def birth_expansion(model, local: TopicLocal, column: int, log_weights: np.ndarr
     resp[:, 0] = local.word_topic[:, column]
     entropy = np.zeros(n_new)
     entropy[0] = local.entropy[column]
+    pairs = np.column_stack(np.triu_indices(n_new, k=1)).astype(np.int64)  # every pair of [target, newborns]
+    pair_entropy = np.zeros(len(pairs))
     docs = np.flatnonzero(local.doc_topic[:, column] >= BIRTH_MIN_COUNT)
     if len(docs):
         indptr, indices, weighted, exp_loglik, centered, row_ids = restricted(docs)
         split = np.zeros((len(docs), n_new))
         # under the L-sparse family each token's target share goes to one of [target, newborns],
         # so it keeps at most L topics and the proposal stays in the family
-        sub_rows, sub_entropy, *_ = model.local.run(
-            indptr, indices, weighted, exp_loglik, centered, prior_new, 0.0, split, SCRATCH, 0,
-            np.zeros((0, 2), dtype=np.int64), np.zeros((0, n_new)),
-            n_active=1 if model.local.sparse_for(n_topics) else None)
+        sub_rows, sub_entropy, pair_entropy, *_ = model.local.run(
+            indptr, indices, weighted, exp_loglik, centered, prior_new, 0.0, split, SCRATCH, 0, pairs,
+            np.zeros((0, n_new)), n_active=1 if model.local.sparse_for(n_topics) else None)
         counts_new[docs] = split
         resp[:, 0] -= np.bincount(row_ids[indices], weights=weighted, minlength=n_rows)
         resp[row_ids] += sub_rows
@@ -229,10 +234,18 @@ def birth_expansion(model, local: TopicLocal, column: int, log_weights: np.ndarr
     theta = counts_new + prior_new[None, :]
     total = local.doc_topic.sum(axis=1) + local.prior.sum() + local.prior_rest
     log_pi = digamma(theta) - digamma(total)[:, None]
+    a, b = pairs.T
+    pair_entropy = pair_entropy + np.where(a == 0, local.entropy[column], 0.0)  # the target's own part, as above
+    merged = theta[:, a] + theta[:, b]
+    merged_log_pi = digamma(merged) - digamma(total)[:, None]
+    uids = np.asarray(uids)
     return SuffStats(
-        uids=np.asarray(uids),
+        uids=uids,
         fields={"N": counts_new.sum(axis=0), **row_fields(np.maximum(resp, 0.0)),
                 "log_pi": log_pi.sum(axis=0), "doc_gamma": (gammaln(theta) - prior_new[None, :] * log_pi).sum(axis=0)},
         elbo_terms={"entropy": entropy},
         scalars={"n_items": float(n_docs), "log_pi_rest": 0.0, "doc_gamma_rest": 0.0},
+        merge_pairs=np.column_stack([uids[a], uids[b]]).astype(np.int64), merge_entropy=np.asarray(pair_entropy),
+        merge_fields={"log_pi": merged_log_pi.sum(axis=0),
+                      "doc_gamma": (gammaln(merged) - (prior_new[a] + prior_new[b])[None, :] * merged_log_pi).sum(axis=0)},
     )
