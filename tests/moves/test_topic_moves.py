@@ -312,6 +312,11 @@ def test_birth_expansion_equals_a_brute_force_summary_of_the_split_responsibilit
             np.testing.assert_allclose(merged.fields[name], value, rtol=1e-6, atol=1e-6, err_msg=name)
         entropy_m = -(mass_m * np.log(np.where(full_m > 0, full_m, 1.0))).sum(axis=0)
         assert merged.elbo_terms["entropy"].sum() == pytest.approx(entropy_m.sum(), rel=1e-8)
+        # the clean-up scores it from the two rows (MergesByRows), as the full rescoring does
+        cand_params, cand_terms = model.score(candidate)
+        fast = model.merge_terms(candidate, merged, cand_params, cand_terms, kept, removed)
+        for name, value in model.score(merged, cand_params)[1].items():
+            assert fast[name] == pytest.approx(value, rel=1e-10, abs=1e-8), name
 
 
 def test_births_grow_k_from_one_topic_and_keep_the_memoized_elbo_monotone(bars):

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
+from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -29,7 +30,7 @@ from ..parallel import open_executor
 from ..progress import phase
 from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
-from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart, initial_topics, with_n_topics
+from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart, initial_topics, start_elbo, with_n_topics
 from ..obs import mult
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
@@ -194,9 +195,11 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         ``n_topics`` is the truncation, so it keeps that many (:func:`with_n_topics`)."""
         prior_lam, gibbs = model.obs_prior["lam"], self._gibbs_start()
         learned = self.init in LEARNED_INIT_METHODS and gibbs is not None  # (else initial_topics says why not)
-        with phase(self.verbose, f"{type(self).__name__}: learned start, {gibbs.n_sweeps} sweeps of the HDP's "
-                                 f"collapsed Gibbs sampler") if learned else nullcontext():
-            lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=gibbs)
+        chains = "the better of two chains" if learned and not self._start_topics() else "one chain"
+        with phase(self.verbose, f"{type(self).__name__}: learned start, {chains}, {gibbs.n_sweeps} sweeps of the "
+                                 f"HDP's collapsed Gibbs sampler") if learned else nullcontext():
+            lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=gibbs,
+                                 judge=partial(start_elbo, model))
         if learned and self._start_topics() and not moves:
             lam = with_n_topics(lam, self._start_topics(), prior_lam, rng)
         return lam

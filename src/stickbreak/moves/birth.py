@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import logsumexp
 
-from ..core.protocols import Movable, total_elbo
+from ..core.protocols import MergesByRows, Movable, declares, total_elbo
 from ..core.suffstats import SuffStats
 from ..data import concat_items
 from ..models.mixture.init import bregman_kmeans, kmeans_plus_plus
@@ -208,28 +208,32 @@ def cleaned(model: Movable, stats: SuffStats, proposal: TrackedBirth) -> Tracked
     """The complete proposal after greedy exact merges among its newborns (bnpy's birth cleanup).
 
     A split into ``J`` newborns pays the prior cost of every one of them, so a target that holds
-    two groups but not four fails as a four-way split. Each newborn pair whose merged entropy the
-    expansions carry (mixtures gather them for every pair) is tried: the merge that raises the
-    candidate's exact ELBO most is applied to every batch's expansion, and the search repeats over
-    the remaining pairs until no merge helps. Each batch's expansion stays the statistics of a valid
-    split of that batch's target mass, so the result is judged exactly like any proposal.
+    two groups but not four fails as a four-way split. Each pair whose merged entropy the
+    expansions carry (mixtures gather them for every pair of newborns, topic models for every pair
+    of [target, newborns]) is tried: the merge that raises the candidate's exact ELBO most is
+    applied to every batch's expansion, and the search repeats over the remaining pairs until no
+    merge helps. Each batch's expansion stays the statistics of a valid split of that batch's target
+    mass, so the result is judged exactly like any proposal. A :class:`MergesByRows` model scores
+    each pair from its two rows (one full scoring per round, not one per pair).
     """
     if proposal.full_width or len(proposal.born) < 2 or not len(next(iter(proposal.expansions.values())).merge_pairs):
         return proposal
-    best = total_elbo(model.score(candidate(stats, proposal))[1])
+    by_rows = declares(model, MergesByRows)
     while len(proposal.born) >= 2:
-        pairs = next(iter(proposal.expansions.values())).merge_pairs
-        trials = []
-        for kept, removed in pairs.tolist():
+        whole = candidate(stats, proposal)
+        params, terms = model.score(whole)
+        best, chosen = total_elbo(terms), None
+        for kept, removed in next(iter(proposal.expansions.values())).merge_pairs.tolist():
             merged = replace(proposal, born=proposal.born[proposal.born != removed],
                              expansions={b: e.merge(kept, removed) for b, e in proposal.expansions.items()})
-            trials.append((total_elbo(model.score(candidate(stats, merged))[1]), merged))
-        if not trials:
+            merged_whole = candidate(stats, merged)
+            merged_terms = (model.merge_terms(whole, merged_whole, params, terms, kept, removed) if by_rows
+                            else model.score(merged_whole)[1])
+            if total_elbo(merged_terms) > best:  # NaN never
+                best, chosen = total_elbo(merged_terms), merged
+        if chosen is None:
             break
-        elbo, merged = max(trials, key=lambda t: t[0])
-        if not elbo > best:  # NaN included
-            break
-        best, proposal = elbo, merged
+        proposal = chosen
     return proposal
 
 

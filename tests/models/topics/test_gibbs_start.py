@@ -12,7 +12,8 @@ from stickbreak import LDA, HDPTopicModel
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.models.topics.collapsed_hdp import TokenCorpus, start_params
-from stickbreak.models.topics.init import GibbsStart, gibbs_topics, initial_topics, with_n_topics
+from stickbreak.core.protocols import total_elbo
+from stickbreak.models.topics.init import GibbsStart, gibbs_topics, initial_topics, start_elbo, with_n_topics
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +68,41 @@ def test_same_seed_same_start_and_the_token_cap_samples_a_subset_scaled_to_the_c
     capped = gibbs_topics(data, 0.05, 0, 1.0, 10.0, np.random.default_rng(7), n_sweeps=5, max_tokens=1000)
     total = capped.sum() - 0.05 * capped.size
     assert total == pytest.approx(data.counts.sum())  # scaled up from the 25 documents sampled
+
+
+def test_from_no_topics_two_chains_run_and_the_judge_keeps_the_topics_it_rates_higher(bars):
+    """Two chains (from none, and seeded with SEEDED_CHAIN_TOPICS documents), each judged on the
+    sampled documents after a quarter of the sweeps; the one judged higher runs on (same number of
+    topics with no sweeps left), scaled to the corpus."""
+    data, _ = bars
+    for prefer in (1, -1):
+        judged = []
+
+        def judge(lam, docs):
+            judged.append((lam.shape[0], docs.n_items, lam.sum()))
+            return prefer * lam.shape[0]
+
+        lam = gibbs_topics(data, 0.05, 0, 1.0, 10.0, np.random.default_rng(0), n_sweeps=1, max_tokens=4000,
+                           judge=judge)
+        sizes = [k for k, _, _ in judged]
+        assert len(judged) == 2 and sizes[0] != sizes[1]
+        assert lam.shape[0] == (max(sizes) if prefer > 0 else min(sizes))
+        assert judged[0][1] == judged[1][1] == 100  # both judged on the same sample (4,000 tokens)
+        assert lam.sum() - 0.05 * lam.size == pytest.approx(data.counts.sum())
+    calls = []
+    gibbs_topics(data, 0.05, 3, 1.0, 10.0, np.random.default_rng(0), n_sweeps=2, judge=lambda *a: calls.append(a))
+    assert not calls  # a start the user chose: one chain, nothing to judge
+
+
+def test_start_elbo_is_the_elbo_after_one_local_step(bars):
+    data, _ = bars
+    est = HDPTopicModel(n_topics=5, init="random", algorithm="vb", max_laps=1, random_state=0).fit(data)
+    model = est.model_
+    lam = est.params_.obs["lam"]
+    params = model.initial_params(lam, data.n_items)
+    stats = model.summarize(data, model.local_step(params, data), params.uids)
+    assert start_elbo(model, lam, data) == pytest.approx(total_elbo(model.score(stats, params)[1]), rel=1e-12)
+    assert start_elbo(model, lam, data) > start_elbo(model, lam[::-1][:2], data)  # five fitted topics beat two
 
 
 def test_weights_that_are_not_counts_are_rounded_up_to_tokens():

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ...data.bow import is_integral
+from ...core.protocols import total_elbo
+from ...data.bow import BagOfWords, is_integral
 from ...kernels.chunked import thread_budget
 from ...kernels.topics.kmeans_l1 import assign_l1
 from .collapsed_hdp import TokenCorpus, resample_weights, start_params, sweep_tokens
@@ -35,6 +36,12 @@ LEARNED_INIT_METHODS = ("gibbs",)
 #: (20newsgroups, 2.1M tokens: the ``init_tokens=1000000`` row against the default).
 GIBBS_INIT_SWEEPS = 200
 GIBBS_INIT_TOKENS = 5_000_000
+#: From no topics the learned start runs two chains, one from no topics and one seeded with
+#: ``SEEDED_CHAIN_TOPICS`` documents, for ``JUDGED_SHARE`` of the sweeps, and runs on the one whose
+#: topics the model rates higher (:func:`gibbs_topics`): which of the two fits better depends on
+#: the corpus (the ``start`` rows of ``benchmarks/results/k_learning.md``).
+SEEDED_CHAIN_TOPICS = 100
+JUDGED_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -118,12 +125,19 @@ def _document_sample(counts: sp.csr_matrix, max_tokens: int, rng: np.random.Gene
 
 def gibbs_topics(data, eta: float, n_topics: int, doc_concentration: float, concentration: float,
                  rng: np.random.Generator, n_sweeps: int = GIBBS_INIT_SWEEPS,
-                 max_tokens: int = GIBBS_INIT_TOKENS) -> np.ndarray:
+                 max_tokens: int = GIBBS_INIT_TOKENS, judge=None) -> np.ndarray:
     """Topics found by ``n_sweeps`` sweeps of the HDP's direct-assignment collapsed Gibbs sampler
     (Teh et al. 2006, §5.3; the same ``alpha``, ``gamma`` and ``eta``) on at most ``max_tokens``
     tokens of the corpus, started with ``n_topics`` topics (0: from none). The sampler creates and
     empties topics as the data ask, so the number returned is its own; mean-field VI started from
     them reaches a far higher ELBO than from random topics (``benchmarks/k_learning.py``).
+
+    From no topics and with a ``judge`` (``judge(lam, docs)``: the model's ELBO of topics ``lam``
+    after one local step on the documents ``docs``, :func:`start_elbo`), two chains run
+    ``JUDGED_SHARE`` of the sweeps on the same documents, from no topics and seeded with
+    :data:`SEEDED_CHAIN_TOPICS` documents, and the one whose topics the judge rates higher runs the
+    rest: the sampler grows topics slowly from none, which suits short reviews (we8there) and not
+    news (ap, 20newsgroups).
 
     Returns ``lam`` (K, V), largest topic first: ``eta + N_wk`` scaled to the whole corpus's total count.
     Weights that are not whole numbers (tf-idf) are rounded up to tokens for the sampler."""
@@ -133,13 +147,34 @@ def gibbs_topics(data, eta: float, n_topics: int, doc_concentration: float, conc
         counts.data = np.ceil(counts.data)
     sample = _document_sample(counts, max_tokens, rng)
     corpus = TokenCorpus.of(sample)
-    state = start_params(corpus, counts.shape[1], n_topics, eta, doc_concentration, concentration, rng)
-    for _ in range(n_sweeps):
-        sweep_tokens(state, corpus, rng)
-        resample_weights(state, rng)
-    used = state.used
-    scale = total / max(corpus.n_tokens, 1)
-    return eta + scale * state.Nwk[:, used].T
+
+    def run(state, sweeps: int):
+        for _ in range(sweeps):
+            sweep_tokens(state, corpus, rng)
+            resample_weights(state, rng)
+        return state
+
+    def chain(start: int, sweeps: int):
+        return run(start_params(corpus, counts.shape[1], start, eta, doc_concentration, concentration, rng), sweeps)
+
+    def topics(state) -> np.ndarray:
+        return eta + state.Nwk[:, state.used].T
+
+    if n_topics or judge is None:
+        state = chain(n_topics, n_sweeps)
+    else:  # both chains judged early, the better one run on
+        docs, early = BagOfWords(sample), max(1, round(JUDGED_SHARE * n_sweeps))
+        chains = [chain(start, early) for start in (0, SEEDED_CHAIN_TOPICS)]
+        state = run(max(chains, key=lambda state: judge(topics(state), docs)), n_sweeps - early)
+    return eta + total / max(corpus.n_tokens, 1) * (topics(state) - eta)
+
+
+def start_elbo(model, lam: np.ndarray, docs) -> float:
+    """The ELBO of ``model`` with topics ``lam`` after one local step on the documents ``docs`` (what
+    memoized VI's first full lap computes from a start): :func:`gibbs_topics`'s judge."""
+    params = model.initial_params(lam, docs.n_items)
+    stats = model.summarize(docs, model.local_step(params, docs), params.uids)
+    return total_elbo(model.score(stats, params)[1])
 
 
 def with_n_topics(lam: np.ndarray, n_topics: int, prior_lam: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -151,9 +186,10 @@ def with_n_topics(lam: np.ndarray, n_topics: int, prior_lam: np.ndarray, rng: np
 
 
 def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng: np.random.Generator,
-                   docs_per_topic: int = 1, gibbs: GibbsStart | None = None) -> np.ndarray:
+                   docs_per_topic: int = 1, gibbs: GibbsStart | None = None, judge=None) -> np.ndarray:
     """``lam`` (K, V) of ``method`` (see the module docstring); K is ``n_topics`` except for a
-    learned start (``"gibbs"``, which needs the HDP's sampler settings ``gibbs``)."""
+    learned start (``"gibbs"``, which needs the HDP's sampler settings ``gibbs``; from no topics,
+    ``judge`` picks between its two chains, see :func:`gibbs_topics`)."""
     if method == "gibbs":
         if gibbs is None:
             raise ValueError("init='gibbs' learns the number of topics with the HDP's sampler; it is for "
@@ -163,7 +199,7 @@ def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng:
             raise ValueError("init='gibbs' samples under a symmetric topic-word prior; pass one number as "
                              "topic_word_prior or choose another init")
         return gibbs_topics(data, float(eta[0]), n_topics, gibbs.doc_concentration, gibbs.concentration, rng,
-                            gibbs.n_sweeps, gibbs.max_tokens)
+                            gibbs.n_sweeps, gibbs.max_tokens, judge)
     if method == "random":
         return prior_lam[None, :] + rng.gamma(100.0, 0.01, (n_topics, np.size(prior_lam)))
     if method == "exponential":
