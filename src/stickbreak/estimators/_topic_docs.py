@@ -124,8 +124,10 @@ _INIT_HDP = """    init : {"gibbs", "random", "documents", "exponential", "kmean
         direct-assignment collapsed Gibbs sampler (Teh et al. 2006, §5.3; the same alpha, gamma and
         eta) finds in ``init_sweeps`` sweeps (an algorithm option, default 200) over at most
         ``init_tokens`` tokens (default 5,000,000; a random subset of the documents beyond),
-        started from no topics or from ``n_topics`` seed documents; mean-field VI from them reaches
-        a far higher ELBO than from random topics (``benchmarks/results/k_learning.md``). The others
+        started from ``n_topics`` seed documents, or with ``n_topics=None`` the better by the
+        model's ELBO of two chains judged halfway, one from no topics and one from 100 seed
+        documents; mean-field VI from them reaches a far higher ELBO than from random topics
+        (``benchmarks/results/k_learning.md``). The others
         as for :class:`LDA`: nearly uniform random topics (the default before), topics from random
         documents, ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6), or k-means
         with the L1 distance (Paisley et al. 2012, §5.2)."""

@@ -220,20 +220,22 @@ def cleaned(model: Movable, stats: SuffStats, proposal: TrackedBirth) -> Tracked
         return proposal
     by_rows = declares(model, MergesByRows)
     while len(proposal.born) >= 2:
-        whole = candidate(stats, proposal)
+        parts = list(proposal.expansions.values())
+        total = sum(parts[1:], parts[0])
+        whole = stats.with_components(total).clipped()  # candidate(stats, proposal)
         params, terms = model.score(whole)
         best, chosen = total_elbo(terms), None
-        for kept, removed in next(iter(proposal.expansions.values())).merge_pairs.tolist():
-            merged = replace(proposal, born=proposal.born[proposal.born != removed],
-                             expansions={b: e.merge(kept, removed) for b, e in proposal.expansions.items()})
-            merged_whole = candidate(stats, merged)
+        for kept, removed in total.merge_pairs.tolist():  # tried on the sum; applied to every batch once chosen
+            merged_whole = stats.with_components(total.merge(kept, removed)).clipped()
             merged_terms = (model.merge_terms(whole, merged_whole, params, terms, kept, removed) if by_rows
                             else model.score(merged_whole)[1])
             if total_elbo(merged_terms) > best:  # NaN never
-                best, chosen = total_elbo(merged_terms), merged
+                best, chosen = total_elbo(merged_terms), (kept, removed)
         if chosen is None:
             break
-        proposal = chosen
+        kept, removed = chosen
+        proposal = replace(proposal, born=proposal.born[proposal.born != removed],
+                           expansions={b: e.merge(kept, removed) for b, e in proposal.expansions.items()})
     return proposal
 
 
