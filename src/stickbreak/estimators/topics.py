@@ -138,12 +138,13 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
         (and memoized VI's cached statistics per batch); K per document for the local steps; the
         token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens), and a
-        learned start's sampler: its most tokens and the counts per document (twice the topics' slots)."""
+        learned start's sampler: its most tokens and the counts per document (twice the topics' slots), two
+        chains of them from no topics."""
         n_topics, n_words, n_docs = self._start_topics() or DEFAULT_START_TOPICS, data.n_features, data.n_items
         caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
         tokens = float(data.counts.sum()) if self._variant().integer_counts else 0.0
         gibbs = self._gibbs_start() if self.init in LEARNED_INIT_METHODS else None
-        start = 0.0 if gibbs is None else 4 * gibbs.max_tokens + 2 * n_topics * n_docs  # at most, as the rest
+        start = 0.0 if gibbs is None else (1 if self._start_topics() else 2) * (4 * gibbs.max_tokens + 2 * n_topics * n_docs)
         check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens + start,
                          f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
                          + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "")
