@@ -3,8 +3,9 @@
 For each corpus, the HDP topic model with its defaults from every start and seed, beside the
 samplers that learn K from no topics (our collapsed Gibbs HDP, tomotopy's HDP) and the LDA grid:
 
-* ``HDPTopicModel(random_state=s)``, the default (``init="gibbs"``: a short collapsed Gibbs run
-  from no topics, then memoized VI with birth, merge and delete), seeds 0-4;
+* ``HDPTopicModel(random_state=s)``, the default (``init="gibbs"``: the better by the ELBO of two
+  short collapsed Gibbs chains, from no topics and from 100 seed documents, then memoized VI with
+  birth, merge and delete), seeds 0-4;
 * ``HDPTopicModel(n_topics=k, random_state=0)`` for the starts k in 10, 50, 100, 200 (the sampler
   seeded with k documents, then the same);
 * the previous default, ``HDPTopicModel(n_topics=k, init="random")`` from the same starts;

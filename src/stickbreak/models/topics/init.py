@@ -31,9 +31,9 @@ TOPIC_INIT_METHODS = ("random", "documents", "exponential", "kmeans_l1")
 LEARNED_INIT_METHODS = ("gibbs",)
 #: Sweeps of the sampler behind ``init="gibbs"`` and the most tokens it samples (a random subset
 #: of the documents beyond that); ``algorithm_options`` ``init_sweeps`` and ``init_tokens``. The
-#: longer the sampler runs, the better the fit that follows (the ``init_*`` rows of
-#: ``benchmarks/results/k_learning.md``), and a sample of the documents fits the others poorly
-#: (20newsgroups, 2.1M tokens: the ``init_tokens=1000000`` row against the default).
+#: longer the sampler runs, the better the fit that follows, and a sample of the documents fits the
+#: others poorly (the ``init_*`` rows of ``benchmarks/results/k_learning.md`` as of commit 38ea4ad,
+#: one chain from no topics; 20newsgroups, 2.1M tokens: ``init_tokens=1000000``).
 GIBBS_INIT_SWEEPS = 200
 GIBBS_INIT_TOKENS = 5_000_000
 #: From no topics the learned start runs two chains, one from no topics and one seeded with
