@@ -33,11 +33,13 @@ _ALGORITHM_LDA = """
 
 _N_TOPICS_HDP = """
     n_topics : int, optional
-        Where the run starts. Default (None): with ``init="gibbs"`` the topics its sampler finds from
-        no topics, otherwise 100. Under memoized VI with moves (the default) the moves then merge,
-        delete and split topics; under the other algorithms it is the truncation level K, an upper
-        bound (a learned start keeps its ``n_topics`` largest topics, or adds random ones). Unused
-        by "truncation_free" and "gibbs", which start from no topics."""
+        Where the run starts. With ``init="gibbs"`` (the default) the sampler's chain seeded with
+        ``n_topics`` documents competes with the default's two (from no topics and from 100
+        documents), and the ELBO picks the start, so K need not follow ``n_topics``; with the other
+        inits ``n_topics`` topics (None: 100). Under memoized VI with moves (the default) the moves
+        then merge, delete and split topics; under the other algorithms it is the truncation level
+        K, an upper bound (a learned start keeps its ``n_topics`` largest topics, or adds random
+        ones). Unused by "truncation_free" and "gibbs", which start from no topics."""
 
 _PRIORS_HDP = """
     concentration : float, default=10.0
@@ -123,14 +125,13 @@ _INIT_HDP = """    init : {"gibbs", "random", "documents", "exponential", "kmean
         The first topics. ``"gibbs"``: a learned start, the topics that the HDP's own
         direct-assignment collapsed Gibbs sampler (Teh et al. 2006, §5.3; the same alpha, gamma and
         eta) finds in ``init_sweeps`` sweeps (an algorithm option, default 200) over at most
-        ``init_tokens`` tokens (default 5,000,000; a random subset of the documents beyond),
-        started from ``n_topics`` seed documents, or with ``n_topics=None`` the better by the
-        model's ELBO of two chains judged halfway, one from no topics and one from 100 seed
-        documents; mean-field VI from them reaches a far higher ELBO than from random topics
-        (``benchmarks/results/k_learning.md``). The others
+        ``init_tokens`` tokens (default 5,000,000; a random subset of the documents beyond), the
+        best by the model's ELBO of the chains judged halfway, from no topics, from 100 seed
+        documents and, given another ``n_topics``, from that many; mean-field VI from them reaches a
+        far higher ELBO than from random topics (``benchmarks/results/k_learning.md``). The others
         as for :class:`LDA`: nearly uniform random topics (the default before), topics from random
-        documents, ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6), or k-means
-        with the L1 distance (Paisley et al. 2012, §5.2)."""
+        documents, ``eta + Exponential(100 D / (K V))`` (Hoffman et al. 2013, footnote 6), or
+        k-means with the L1 distance (Paisley et al. 2012, §5.2)."""
 
 _MOVES_HDP = """
     moves : sequence of {"birth", "merge", "delete"}, optional

@@ -138,13 +138,12 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
         (and memoized VI's cached statistics per batch); K per document for the local steps; the
         token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens), and a
-        learned start's sampler: its most tokens and the counts per document (twice the topics' slots), two
-        chains of them from no topics."""
+        learned start's sampler (:meth:`GibbsStart.memory_floats`)."""
         n_topics, n_words, n_docs = self._start_topics() or DEFAULT_START_TOPICS, data.n_features, data.n_items
         caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
         tokens = float(data.counts.sum()) if self._variant().integer_counts else 0.0
         gibbs = self._gibbs_start() if self.init in LEARNED_INIT_METHODS else None
-        start = 0.0 if gibbs is None else (1 if self._start_topics() else 2) * (4 * gibbs.max_tokens + 2 * n_topics * n_docs)
+        start = 0.0 if gibbs is None else gibbs.memory_floats(self._start_topics(), n_docs, data.counts.sum())
         check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens + start,
                          f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
                          + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "")
@@ -196,9 +195,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         ``n_topics`` is the truncation, so it keeps that many (:func:`with_n_topics`)."""
         prior_lam, gibbs = model.obs_prior["lam"], self._gibbs_start()
         learned = self.init in LEARNED_INIT_METHODS and gibbs is not None  # (else initial_topics says why not)
-        chains = "the better of two chains" if learned and not self._start_topics() else "one chain"
-        with phase(self.verbose, f"{type(self).__name__}: learned start, {chains}, {gibbs.n_sweeps} sweeps of the "
-                                 f"HDP's collapsed Gibbs sampler") if learned else nullcontext():
+        with phase(self.verbose, f"{type(self).__name__}: learned start, the best chain of the HDP's collapsed Gibbs "
+                                 f"sampler, {gibbs.n_sweeps} sweeps") if learned else nullcontext():
             lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=gibbs,
                                  judge=partial(start_elbo, model))
         if learned and self._start_topics() and not moves:

@@ -13,7 +13,8 @@ from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.models.topics.collapsed_hdp import TokenCorpus, start_params
 from stickbreak.core.protocols import total_elbo
-from stickbreak.models.topics.init import GibbsStart, gibbs_topics, initial_topics, start_elbo, with_n_topics
+from stickbreak.models.topics.init import (SEEDED_CHAIN_TOPICS, GibbsStart, gibbs_topics, initial_topics, judged_starts,
+                                          start_elbo, with_n_topics)
 
 
 @pytest.fixture(scope="module")
@@ -70,10 +71,12 @@ def test_same_seed_same_start_and_the_token_cap_samples_a_subset_scaled_to_the_c
     assert total == pytest.approx(data.counts.sum())  # scaled up from the 25 documents sampled
 
 
-def test_from_no_topics_two_chains_run_and_the_judge_keeps_the_topics_it_rates_higher(bars):
-    """Two chains (from none, and seeded with SEEDED_CHAIN_TOPICS documents), each judged on the
-    sampled documents after a quarter of the sweeps; the one judged higher runs on (same number of
-    topics with no sweeps left), scaled to the corpus."""
+@pytest.mark.parametrize("n_topics", [0, SEEDED_CHAIN_TOPICS, 40])
+def test_the_chains_run_and_the_judge_keeps_the_topics_it_rates_higher(bars, n_topics):
+    """Chains from none, seeded with SEEDED_CHAIN_TOPICS documents and, when the user gives another
+    number, with ``n_topics``, each judged on the sampled documents after half the sweeps; the one
+    judged higher runs on (same number of topics with no sweeps left), scaled to the corpus. A start
+    the user chose is one more candidate: the default's chains may replace it."""
     data, _ = bars
     for prefer in (1, -1):
         judged = []
@@ -82,16 +85,23 @@ def test_from_no_topics_two_chains_run_and_the_judge_keeps_the_topics_it_rates_h
             judged.append((lam.shape[0], docs.n_items, lam.sum()))
             return prefer * lam.shape[0]
 
-        lam = gibbs_topics(data, 0.05, 0, 1.0, 10.0, np.random.default_rng(0), n_sweeps=1, max_tokens=4000,
+        lam = gibbs_topics(data, 0.05, n_topics, 1.0, 10.0, np.random.default_rng(0), n_sweeps=1, max_tokens=4000,
                            judge=judge)
         sizes = [k for k, _, _ in judged]
-        assert len(judged) == 2 and sizes[0] != sizes[1]
+        assert judged_starts(n_topics) == ((0, SEEDED_CHAIN_TOPICS) if n_topics in (0, SEEDED_CHAIN_TOPICS)
+                                           else (0, SEEDED_CHAIN_TOPICS, n_topics))
+        assert len(judged) == len(judged_starts(n_topics)) and sizes[0] < sizes[1]  # none, then 100 seeds
         assert lam.shape[0] == (max(sizes) if prefer > 0 else min(sizes))
         assert judged[0][1] == judged[1][1] == 100  # both judged on the same sample (4,000 tokens)
         assert lam.sum() - 0.05 * lam.size == pytest.approx(data.counts.sum())
-    calls = []
-    gibbs_topics(data, 0.05, 3, 1.0, 10.0, np.random.default_rng(0), n_sweeps=2, judge=lambda *a: calls.append(a))
-    assert not calls  # a start the user chose: one chain, nothing to judge
+
+
+def test_the_memory_check_counts_each_chain_on_the_tokens_it_samples():
+    start = GibbsStart(1.0, 10.0, max_tokens=1000)
+    per_document = 2.0 * SEEDED_CHAIN_TOPICS * 50
+    assert start.memory_floats(0, 50, 400) == 2 * (4 * 400 + per_document)  # two chains, every token
+    assert start.memory_floats(0, 50, 1e6) == 2 * (4 * 1000 + per_document)  # at most max_tokens sampled
+    assert start.memory_floats(300, 50, 400) == 3 * 4 * 400 + 2 * per_document + 2.0 * 300 * 50
 
 
 def test_start_elbo_is_the_elbo_after_one_local_step(bars):

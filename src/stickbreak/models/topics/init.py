@@ -36,10 +36,11 @@ LEARNED_INIT_METHODS = ("gibbs",)
 #: one chain from no topics; 20newsgroups, 2.1M tokens: ``init_tokens=1000000``).
 GIBBS_INIT_SWEEPS = 200
 GIBBS_INIT_TOKENS = 5_000_000
-#: From no topics the learned start runs two chains, one from no topics and one seeded with
-#: ``SEEDED_CHAIN_TOPICS`` documents, for ``JUDGED_SHARE`` of the sweeps, and runs on the one whose
-#: topics the model rates higher (:func:`gibbs_topics`): which of the two fits better depends on
-#: the corpus (the ``start`` rows of ``benchmarks/results/k_learning.md``).
+#: The learned start runs chains from no topics and seeded with ``SEEDED_CHAIN_TOPICS`` documents
+#: (and with ``n_topics`` documents when the user gives another number) for ``JUDGED_SHARE`` of the
+#: sweeps, and runs on the one whose topics the model rates higher (:func:`gibbs_topics`): which
+#: fits better depends on the corpus, and judging every start alongside the same two keeps the
+#: final K from following an explicit one (the ``start`` rows of ``benchmarks/results/k_learning.md``).
 SEEDED_CHAIN_TOPICS = 100
 JUDGED_SHARE = 0.5
 
@@ -53,6 +54,13 @@ class GibbsStart:
     concentration: float
     n_sweeps: int = GIBBS_INIT_SWEEPS
     max_tokens: int = GIBBS_INIT_TOKENS
+
+    def memory_floats(self, n_topics: int, n_docs: int, n_tokens: float) -> float:
+        """About how many float64 values the chains of a start from ``n_topics`` (0: the default) on
+        ``n_docs`` documents of ``n_tokens`` tokens hold: each the sampled tokens' topics and word
+        ids and the counts per document over twice its topics."""
+        tokens = min(float(n_tokens), self.max_tokens)
+        return sum(4.0 * tokens + 2.0 * max(start, SEEDED_CHAIN_TOPICS) * n_docs for start in judged_starts(n_topics))
 
 
 def exponential_topics(prior_lam, n_topics: int, n_docs: int, rng: np.random.Generator) -> np.ndarray:
@@ -132,12 +140,13 @@ def gibbs_topics(data, eta: float, n_topics: int, doc_concentration: float, conc
     empties topics as the data ask, so the number returned is its own; mean-field VI started from
     them reaches a far higher ELBO than from random topics (``benchmarks/k_learning.py``).
 
-    From no topics and with a ``judge`` (``judge(lam, docs)``: the model's ELBO of topics ``lam``
-    after one local step on the documents ``docs``, :func:`start_elbo`), two chains run
-    ``JUDGED_SHARE`` of the sweeps on the same documents, from no topics and seeded with
-    :data:`SEEDED_CHAIN_TOPICS` documents, and the one whose topics the judge rates higher runs the
-    rest: the sampler grows topics slowly from none, which suits short reviews (we8there) and not
-    news (ap, 20newsgroups).
+    With a ``judge`` (``judge(lam, docs)``: the model's ELBO of topics ``lam`` after one local step
+    on the documents ``docs``, :func:`start_elbo`), the chains of :func:`judged_starts` (from no
+    topics, from :data:`SEEDED_CHAIN_TOPICS` seed documents and from ``n_topics`` when it is
+    another number) run ``JUDGED_SHARE`` of the sweeps on the same documents, and the one whose
+    topics the judge rates higher runs the rest: the sampler grows topics slowly from none, which
+    suits short reviews (we8there) and not news (ap, 20newsgroups), and seeded topics survive its
+    sweeps, so a start the ELBO does not support is dropped rather than kept.
 
     Returns ``lam`` (K, V), largest topic first: ``eta + N_wk`` scaled to the whole corpus's total count.
     Weights that are not whole numbers (tf-idf) are rounded up to tokens for the sampler."""
@@ -160,13 +169,19 @@ def gibbs_topics(data, eta: float, n_topics: int, doc_concentration: float, conc
     def topics(state) -> np.ndarray:
         return eta + state.Nwk[:, state.used].T
 
-    if n_topics or judge is None:
+    if judge is None:
         state = chain(n_topics, n_sweeps)
     else:  # both chains judged early, the better one run on
         docs, early = BagOfWords(sample), max(1, round(JUDGED_SHARE * n_sweeps))
-        chains = [chain(start, early) for start in (0, SEEDED_CHAIN_TOPICS)]
+        chains = [chain(start, early) for start in judged_starts(n_topics)]
         state = run(max(chains, key=lambda state: judge(topics(state), docs)), n_sweeps - early)
     return eta + total / max(corpus.n_tokens, 1) * (topics(state) - eta)
+
+
+def judged_starts(n_topics: int) -> tuple[int, ...]:
+    """The seed documents of the chains a judged start runs: none, :data:`SEEDED_CHAIN_TOPICS` and,
+    when given and different, ``n_topics`` (:func:`gibbs_topics`)."""
+    return (0, SEEDED_CHAIN_TOPICS) + ((n_topics,) if n_topics not in (0, SEEDED_CHAIN_TOPICS) else ())
 
 
 def start_elbo(model, lam: np.ndarray, docs) -> float:
@@ -188,8 +203,8 @@ def with_n_topics(lam: np.ndarray, n_topics: int, prior_lam: np.ndarray, rng: np
 def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng: np.random.Generator,
                    docs_per_topic: int = 1, gibbs: GibbsStart | None = None, judge=None) -> np.ndarray:
     """``lam`` (K, V) of ``method`` (see the module docstring); K is ``n_topics`` except for a
-    learned start (``"gibbs"``, which needs the HDP's sampler settings ``gibbs``; from no topics,
-    ``judge`` picks between its two chains, see :func:`gibbs_topics`)."""
+    learned start (``"gibbs"``, which needs the HDP's sampler settings ``gibbs``; ``judge`` picks
+    between its two chains, see :func:`gibbs_topics`)."""
     if method == "gibbs":
         if gibbs is None:
             raise ValueError("init='gibbs' learns the number of topics with the HDP's sampler; it is for "
