@@ -143,7 +143,8 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
         tokens = float(data.counts.sum()) if self._variant().integer_counts else 0.0
         gibbs = self._gibbs_start() if self.init in LEARNED_INIT_METHODS else None
-        start = 0.0 if gibbs is None else gibbs.memory_floats(self._start_topics(), n_docs, data.counts.sum())
+        sampled = float("inf") if isinstance(data, ShardStore) else data.counts.sum()  # (shards: not counted here)
+        start = 0.0 if gibbs is None else gibbs.memory_floats(self._start_topics(), n_docs, sampled)
         check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens + start,
                          f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
                          + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "")

@@ -101,6 +101,7 @@ def test_the_memory_check_counts_each_chain_on_the_tokens_it_samples():
     per_document = 2.0 * SEEDED_CHAIN_TOPICS * 50
     assert start.memory_floats(0, 50, 400) == 2 * (4 * 400 + per_document)  # two chains, every token
     assert start.memory_floats(0, 50, 1e6) == 2 * (4 * 1000 + per_document)  # at most max_tokens sampled
+    assert start.memory_floats(0, 50, float("inf")) == start.memory_floats(0, 50, 1e6)  # tokens not known
     assert start.memory_floats(300, 50, 400) == 3 * 4 * 400 + 2 * per_document + 2.0 * 300 * 50
 
 

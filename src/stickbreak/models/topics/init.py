@@ -57,8 +57,8 @@ class GibbsStart:
 
     def memory_floats(self, n_topics: int, n_docs: int, n_tokens: float) -> float:
         """About how many float64 values the chains of a start from ``n_topics`` (0: the default) on
-        ``n_docs`` documents of ``n_tokens`` tokens hold: each the sampled tokens' topics and word
-        ids and the counts per document over twice its topics."""
+        ``n_docs`` documents of ``n_tokens`` tokens (``inf``: not known) hold: each the sampled
+        tokens' topics and word ids and the counts per document over twice its topics."""
         tokens = min(float(n_tokens), self.max_tokens)
         return sum(4.0 * tokens + 2.0 * max(start, SEEDED_CHAIN_TOPICS) * n_docs for start in judged_starts(n_topics))
 
