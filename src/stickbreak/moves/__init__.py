@@ -5,9 +5,6 @@ step, and is accepted only if the ELBO goes up. Accepted moves are appended to a
 replays them on each batch's cached statistics before they are next subtracted.
 """
 
-MOVE_KINDS = ("birth", "merge", "delete")
-
-
 def move_summary(trace, moves) -> str:
     """``"moves accepted/tried: merge 12/15, delete 3/6"`` from an estimator's ``trace_``."""
     totals = {kind: [sum((r.get("moves") or {}).get(kind, {}).get(k, 0) for r in trace) for k in ("accepted", "tried")]
