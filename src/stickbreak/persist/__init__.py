@@ -20,6 +20,10 @@ from .._version import __version__
 from . import checkpoint
 from .codec import STATE_TYPES, CheckpointError, decode, encode, register_state_type
 
+__all__ = ["FORMAT", "FORMAT_VERSION", "META_KEY", "STATE_TYPES", "CheckpointError", "ModelFileError", "checkpoint",
+           "decode", "digest", "encode", "from_jsonable", "load", "nested_arrays", "prefixed", "read_model",
+           "register", "register_state_type", "save_model", "to_jsonable"]
+
 FORMAT = "stickbreak-model"
 #: 2: the metadata holds a SHA-256 digest of the parameters, the fit record and every array.
 FORMAT_VERSION = 2
