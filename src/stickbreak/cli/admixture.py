@@ -14,8 +14,8 @@ from ..estimators import HDPAdmixture
 from ..estimators.admixture import ADMIXTURE_ALGORITHMS, ADMIXTURE_INITS, ADMIXTURE_OBS_MODELS
 from ..models.topics.options import START_NAMES
 from .common import (MOVES_HELP, add_output_options, add_sequence_file_options, check_heldout, exit_code,
-                     out_directory, parse_moves, _parse_options, print_moves, read_sequence_data, split_heldout,
-                     staged_output, stop_status, write_trace, _write_csv)
+                     out_directory, parse_moves, parse_options, print_moves, read_sequence_data, split_heldout,
+                     staged_output, stop_status, write_trace, write_csv)
 from .report import save_run
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -66,10 +66,10 @@ def add_fit_admixture(sub) -> None:
 
 
 def _estimator(args) -> HDPAdmixture:
-    est = HDPAdmixture(n_topics=args.n_topics, obs_model=args.obs, obs_prior=_parse_options(args.prior, "--prior"),
+    est = HDPAdmixture(n_topics=args.n_topics, obs_model=args.obs, obs_prior=parse_options(args.prior, "--prior"),
                        concentration=args.concentration, doc_topic_prior=args.doc_topic_prior,
                        algorithm=args.algorithm, n_batches=args.n_batches, moves=parse_moves(args.moves),
-                       move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
+                       move_options=parse_options(args.move_option, "--move-option"), init=args.init,
                        local_start=args.local_start, max_laps=args.max_laps, tol=args.tol, random_state=args.seed,
                        verbose=0 if args.quiet else 1, n_jobs=args.n_jobs)
     est._configs()  # every setting checked before the data are read
@@ -95,7 +95,7 @@ def _write_group_topics(path, est, groups, ids) -> None:
     """Each training group's topic proportions over the used topics, by its id (or row) in the data."""
     used = np.flatnonzero(est.topic_counts_ >= EFFECTIVE_COUNT)
     theta = est.topic_proportions(groups)[:, used]
-    _write_csv(path, ["group"] + [f"topic {k}" for k in used],
+    write_csv(path, ["group"] + [f"topic {k}" for k in used],
                ([g] + [f"{p:.4g}" for p in row] for g, row in zip(ids, theta)))
 
 
@@ -128,7 +128,7 @@ def run_fit_admixture(args) -> int:
         with staged_output(args.out) as stage:
             est.save(stage / "model.npz")
             write_trace(stage, est)
-            _write_csv(stage / "topics.csv", ["topic", "items", "weight"], rows)
+            write_csv(stage / "topics.csv", ["topic", "items", "weight"], rows)
             ids = train_rows.tolist() if group_ids is None else [group_ids[g] for g in train_rows]
             _write_group_topics(stage / "group_topics.csv", est, train, ids)
             print(f"wrote {args.out}/model.npz, trace.csv, topics.csv, group_topics.csv")

@@ -78,7 +78,7 @@ def staged_output(out: Path):
     shutil.rmtree(staging, ignore_errors=True)
 
 
-def _parse_options(items, flag: str) -> dict:
+def parse_options(items, flag: str) -> dict:
     """``["covariance=0.5", "mean=0,1"]`` -> ``{"covariance": 0.5, "mean": array([0., 1.])}``;
     integers stay integers, ``true``/``false`` become booleans."""
     out = {}
@@ -121,7 +121,7 @@ def print_moves(trace) -> None:
         print(k_over_laps(trace))
 
 
-def _write_csv(path: Path, header, rows) -> None:
+def write_csv(path: Path, header, rows) -> None:
     """Write a CSV table (shared by the fit commands)."""
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
@@ -135,7 +135,7 @@ TRACE_COLUMNS = ("lap", "elbo", "n_components", "n_effective", "seconds")
 
 def write_trace(stage: Path, est) -> None:
     """``trace.csv``: ELBO, K, K in use and seconds since the start (at each lap's end) of a fitted estimator."""
-    _write_csv(stage / "trace.csv", TRACE_COLUMNS, [[r[k] for k in TRACE_COLUMNS] for r in est.trace_])
+    write_csv(stage / "trace.csv", TRACE_COLUMNS, [[r[k] for k in TRACE_COLUMNS] for r in est.trace_])
 
 
 def check_heldout(fraction: float) -> None:

@@ -16,7 +16,7 @@ from ..evaluate import hamming_distance
 from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options,
                      add_sequence_file_options, checkpoint_target, exit_code, out_directory, parse_moves,
-                     _parse_options, read_sequence_data, staged_output, stop_status, write_trace, _write_csv)
+                     parse_options, read_sequence_data, staged_output, stop_status, write_trace, write_csv)
 from .report import save_run
 
 
@@ -62,10 +62,10 @@ def add_fit_hmm(sub) -> None:
 def _estimator(args):
 
     moves = parse_moves(args.moves)
-    options = dict(obs_model=args.obs, obs_prior=_parse_options(args.prior, "--prior"),
+    options = dict(obs_model=args.obs, obs_prior=parse_options(args.prior, "--prior"),
                    transition_concentration=args.transition_concentration,
                    start_concentration=args.start_concentration, stickiness=args.stickiness, algorithm=args.algorithm,
-                   n_batches=args.n_batches, moves=moves, move_options=_parse_options(args.move_option, "--move-option"),
+                   n_batches=args.n_batches, moves=moves, move_options=parse_options(args.move_option, "--move-option"),
                    init=args.init, max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs,
                    executor=args.executor, random_state=args.seed,
                    verbose=1 if args.progress and not args.quiet else 0)
@@ -143,7 +143,7 @@ def run_fit_hmm(args) -> int:
         with staged_output(args.out) as stage:
             est.set_params(callbacks=None)
             est.save(stage / "model.npz")
-            _write_csv(stage / "states.csv", ["sequence", "frame", "state"], _states_rows(seqs, states, sequence_ids))
+            write_csv(stage / "states.csv", ["sequence", "frame", "state"], _states_rows(seqs, states, sequence_ids))
             write_trace(stage, est)
             params = {k: v for k, v in est.get_params().items() if k != "callbacks"}
             summary = {"data": name, "model": type(est).__name__, "params": params, "n_sequences": seqs.n_items,

@@ -16,8 +16,8 @@ from ..estimators.mixture import MIXTURE_PLANS
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
-                     exit_code, out_directory, parse_moves, _parse_options, staged_output, stop_status, write_trace,
-                     _write_csv)
+                     exit_code, out_directory, parse_moves, parse_options, staged_output, stop_status, write_trace,
+                     write_csv)
 from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
@@ -104,8 +104,8 @@ def _run_fit_mixture(args) -> int:
     chosen = {name: value for name, value in (("n_components", args.n_components), ("algorithm", args.algorithm))
               if value is not None}  # else the estimator's defaults
     est = cls(**chosen, obs_model=args.obs, concentration=args.concentration,
-              obs_prior=_parse_options(args.prior, "--prior"), moves=parse_moves(args.moves),
-              move_options=_parse_options(args.move_option, "--move-option"), init=args.init,
+              obs_prior=parse_options(args.prior, "--prior"), moves=parse_moves(args.moves),
+              move_options=parse_options(args.move_option, "--move-option"), init=args.init,
               max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs, executor=args.executor,
               algorithm_options=dict(learning_rate_delay=args.learning_rate_delay,
                                      learning_rate_decay=args.learning_rate_decay, sampling=args.sampling),
@@ -134,8 +134,8 @@ def _run_fit_mixture(args) -> int:
         with staged_output(args.out) as stage:
             est.save(stage / "model.npz")
             write_trace(stage, est)
-            _write_csv(stage / "clusters.csv", table[0], table[1:])
-            _write_csv(stage / "labels.csv", ["item", "cluster"], enumerate(est.labels_.tolist()))
+            write_csv(stage / "clusters.csv", table[0], table[1:])
+            write_csv(stage / "labels.csv", ["item", "cluster"], enumerate(est.labels_.tolist()))
             print(f"wrote {args.out}/model.npz, trace.csv, clusters.csv, labels.csv")
             save_run(args, stage, "mixture", est, seconds, X, labels)
     return exit_code(est)

@@ -19,7 +19,7 @@ from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
                      exit_code, out_directory, parse_moves, print_moves, split_heldout, staged_output, stop_status,
-                     write_trace, _write_csv)
+                     write_trace, write_csv)
 from .report import save_run, source_of
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -234,9 +234,9 @@ def run_fit_topics(args) -> int:
     if args.out:
         with staged_output(args.out) as stage:
             est.save(stage / "model.npz")
-            _write_csv(stage / "topics.csv", ["topic", "tokens", "top words"], rows)
+            write_csv(stage / "topics.csv", ["topic", "tokens", "top words"], rows)
             if correlations:
-                _write_csv(stage / "correlations.csv", ["topic_i", "topic_j", "correlation"], correlations)
+                write_csv(stage / "correlations.csv", ["topic_i", "topic_j", "correlation"], correlations)
             write_trace(stage, est)
             _write_doc_topics(stage / "doc_topics.csv", est, train, train_rows)
             print(f"wrote {args.out}/model.npz, topics.csv, trace.csv, doc_topics.csv")
@@ -248,7 +248,7 @@ def _write_doc_topics(path, est, train: BagOfWords, rows: np.ndarray) -> None:
     """Each training document's topic proportions over the used topics, by its row in the data."""
     used = np.flatnonzero(est.topic_sizes_ >= 1.0)
     theta = est.transform(train)[:, used]
-    _write_csv(path, ["document"] + [f"topic {k}" for k in used],
+    write_csv(path, ["document"] + [f"topic {k}" for k in used],
                ([int(d)] + [f"{p:.4g}" for p in row] for d, row in zip(rows, theta)))
 
 

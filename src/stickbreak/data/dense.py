@@ -9,7 +9,7 @@ import numpy as np
 from .errors import DataError, DataTypeError, describe_rows
 
 
-def _as_float_matrix(X, what: str) -> np.ndarray:
+def as_float_matrix(X, what: str) -> np.ndarray:
     if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
         raise DataError(f"{what} is a sparse matrix; this model needs dense rows. Pass X.toarray().")
     try:
@@ -100,7 +100,7 @@ class DenseData:
         DataError
             If ``X`` is sparse, not 2-D, empty, complex, not numeric, or holds NaN or infinite values.
         """
-        return cls(_as_float_matrix(X, what))
+        return cls(as_float_matrix(X, what))
 
     @property
     def n_items(self) -> int:

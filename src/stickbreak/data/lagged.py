@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dense import _as_float_matrix
+from .dense import as_float_matrix
 from .errors import DataError
 from .sequences import Sequences
 
@@ -24,8 +24,8 @@ class LaggedData:
     Xprev: np.ndarray
 
     def __post_init__(self):
-        X = _as_float_matrix(self.X, "X")
-        Xprev = _as_float_matrix(self.Xprev, "Xprev")
+        X = as_float_matrix(self.X, "X")
+        Xprev = as_float_matrix(self.Xprev, "Xprev")
         if X.shape[0] != Xprev.shape[0]:
             raise DataError(
                 f"X has {X.shape[0]} frames but Xprev has {Xprev.shape[0]}; pass one predecessor row per frame."

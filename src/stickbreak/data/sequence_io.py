@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .csv_table import Table, fast_table, is_number, opener
-from .dense import _as_float_matrix
+from .dense import as_float_matrix
 from .errors import DataError, describe_rows
 from .sequences import Sequences
 
@@ -105,7 +105,7 @@ def _read_npz(path: Path, ids) -> tuple[Sequences, np.ndarray | None, np.ndarray
         arrays = {k: z[k] for k in z.files}
     if "X" not in arrays:
         raise DataError(f"{path} holds arrays {sorted(arrays)} but no 'X'; save the frames (n_frames x n_features) as X.")
-    X = _as_float_matrix(arrays["X"], f"{path.name}: X")
+    X = as_float_matrix(arrays["X"], f"{path.name}: X")
     n = X.shape[0]
     structure = [k for k in ("lengths", "offsets", "seq_ids", "sequence_ids") if k in arrays]
     if len(structure) > 1 or (structure and ids is not None):
@@ -140,7 +140,7 @@ def _read_npz(path: Path, ids) -> tuple[Sequences, np.ndarray | None, np.ndarray
     labels = _per_frame(arrays[label_key], n, f"{path.name}: {label_key}") if label_key else None
     xprev = None
     if "Xprev" in arrays:
-        xprev = _as_float_matrix(arrays["Xprev"], f"{path.name}: Xprev")
+        xprev = as_float_matrix(arrays["Xprev"], f"{path.name}: Xprev")
         if xprev.shape != X.shape:
             raise DataError(f"{path.name}: Xprev has shape {xprev.shape} but X has {X.shape}; "
                             "Xprev must hold the previous frame of every frame of X.")
@@ -255,7 +255,7 @@ def read_sequences(path, ids=None, *, id_column=None, label_column=None, time_co
         if ids is None:
             raise DataError(f"{path.name} holds only frames; pass ids= (the sequence id of every frame), "
                             "or save an .npz with X and lengths.")
-        X = _as_float_matrix(np.load(path, allow_pickle=False), path.name)
+        X = as_float_matrix(np.load(path, allow_pickle=False), path.name)
         offsets, names = offsets_from_ids(_load_ids(ids), X.shape[0])
         return SequenceFile(Sequences.from_arrays(X, offsets, what=path.name), None, None, name, names)
     if is_csv:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dense import _as_float_matrix
+from .dense import as_float_matrix
 from .errors import DataError, describe_rows
 
 
@@ -77,9 +77,9 @@ class Sequences:
             If the frames are not a finite numeric 2-D array, ``Xprev`` does not match them, or
             the offsets do not run strictly increasing from 0 to ``n_frames``.
         """
-        X = _as_float_matrix(X, what)
+        X = as_float_matrix(X, what)
         if Xprev is not None:
-            Xprev = _as_float_matrix(Xprev, "Xprev")
+            Xprev = as_float_matrix(Xprev, "Xprev")
             if Xprev.shape != X.shape:
                 raise DataError(f"Xprev has shape {Xprev.shape} but {what} has shape {X.shape}; they must match.")
         offsets = np.asarray(offsets)
@@ -120,7 +120,7 @@ class Sequences:
         DataError
             If there is no sequence, one is not a valid finite 2-D array, or their widths differ.
         """
-        arrays = [_as_float_matrix(s, f"{what}[{i}]") for i, s in enumerate(sequences)]
+        arrays = [as_float_matrix(s, f"{what}[{i}]") for i, s in enumerate(sequences)]
         if not arrays:
             raise DataError(f"{what} is empty; pass at least one sequence.")
         widths = {a.shape[1] for a in arrays}

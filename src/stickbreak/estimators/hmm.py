@@ -25,7 +25,7 @@ from .. import driver, persist
 from ..config import HMMOptions, LearnConfig, check_choice, check_int, moves_config
 from ..core.suffstats import SuffStats
 from ..data import DataError, Sequences
-from ..data.dense import _as_float_matrix
+from ..data.dense import as_float_matrix
 from ..data.errors import describe_rows
 from ..obs.expfam import EmissionFamily
 from ..learn import LEARNERS, InMemoryMinibatches, check_moves, learner_spec
@@ -89,9 +89,9 @@ def as_sequences(X, lengths=None, Xprev=None, what: str = "X") -> Sequences:
             if not isinstance(Xprev, (list, tuple)) or len(Xprev) != len(X):
                 raise DataError(f"{what} is a list of {len(X)} sequences, so Xprev must be a list of as many arrays "
                                 "(each sequence's predecessor frames).")
-            Xprev = np.concatenate([_as_float_matrix(p, f"Xprev[{i}]") for i, p in enumerate(Xprev)])
+            Xprev = np.concatenate([as_float_matrix(p, f"Xprev[{i}]") for i, p in enumerate(Xprev)])
         return Sequences.from_arrays(seqs.X, seqs.offsets, what, Xprev=Xprev)
-    frames = _as_float_matrix(X, what)
+    frames = as_float_matrix(X, what)
     offsets = np.array([0, len(frames)]) if lengths is None else _lengths_offsets(lengths, len(frames))
     return Sequences.from_arrays(frames, offsets, what, Xprev=Xprev)
 

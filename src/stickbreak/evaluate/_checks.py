@@ -9,14 +9,14 @@ from ..data import BagOfWords, DataError
 from ..data.errors import describe_rows
 
 
-def _counts(X, what: str) -> sp.csr_matrix:
+def checked_counts(X, what: str) -> sp.csr_matrix:
     """Validated CSR float64 counts or non-negative weights (empty documents allowed)."""
     if isinstance(X, BagOfWords):
         return X.counts
     return BagOfWords.from_counts(X, what=what, allow_empty=True, integer=False).counts
 
 
-def _topic_word(model_or_topic_word) -> np.ndarray:
+def checked_topic_word(model_or_topic_word) -> np.ndarray:
     """Row-normalised (K, V) topic-word matrix from an array or an object with ``topic_word_``."""
     source = getattr(model_or_topic_word, "topic_word_", model_or_topic_word)
     phi = np.array(source, dtype=np.float64)
@@ -35,7 +35,7 @@ def _topic_word(model_or_topic_word) -> np.ndarray:
     return phi / totals[:, None]
 
 
-def _check_vocabulary(phi: np.ndarray, X: sp.csr_matrix, what: str) -> None:
+def check_vocabulary(phi: np.ndarray, X: sp.csr_matrix, what: str) -> None:
     if X.shape[1] != phi.shape[1]:
         raise DataError(
             f"topic_word has a vocabulary of {phi.shape[1]} words but {what} has {X.shape[1]} columns; "
@@ -43,7 +43,7 @@ def _check_vocabulary(phi: np.ndarray, X: sp.csr_matrix, what: str) -> None:
         )
 
 
-def _prior(prior, n_topics: int) -> np.ndarray:
+def checked_prior(prior, n_topics: int) -> np.ndarray:
     a = np.full(n_topics, 1.0 / n_topics) if prior is None else np.asarray(prior, dtype=np.float64)
     if a.ndim == 0:
         a = np.full(n_topics, float(a))

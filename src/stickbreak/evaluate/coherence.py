@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from ..data import DataError
 from ..data.errors import describe_rows
-from ._checks import _counts, _topic_word
+from ._checks import checked_counts, checked_topic_word
 
 COHERENCE_MEASURES = ("umass", "umass_sum", "npmi")
 
@@ -21,7 +21,7 @@ def _top_word_ids(top_words_or_topic_word, n_words: int, n_top: int) -> np.ndarr
     if arr.dtype.kind in "iu":
         ids = arr.astype(np.int64)
     else:
-        weights = np.asarray(_topic_word(arr))
+        weights = np.asarray(checked_topic_word(arr))
         if weights.shape[1] != n_words:
             raise DataError(f"topic_word has a vocabulary of {weights.shape[1]} words but the reference has "
                             f"{n_words}; use reference counts over the model's vocabulary.")
@@ -98,7 +98,7 @@ def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", 
     """
     if measure not in COHERENCE_MEASURES:
         raise DataError(f"unknown coherence measure {measure!r}; use one of {COHERENCE_MEASURES}.")
-    reference = _counts(reference, "reference")
+    reference = checked_counts(reference, "reference")
     ids = _top_word_ids(top_words_or_topic_word, reference.shape[1], n_top)
     co = _cooccurrence(reference, ids)
     doc_freq = np.diagonal(co, axis1=1, axis2=2)  # (K, n)

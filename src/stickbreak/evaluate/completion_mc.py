@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from ..data import DataError
 from ..kernels.chunked import thread_budget
 from ..kernels.evaluate.completion_mc import sampled_loglik
-from ._checks import _check_vocabulary, _counts
+from ._checks import check_vocabulary, checked_counts
 from .splitting import split_documents
 from .topics import perplexity
 
@@ -147,8 +147,8 @@ def completion_monte_carlo(topic_dirichlet, doc_shape, doc_rate, heldout, n_samp
     lam = _positive("topic_dirichlet", topic_dirichlet, np.shape(topic_dirichlet))
     if lam.ndim != 2:
         raise DataError(f"topic_dirichlet must be (n_topics, vocabulary_size), got shape {lam.shape}.")
-    heldout = _counts(heldout, "heldout")
-    _check_vocabulary(lam, heldout, "heldout")
+    heldout = checked_counts(heldout, "heldout")
+    check_vocabulary(lam, heldout, "heldout")
     shape = _positive("doc_shape", doc_shape, (heldout.shape[0], lam.shape[0]))
     rate = _positive("doc_rate", doc_rate, shape.shape)
     n_samples = _check_samples(n_samples)
@@ -224,7 +224,7 @@ def model_completion(estimator, X=None, *, observed=None, heldout=None, heldout_
         observed, heldout = split_documents(X, mode, heldout_fraction, seed)
     elif observed is None or heldout is None:
         raise DataError("model_completion needs X, or both observed and heldout.")
-    observed, heldout = sp.csr_matrix(_counts(observed, "observed")), _counts(heldout, "heldout")
+    observed, heldout = sp.csr_matrix(checked_counts(observed, "observed")), checked_counts(heldout, "heldout")
     if observed.shape != heldout.shape:
         raise DataError(f"observed {observed.shape} and heldout {heldout.shape} must have the same shape: the two "
                         "parts of the same documents.")

@@ -29,7 +29,7 @@ from ..data import DataError
 from ..data.bow import is_integral
 from ..kernels.chunked import thread_budget
 from ..kernels.evaluate.hdp_importance import hdp_importance_loglik as _hdp_kernel
-from ._checks import _check_vocabulary, _counts, _topic_word
+from ._checks import check_vocabulary, checked_counts, checked_topic_word
 from .topics import perplexity
 
 #: Gibbs sweeps after the sequential initialisation, and proposal draws per document (S.3 leaves both
@@ -102,13 +102,13 @@ def _weights(weights, n_topics: int, renormalize: bool) -> np.ndarray:
 
 def _prepare(topic_word, weights, X, renormalize: bool):
     """(theta (K, V), pi (K,), scored documents as CSR) after validating everything."""
-    theta = _topic_word(topic_word)
+    theta = checked_topic_word(topic_word)
     pi = _weights(weights, theta.shape[0], renormalize)
-    X = _counts(X, "X")
+    X = checked_counts(X, "X")
     if not is_integral(X.data):
         raise DataError("X has non-integer counts (weights such as tf-idf); the likelihood is over word tokens, so "
                         "pass raw word counts.")
-    _check_vocabulary(theta, X, "X")
+    check_vocabulary(theta, X, "X")
     scored = np.flatnonzero(np.diff(X.indptr) > 0)
     if len(scored) == 0:
         raise DataError("X has no tokens (every document is empty); pass test documents with words in them.")

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from ..data import DataError
 from ..data.bow import is_integral
-from ._checks import _counts
+from ._checks import checked_counts
 
 SPLIT_MODES = ("tokens", "types")
 
@@ -76,7 +76,7 @@ def split_documents(X, mode: str = "tokens", heldout_fraction: float = 0.5, seed
         raise DataError(f"unknown split mode {mode!r}; use one of {SPLIT_MODES}.")
     if not 0.0 < float(heldout_fraction) < 1.0:
         raise DataError(f"heldout_fraction must lie strictly between 0 and 1, got {heldout_fraction}.")
-    X = _counts(X, "X")
+    X = checked_counts(X, "X")
     if mode == "tokens" and not is_integral(X.data):
         raise DataError("X has non-integer counts (weights such as tf-idf), which have no tokens to split; "
                         "use mode='types' (split word types) or pass raw word counts.")

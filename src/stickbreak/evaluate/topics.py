@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from ..data import DataError
 from ..kernels.topics.evaluate import doc_heldout_loglik, doc_topic_fixed_point
-from ._checks import _check_vocabulary, _counts, _prior, _topic_word
+from ._checks import check_vocabulary, checked_counts, checked_prior, checked_topic_word
 from .coherence import COHERENCE_MEASURES, mean_coherence, topic_coherence
 from .splitting import SPLIT_MODES, split_documents
 
@@ -35,7 +35,7 @@ def _triplets(X: sp.csr_matrix):
 def _infer(phi: np.ndarray, observed: sp.csr_matrix, prior, max_iter: int, tol: float) -> np.ndarray:
     if int(max_iter) < 1 or not tol >= 0:
         raise DataError(f"need max_iter >= 1 and tol >= 0, got max_iter={max_iter}, tol={tol}.")
-    a = _prior(prior, phi.shape[0])
+    a = checked_prior(prior, phi.shape[0])
     theta, _ = doc_topic_fixed_point(*_triplets(observed), np.ascontiguousarray(phi.T), a, int(max_iter), float(tol))
     return theta
 
@@ -79,9 +79,9 @@ def infer_doc_topics(topic_word, observed, prior=None, max_iter: int = 500, tol:
     >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
     ((10, 5), True)
     """
-    phi = _topic_word(topic_word)
-    observed = _counts(observed, "observed")
-    _check_vocabulary(phi, observed, "observed")
+    phi = checked_topic_word(topic_word)
+    observed = checked_counts(observed, "observed")
+    check_vocabulary(phi, observed, "observed")
     return _infer(phi, observed, prior, max_iter, tol)
 
 
@@ -126,9 +126,9 @@ def heldout_loglik(topic_word, theta, heldout) -> tuple[float, int]:
     >>> bool(total < 0), n_tokens == int(heldout.sum())
     (True, True)
     """
-    phi = _topic_word(topic_word)
-    heldout = _counts(heldout, "heldout")
-    _check_vocabulary(phi, heldout, "heldout")
+    phi = checked_topic_word(topic_word)
+    heldout = checked_counts(heldout, "heldout")
+    check_vocabulary(phi, heldout, "heldout")
     theta = np.array(theta, dtype=np.float64)
     if theta.shape != (heldout.shape[0], phi.shape[0]):
         raise DataError(f"theta has shape {theta.shape}; expected (n_documents, n_topics) = "
@@ -240,10 +240,10 @@ def completion_from_split(topic_word, observed, heldout, prior=None, *, mode: st
     >>> score.n_documents, bool(score.per_word < 0)
     (50, True)
     """
-    phi = _topic_word(topic_word)
-    observed, heldout = _counts(observed, "observed"), _counts(heldout, "heldout")
-    _check_vocabulary(phi, observed, "observed")
-    _check_vocabulary(phi, heldout, "heldout")
+    phi = checked_topic_word(topic_word)
+    observed, heldout = checked_counts(observed, "observed"), checked_counts(heldout, "heldout")
+    check_vocabulary(phi, observed, "observed")
+    check_vocabulary(phi, heldout, "heldout")
     if observed.shape[0] != heldout.shape[0]:
         raise DataError(f"observed has {observed.shape[0]} documents but heldout has {heldout.shape[0]}; "
                         "pass both parts of the same split_documents call.")
@@ -297,8 +297,8 @@ def document_completion(model_or_topic_word, X, mode: str = "tokens", heldout_fr
     >>> score.mode, score.n_documents, bool(score.per_word < 0), bool(score.perplexity > 1)
     ('tokens', 50, True, True)
     """
-    phi = _topic_word(model_or_topic_word)
-    X = _counts(X, "X")
-    _check_vocabulary(phi, X, "X")
+    phi = checked_topic_word(model_or_topic_word)
+    X = checked_counts(X, "X")
+    check_vocabulary(phi, X, "X")
     observed, heldout = split_documents(X, mode, heldout_fraction, seed)
     return completion_from_split(phi, observed, heldout, prior, mode=mode)

@@ -249,7 +249,7 @@ def antoniak_draws(n, alpha, n_draws, seed):
 
 
 @njit(cache=True, nogil=True)
-def _sample_index(weights, n, total):
+def sample_index(weights, n, total):
     """An index ``< n`` drawn with probabilities ``weights[:n] / total`` (inverse CDF)."""
     r = np.random.random() * total
     last = 0
@@ -263,7 +263,7 @@ def _sample_index(weights, n, total):
 
 
 @njit(cache=True, nogil=True)
-def _sample_log_index(log_weights, n):
+def sample_log_index(log_weights, n):
     """An index ``< n`` drawn with probabilities ``softmax(log_weights[:n])`` (overwrites the weights)."""
     top = -math.inf
     for k in range(n):
@@ -272,4 +272,4 @@ def _sample_log_index(log_weights, n):
     for k in range(n):
         log_weights[k] = math.exp(log_weights[k] - top)
         total += log_weights[k]
-    return _sample_index(log_weights, n, total)
+    return sample_index(log_weights, n, total)

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..sampling import _sample_index, antoniak_tables
+from ..sampling import sample_index, antoniak_tables
 
 
 @njit(cache=True, nogil=True)
@@ -65,14 +65,14 @@ def ffbs(start_probs, trans_probs, loglik, offsets, seed, states):
                         prior[k] += f * trans_probs[j, k]
             total += _filter_step(prior, loglik[lo + t], filtered[t])
         log_evidence[s] = total
-        z = _sample_index(filtered[hi - lo - 1], n_states, 1.0)
+        z = sample_index(filtered[hi - lo - 1], n_states, 1.0)
         states[hi - 1] = z
         for t in range(hi - lo - 2, -1, -1):
             mass = 0.0
             for k in range(n_states):
                 weights[k] = filtered[t, k] * trans_probs[k, z]
                 mass += weights[k]
-            z = _sample_index(weights, n_states, mass)
+            z = sample_index(weights, n_states, mass)
             states[lo + t] = z
     return log_evidence
 

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..sampling import _sample_index, _sample_log_index, add_log_word_products, antoniak_tables, dp_doc_log_probs, hdp_token_probs, log_rising, stick_log_probs
+from ..sampling import sample_index, sample_log_index, add_log_word_products, antoniak_tables, dp_doc_log_probs, hdp_token_probs, log_rising, stick_log_probs
 
 #: Columns opened per growth of a sampler's component arrays (at least).
 GROW_BY = 8
@@ -212,7 +212,7 @@ def dp_minibatch_sample(word_ids, doc_ptr, locs, cnts, M_t, M_sum, scale, eta, u
                 _move_doc(post, post_sum, m, locs, cnts, start, stop, n_tok[d], labels[d], -1.0)
             dp_doc_log_probs(post, post_sum, locs, cnts, start, stop, n_tok[d], prior_evidence[d], uu, vv, m,
                              n_total, log_p)
-            k = _sample_log_index(log_p, n_total + 1)
+            k = sample_log_index(log_p, n_total + 1)
             if k == n_total:  # open a new component at the prior
                 if n_total == len(post_sum):
                     post, post_sum, uu, vv = _grow(post, post_sum, uu, vv, eta, n_vocab, a)
@@ -354,7 +354,7 @@ def hdp_minibatch_sample(word_ids, doc_ptr, locs, cnts, M_t, M_sum, scale, eta, 
                 doc_topic[d, k] -= 1.0
                 post[j, k] -= 1.0
                 post_sum[k] -= 1.0
-            k = _sample_index(prob, n_total + 1,
+            k = sample_index(prob, n_total + 1,
                               hdp_token_probs(doc_topic[d], pi, rest, b, post, post_sum, j, n_total, n_vocab, prob))
             if k == n_total:  # open a new topic at the prior with a fresh stick
                 if n_total == len(post_sum):
