@@ -6,8 +6,9 @@ samplers that learn K from no topics (our collapsed Gibbs HDP, tomotopy's HDP) a
 * ``HDPTopicModel(random_state=s)``, the default (``init="gibbs"``: the better by the ELBO of two
   short collapsed Gibbs chains, from no topics and from 100 seed documents, then memoized VI with
   birth, merge and delete), seeds 0-4;
-* ``HDPTopicModel(n_topics=k, random_state=0)`` for the starts k in 10, 50, 100, 200 (the sampler
-  seeded with k documents, then the same);
+* ``HDPTopicModel(n_topics=k, random_state=0)`` for the starts k in 10, 50, 100, 200 (a third
+  chain, seeded with k documents, judged with the default's two; since commit 02031a6, before
+  which it ran alone; then the same);
 * the previous default, ``HDPTopicModel(n_topics=k, init="random")`` from the same starts;
 * ``HDPTopicModel(algorithm="gibbs")`` from no topics, stopped once it has used the CPU of the
   default with seed 0 (a callback); memoized VI at the default's final K without moves
