@@ -171,7 +171,7 @@ def gibbs_topics(data, eta: float, n_topics: int, doc_concentration: float, conc
 
     if judge is None:
         state = chain(n_topics, n_sweeps)
-    else:  # both chains judged early, the better one run on
+    else:  # every chain judged early, the best one run on
         docs, early = BagOfWords(sample), max(1, round(JUDGED_SHARE * n_sweeps))
         chains = [chain(start, early) for start in judged_starts(n_topics)]
         state = run(max(chains, key=lambda state: judge(topics(state), docs)), n_sweeps - early)
@@ -204,7 +204,7 @@ def initial_topics(data, prior_lam: np.ndarray, n_topics: int, method: str, rng:
                    docs_per_topic: int = 1, gibbs: GibbsStart | None = None, judge=None) -> np.ndarray:
     """``lam`` (K, V) of ``method`` (see the module docstring); K is ``n_topics`` except for a
     learned start (``"gibbs"``, which needs the HDP's sampler settings ``gibbs``; ``judge`` picks
-    between its two chains, see :func:`gibbs_topics`)."""
+    among its chains, see :func:`gibbs_topics`)."""
     if method == "gibbs":
         if gibbs is None:
             raise ValueError("init='gibbs' learns the number of topics with the HDP's sampler; it is for "
