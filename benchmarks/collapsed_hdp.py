@@ -47,7 +47,7 @@ def run_hdp(train, test, sweeps: int, seed: int, priors=None) -> dict:
         topics.append(int((params.Nk > 0).sum()))
 
     est = HDPTopicModel(algorithm="gibbs", max_laps=sweeps, tol=0.0, random_state=seed, callbacks=[observe],
-                        concentration_priors=priors, **HDP)
+                        algorithm_options={"concentration_priors": priors}, **HDP)
     est.fit(train, heldout=test)
     return {"perplexity": np.exp(-est.heldout_per_word_).tolist(), "cpu_s": cpu, "topics": topics}
 

@@ -77,12 +77,14 @@ def load(corpus: str, n_test: int, n_eval: int, n_vocab: int = 0) -> dict:
 def make_estimator(name: str, kappa: float, n_docs: int, seed: int):
     from stickbreak import DILN, LDA
 
-    common = dict(topic_word_prior=0.01, init="kmeans_l1", learning_rate_delay=25.0, learning_rate_decay=kappa,
-                  total_docs=n_docs, random_state=seed)
+    common = dict(topic_word_prior=0.01, init="kmeans_l1", random_state=seed)
+    schedule = dict(learning_rate_delay=25.0, learning_rate_decay=kappa, total_docs=n_docs)
     if name.startswith(("diln", "hdp")):  # "diln_b20": initial_beta = 20; "_paper": q(Z) fixed (diln_batch)
-        return DILN(**diln_settings(name), algorithm="svi", **common)
+        settings = diln_settings(name)
+        options = {**settings.pop("algorithm_options"), **schedule}
+        return DILN(**settings, algorithm="svi", algorithm_options=options, **common)
     k = int(name[3:])
-    return LDA(k, doc_topic_prior=1.0 / k, algorithm="svi", **common)
+    return LDA(k, doc_topic_prior=1.0 / k, algorithm="svi", algorithm_options=schedule, **common)
 
 
 def run_one(name: str, kappa: float, args) -> dict:

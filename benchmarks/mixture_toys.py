@@ -81,12 +81,12 @@ def delete_vs_merge(seeds: int) -> list[dict]:
 
 EDGE_METHODS = {
     "memoized + birth/merge/delete, K=1": dict(n_components=1, algorithm="memoized", moves=("birth", "merge", "delete")),
-    "stochastic K=25 (kappa=0.55, tau=10)": dict(n_components=25, algorithm="stochastic", learning_rate_decay=0.55,
-                                                  learning_rate_delay=10.0),
-    "stochastic K=25 (kappa=0.55, tau=100)": dict(n_components=25, algorithm="stochastic", learning_rate_decay=0.55,
-                                                   learning_rate_delay=100.0),
-    "stochastic K=25 (kappa=0.9, tau=10)": dict(n_components=25, algorithm="stochastic", learning_rate_decay=0.9,
-                                                 learning_rate_delay=10.0),
+    "stochastic K=25 (kappa=0.55, tau=10)": dict(n_components=25, algorithm="stochastic",
+                                                  algorithm_options=dict(learning_rate_decay=0.55, learning_rate_delay=10.0)),
+    "stochastic K=25 (kappa=0.55, tau=100)": dict(n_components=25, algorithm="stochastic",
+                                                   algorithm_options=dict(learning_rate_decay=0.55, learning_rate_delay=100.0)),
+    "stochastic K=25 (kappa=0.9, tau=10)": dict(n_components=25, algorithm="stochastic",
+                                                 algorithm_options=dict(learning_rate_decay=0.9, learning_rate_delay=10.0)),
     "memoized K=25": dict(n_components=25, algorithm="memoized"),
     "batch VB K=25": dict(n_components=25, algorithm="vb"),
 }

@@ -71,11 +71,12 @@ def run_ours(data, passes: int, seed: int, n_jobs: int = 1, local_tol=None) -> l
         timer.excluded_wall += time.perf_counter() - w0
 
     n_batches = math.ceil(data["train"].shape[0] / CHUNK)
-    est = HDPTopicModel(CORPUS_TRUNCATION, variational_family="two_level", doc_truncation=DOC_TRUNCATION,
-                        concentration=GAMMA, doc_topic_prior=ALPHA, topic_word_prior=ETA, algorithm="svi",
-                        n_batches=n_batches, learning_rate_delay=TAU, learning_rate_decay=KAPPA, max_laps=passes,
-                        tol=0.0, init="exponential", random_state=seed, callbacks=[on_lap], n_jobs=n_jobs,
-                        local_tol=local_tol)
+    options = dict(doc_truncation=DOC_TRUNCATION, learning_rate_delay=TAU, learning_rate_decay=KAPPA,
+                   local_tol=local_tol)
+    est = HDPTopicModel(CORPUS_TRUNCATION, variational_family="two_level", concentration=GAMMA, doc_topic_prior=ALPHA,
+                        topic_word_prior=ETA, algorithm="svi", algorithm_options=options, n_batches=n_batches,
+                        max_laps=passes, tol=0.0, init="exponential", random_state=seed, callbacks=[on_lap],
+                        n_jobs=n_jobs)
     timer.start, timer.start_wall = time.process_time(), time.perf_counter()
     est.fit(data["train"])
     return trace

@@ -4,7 +4,7 @@ For each minibatch size S in {1, 10, 50, 100, 500}: truncation-free SVI (starts 
 ``rho_t = S / n_t`` floored at ``S / n``) and truncated stochastic mean-field at truncation 300
 (``rho_t = (1 + t)^-0.6`` floored at ``S / n``, the paper's baseline: Blei & Jordan's DP mixture,
 the online HDP of Wang et al. 2011 with 20 atoms per document), both on the same lazy component
-store and learner (``stickbreak.learn.truncation_free`` / ``truncated_svi``), for the same number of
+store and learner (``stickbreak.learn.truncation_free``; the baseline is ``mean_field_dp.py``), for the same number of
 passes over the training documents (the paper gave each run 10 hours instead). Settings of the
 paper: DP ``eta = 0.5``, ``a = 1``; HDP ``eta = 0.01``, ``a = b = 1``; prune every 20,000 documents.
 
@@ -40,10 +40,9 @@ KAPPA, TAU = 0.6, 1.0
 
 
 def make(model: str, method: str, n_vocab: int):
-    from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
+    from mean_field_dp import StochasticMeanFieldDP
+    from stickbreak.models.sampled import TruncationFreeDPMixture, TruncationFreeHDP
     from stickbreak.models.topics.two_level import TwoLevelHDP
-    from stickbreak.models.mixture.truncation_free import TruncationFreeDPMixture
-    from stickbreak.models.topics.truncation_free import TruncationFreeHDP
 
     if model == "dp":
         return TruncationFreeDPMixture(0.5, 1.0) if method == "tf" else StochasticMeanFieldDP(0.5, 1.0, TRUNCATION)
@@ -54,7 +53,7 @@ def make(model: str, method: str, n_vocab: int):
 
 def plug_in_weights(params, method: str) -> np.ndarray:
     """``E[pi_k]``; the truncated family fixes its last stick at 1, so its weights sum to one."""
-    from stickbreak.models.sampled_truncated import sticks_fixed_last
+    from stickbreak.models.sampled.base import sticks_fixed_last
 
     return params.weights if method == "tf" else sticks_fixed_last(params.u, params.v)
 

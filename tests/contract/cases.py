@@ -26,17 +26,16 @@ from stickbreak.models.hmm.init import initial_params as hmm_initial_params
 from stickbreak.models.hmm.model import HMMModel, frames_for
 from stickbreak.models.hmm.sampler import WeakLimitHMM
 from stickbreak.models.mixture.init import initial_params as mixture_initial_params
-from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
-from stickbreak.models.mixture.truncation_free import TruncationFreeDPMixture
+from stickbreak.models.sampled import TruncationFreeDPMixture, TruncationFreeHDP
 from stickbreak.models.topics.collapsed_hdp import CollapsedHDP
 from stickbreak.models.topics.collapsed_lda import CollapsedLDA
 from stickbreak.models.topics.admixture import Admixture
 from stickbreak.models.topics.init import initial_topics
 from stickbreak.models.topics.model import LocalOptions, TopicModel
-from stickbreak.models.topics.truncation_free import TruncationFreeHDP
 from stickbreak.models.topics.two_level import TwoLevelHDP
 from stickbreak.priors import topic_hdp, topic_lda, transition_finite, transition_hdp
 
+from baselines import StochasticMeanFieldDP
 from conftest import small_data
 
 

@@ -1,7 +1,8 @@
-"""``algorithm_options``: validated, frozen options; the old keywords (one FutureWarning, the same
-fit), clone/save/set_params; the constructors' sizes."""
+"""``algorithm_options``: validated, frozen options; the old keywords are gone (after 0.1.0), older saved files
+still load; clone/save/set_params; the constructors' sizes."""
 
 import dataclasses
+import inspect
 import warnings
 
 import numpy as np
@@ -51,63 +52,46 @@ CASES = [
 
 
 @pytest.mark.parametrize("cls, args, legacy, data", CASES, ids=lambda v: getattr(v, "__name__", None))
-def test_old_keywords_warn_once_and_fit_the_same(cls, args, legacy, data, request):
-    X = request.getfixturevalue(data)
-    with pytest.warns(FutureWarning) as record:
-        old = cls(**args, **legacy, random_state=0)
-    assert len(record) == 1
-    assert record[0].filename == __file__   # the warning points at the user's line, not inside stickbreak
-    message = str(record[0].message)
-    assert "algorithm_options={" in message and all(f"{name}=..." in message for name in legacy)
-    new = cls(**args, algorithm_options=legacy, random_state=0)
-    assert old.get_params() == new.get_params()
+def test_old_keywords_are_gone_and_options_fit(cls, args, legacy, data, request):
+    with pytest.raises(TypeError, match=f"unexpected keyword argument {next(iter(legacy))!r}"):
+        cls(**args, **legacy, random_state=0)  # the spellings removed after 0.1.0 (CHANGELOG.md)
+    est = cls(**args, algorithm_options=legacy, random_state=0)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)  # fitting an old-style estimator warns no more
         warnings.simplefilter("ignore", UserWarning)
-        old.fit(X)
-        new.fit(X)
-    np.testing.assert_array_equal(old.elbo_trace_, new.elbo_trace_)
-    assert old.lower_bound_ == new.lower_bound_
+        est.fit(request.getfixturevalue(data))
+    assert np.isfinite(est.lower_bound_)
 
 
-def test_old_keywords_survive_clone_save_and_set_params(corpus, tmp_path):
-    with pytest.warns(FutureWarning):
-        est = HDPTopicModel(n_topics=4, algorithm="vb", max_laps=2, doc_truncation=7, random_state=0)
-    assert est.algorithm_options == {"doc_truncation": 7}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        copy = clone(est)
-        assert copy.get_params() == est.get_params()
-        back = stickbreak.load(est.set_params(tol=0.0).fit(corpus).save(tmp_path / "m.npz"))
+def test_options_survive_clone_save_and_set_params(corpus, tmp_path):
+    est = HDPTopicModel(n_topics=4, algorithm="vb", max_laps=2, algorithm_options={"doc_truncation": 7},
+                        random_state=0)
+    assert clone(est).get_params() == est.get_params()
+    back = stickbreak.load(est.set_params(tol=0.0).fit(corpus).save(tmp_path / "m.npz"))
     assert back.algorithm_options == {"doc_truncation": 7}
-    with pytest.warns(FutureWarning, match=r"set_params\(burn_in=\.\.\.\)"):
-        est.set_params(burn_in=3, max_laps=4)
+    est.set_params(algorithm_options={"doc_truncation": 7, "burn_in": 3}, max_laps=4)
     assert est.algorithm_options == {"doc_truncation": 7, "burn_in": 3} and est.max_laps == 4
-    with pytest.warns(FutureWarning, match=r"read algorithm_options\['doc_truncation'\]"):
-        assert est.doc_truncation == 7
-    with pytest.warns(FutureWarning):
-        assert est.prune_every == 20_000  # the default when unset
+    with pytest.raises(ValueError, match="Invalid parameter 'burn_in'"):
+        est.set_params(burn_in=3)
     with pytest.raises(AttributeError):
-        _ = est.no_such_thing
+        _ = est.doc_truncation
 
 
-def test_unknown_and_doubled_keywords():
+def test_files_saved_by_0_1_keep_their_options():
+    """Saved constructor parameters of 0.1.0 held the options by name: they go into algorithm_options."""
+    est = HDPTopicModel._from_params({"n_topics": 4, "algorithm": "vb", "doc_truncation": 7, "algorithm_options": None})
+    assert est.algorithm_options == {"doc_truncation": 7} and est.n_topics == 4
+
+
+def test_unknown_keywords():
     with pytest.raises(TypeError, match="unexpected keyword argument 'n_topic'"):
         HDPTopicModel(n_topic=4)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'doc_truncation'"):
-        LDA(doc_truncation=4)  # an HDP option: LDA never had it
-    with pytest.raises(ValueError, match="given both as keyword and in algorithm_options"):
-        LDA(burn_in=2, algorithm_options={"burn_in": 3})
 
 
-def test_paper_presets_use_the_new_spelling_and_merge_overrides():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        hdp = HDPTopicModel.paper_preset("hoffman2013", algorithm_options={"doc_truncation": 10})
+def test_paper_presets_merge_overrides():
+    hdp = HDPTopicModel.paper_preset("hoffman2013", algorithm_options={"doc_truncation": 10})
     assert hdp.algorithm_options == {"learning_rate_delay": 1.0, "learning_rate_decay": 0.9, "doc_truncation": 10,
                                      "n_restarts": 0}
-    with pytest.warns(FutureWarning):
-        lda = LDA.paper_preset("hoffman2013", n_topics=20, learning_rate_decay=0.8)
+    lda = LDA.paper_preset("hoffman2013", n_topics=20, algorithm_options={"learning_rate_decay": 0.8})
     assert lda.algorithm_options == {"learning_rate_delay": 1.0, "learning_rate_decay": 0.8}
 
 
@@ -152,7 +136,9 @@ def test_constructors_take_what_users_tune(cls):
     names = cls._get_param_names()
     assert len(names) <= SIGNATURE_SIZES[cls][1]
     assert "algorithm_options" in names
-    assert not set(names) & set(cls._legacy_names())  # every option lives in algorithm_options only
+    assert not set(names) & set(cls._option_names())  # every option lives in algorithm_options only
+    kinds = {p.kind for p in inspect.signature(cls.__init__).parameters.values()}
+    assert inspect.Parameter.VAR_KEYWORD not in kinds  # constructors only assign their named arguments
 
 
 def test_an_estimator_without_presets_says_so():

@@ -9,7 +9,7 @@ from stickbreak import DPMixture, HDPHMM, HDPTopicModel
 from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus, make_sticky_hmm_toy
 from stickbreak.evaluate import hamming_distance
-from stickbreak.estimators.mixture import auto_components
+from stickbreak.estimators.mixture_base import auto_components
 
 
 def test_dp_mixture_defaults_find_the_clusters():

@@ -118,13 +118,13 @@ def test_failed_fit_leaves_estimator_unfitted():
 def test_a_second_ctrl_c_after_the_laps_keeps_the_fit(monkeypatch):
     """A Ctrl-C in the pass after the laps (the exact final pass of stochastic VI, the labelling of a
     mixture's items) keeps the laps, says so and marks the fit interrupted."""
-    from stickbreak.estimators import _fitting, mixture
+    from stickbreak.estimators import _fitting, mixture_base
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
 
     X = real_data_for("diag_gauss", 300)
-    monkeypatch.setattr(mixture.driver, "predict_labels", killed)
+    monkeypatch.setattr(mixture_base.driver, "predict_labels", killed)
     with pytest.warns(RuntimeWarning, match="labelling of the training items"):
         model = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", max_laps=3, tol=0).fit(X)
     assert model.interrupted_ and model.n_iter_ == 3 and (model.labels_ == -1).all()

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 import stickbreak
 from stickbreak import HDPHMM, FiniteHMM, Sequences, datasets, persist
 from stickbreak.datasets.synthetic import make_sticky_hmm_toy
-from stickbreak.estimators import hmm as hmm_module
+from stickbreak.estimators import hmm_base as hmm_module
 from stickbreak.evaluate import hamming_distance
 
 

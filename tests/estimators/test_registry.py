@@ -8,7 +8,7 @@ from stickbreak.config import ALGORITHMS, COLLAPSED_ALGORITHMS, LearnConfig, Mov
 from stickbreak.core.protocols import ChainSweeps, Memoizable, Model, Movable, Sampled, Swept
 from stickbreak.datasets.synthetic import make_lda_corpus
 from stickbreak.estimators.diln import DILN_VARIANTS
-from stickbreak.estimators.mixture import MIXTURE_PLANS
+from stickbreak.estimators.mixture_base import MIXTURE_PLANS
 from stickbreak.estimators._topic_plans import HDP_VARIANTS, LDA_VARIANTS
 from stickbreak.learn import LEARNERS, BatchVB, MemoizedVI, StochasticVI, learner_spec, make_learner, required_protocol
 from stickbreak.learn.blocked_gibbs import BlockedGibbs

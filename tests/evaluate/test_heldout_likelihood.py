@@ -263,7 +263,7 @@ def test_hdp_seeded_and_independent_of_chunks_and_threads():
 def test_hdp_defaults_are_stable_across_seeds_on_ap():
     """Two seeds with the default sweeps/samples agree to < 0.01 nats per word on real test documents."""
     from stickbreak import datasets
-    from stickbreak.estimators.topics import HDPTopicModel
+    from stickbreak.estimators.hdp import HDPTopicModel
 
     X = datasets.load("ap").X.counts
     with warnings.catch_warnings():

@@ -67,10 +67,12 @@ def test_stochastic_fit_approaches_batch_fit(sampling):
     X = real_data_for("diag_gauss", 600)
     vb = DPMixture(algorithm="vb", n_components=6, obs_model="diag_gauss", random_state=0).fit(X)
     svi = DPMixture(n_components=6, obs_model="diag_gauss", algorithm="stochastic", n_batches=6, max_laps=40,
-                    sampling=sampling, learning_rate_delay=1.0, learning_rate_decay=0.6, random_state=0).fit(X)
+                    algorithm_options=dict(sampling=sampling, learning_rate_delay=1.0, learning_rate_decay=0.6),
+                    random_state=0).fit(X)
     assert not svi.trace_[-1]["exact"] and svi.n_iter_ == 40
     assert np.isfinite(svi.lower_bound_)  # exact ELBO from a final pass
     assert svi.lower_bound_ > vb.lower_bound_ - 0.02 * abs(vb.lower_bound_)
     again = DPMixture(n_components=6, obs_model="diag_gauss", algorithm="stochastic", n_batches=6, max_laps=40,
-                      sampling=sampling, learning_rate_delay=1.0, learning_rate_decay=0.6, random_state=0).fit(X)
+                      algorithm_options=dict(sampling=sampling, learning_rate_delay=1.0, learning_rate_decay=0.6),
+                      random_state=0).fit(X)
     assert again.lower_bound_ == svi.lower_bound_

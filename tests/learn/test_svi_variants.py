@@ -14,8 +14,9 @@ from stickbreak.data import BagOfWords
 from stickbreak.datasets.synthetic import make_bars_corpus
 from stickbreak.learn.schedules import RobbinsMonro
 from stickbreak.learn.stochastic import InMemoryMinibatches
-from stickbreak.models.mixture.truncated_svi import StochasticMeanFieldDP
 from stickbreak.learn.truncation_free import TruncationFreeSVI
+
+from baselines import StochasticMeanFieldDP
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def test_mean_field_dp_statistics_are_responsibilities(bars):
 
 @pytest.mark.parametrize("algorithm", ["vb", "svi"])
 def test_two_level_estimator_fits_transforms_and_round_trips(bars, algorithm, tmp_path):
-    est = HDPTopicModel(8, variational_family="two_level", doc_truncation=4, concentration=1.0, doc_topic_prior=1.0,
+    est = HDPTopicModel(8, variational_family="two_level", algorithm_options={"doc_truncation": 4}, concentration=1.0, doc_topic_prior=1.0,
                         topic_word_prior=0.1, algorithm=algorithm, batch_size=50, max_laps=3, tol=0.0,
                         init="exponential", random_state=0).fit(bars)
     assert est.components_.shape == (8, bars.shape[1])
@@ -91,9 +92,10 @@ def test_truncation_free_estimator_grows_topics_from_none(bars, tmp_path):
 
 def test_presets_and_errors(bars):
     lda = LDA.paper_preset("hoffman2013", n_topics=25)
-    assert (lda.doc_topic_prior, lda.topic_word_prior, lda.learning_rate_decay, lda.batch_size) == (1 / 25, 0.01, 0.9, 500)
+    assert (lda.doc_topic_prior, lda.topic_word_prior, lda.batch_size) == (1 / 25, 0.01, 500)
+    assert lda.algorithm_options["learning_rate_decay"] == 0.9
     hdp = HDPTopicModel.paper_preset("hoffman2013")
-    assert (hdp.n_topics, hdp.doc_truncation, hdp.variational_family) == (300, 20, "two_level")
+    assert (hdp.n_topics, hdp.algorithm_options["doc_truncation"], hdp.variational_family) == (300, 20, "two_level")
     with pytest.raises(ValueError, match="no preset"):
         HDPTopicModel.paper_preset("nope")
     with pytest.raises(ValueError, match="variational_family"):

@@ -20,9 +20,7 @@ from stickbreak.kernels.special import digamma
 from stickbreak.learn.base import ELBODecreaseWarning
 from stickbreak.learn.schedules import RobbinsMonro
 from stickbreak.learn.stochastic import InMemoryMinibatches
-from stickbreak.models.sampled import ComponentStore, LocalSample, stick_tail
-from stickbreak.models.mixture.truncation_free import TruncationFreeDPMixture
-from stickbreak.models.topics.truncation_free import TruncationFreeHDP
+from stickbreak.models.sampled import ComponentStore, LocalSample, TruncationFreeDPMixture, TruncationFreeHDP, stick_tail
 from stickbreak.learn.truncation_free import TruncationFreeSVI, minibatch_rows
 
 

@@ -19,7 +19,7 @@ import pytest
 import stickbreak
 from stickbreak import DILN, LDA, CheckpointDir, DPMixture, FiniteMixture, HDPTopicModel
 from stickbreak.cli.main import main
-from stickbreak.estimators import mixture, topics
+from stickbreak.estimators import mixture_base, topic_base
 from stickbreak.estimators._checkpoint import CheckpointSession, read
 from stickbreak.learn.memo_state import MemoLapInProgress
 from stickbreak.learn.stochastic import StochasticLapInProgress
@@ -314,7 +314,7 @@ def test_unsupported_algorithms_are_refused_before_any_work(tmp_path, monkeypatc
     def no_work(*args, **kwargs):
         raise AssertionError("work started before the checkpoint was refused")
 
-    for module in (topics, mixture):
+    for module in (topic_base, mixture_base):
         monkeypatch.setattr(module, "prepare_data", no_work)
     counts, _ = resume_cases.make_bars_corpus(n_docs=20, doc_length=20, side=4, n_bars=4, seed=0)
     with pytest.raises(ValueError, match="cannot write checkpoints: checkpoint= is supported by algorithm='vb', "

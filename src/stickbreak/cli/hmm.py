@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..data import DataError, Sequences
 from ..estimators import HDPHMM, FiniteHMM
-from ..estimators.hmm import HMM_INITS, HMM_OBS_MODELS
+from ..estimators.hmm_base import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options,

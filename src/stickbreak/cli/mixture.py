@@ -12,7 +12,7 @@ from ..priors import MIXTURE_WEIGHTS
 from ..data.shards import ShardStore
 from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
-from ..estimators.mixture import MIXTURE_PLANS
+from ..estimators.mixture_base import MIXTURE_PLANS
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,

@@ -5,7 +5,8 @@ from .admixture import HDPAdmixture
 from .diln import DILN
 from .hmm import HDPHMM, FiniteHMM
 from .mixture import DPMixture, FiniteMixture
-from .topics import LDA, HDPTopicModel
+from .hdp import HDPTopicModel
+from .lda import LDA
 
 __all__ = ["DILN", "DPMixture", "FiniteMixture", "HDPTopicModel", "LDA"]
 __all__ += ["HDPHMM", "FiniteHMM", "HDPAdmixture", "CheckpointDir", "resume"]

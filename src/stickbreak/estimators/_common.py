@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
+from string import Template
 from typing import Any
 
 import numba
@@ -44,12 +45,12 @@ def chunks_for(n_jobs) -> int:
     return numba.config.NUMBA_NUM_THREADS if n_jobs == -1 else int(n_jobs)
 
 
-def documented(text: str):
-    """A decorator setting the decorated function's docstring to ``text``: the long method docstrings
-    live in the ``_*_docs`` modules, which keep the estimators' files under 500 lines."""
+def composed(**parts: str):
+    """A decorator filling the ``$name`` placeholders of the decorated function's docstring with
+    ``parts``: numpydoc text that several methods share, composed beside each method."""
 
     def decorate(function):
-        function.__doc__ = text
+        function.__doc__ = Template(function.__doc__).substitute(parts)
         return function
 
     return decorate

@@ -26,11 +26,10 @@ from ..evaluate.topics import infer_doc_topics
 from ..kernels.sampling import log_stick_weights
 from ..learn.schedules import RobbinsMonro
 from ..priors import TOPIC_WEIGHTS
-from ..models.sampled import TruncationFreeParams
+from ..models.sampled import TruncationFreeHDP, TruncationFreeParams
 from ..models.topics.collapsed_hdp import CollapsedHDP
 from ..models.topics.collapsed_lda import CollapsedLDA
 from ..models.topics.model import LocalOptions, TopicModel, TopicParams
-from ..models.topics.truncation_free import TruncationFreeHDP
 from ..models.topics.two_level import TwoLevelHDP
 from ._fitting import FitPlan, variational_plan
 

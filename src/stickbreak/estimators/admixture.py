@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
 from ..config import LearnConfig, check_choice, check_int, moves_config
 from ..core.validate import check_positive
-from ..core.suffstats import SuffStats
 from ..data import DenseData, Sequences
 from ..learn import check_moves
 from ..models.mixture.init import initial_params as mixture_initial_params
@@ -30,10 +28,10 @@ from ..models.mixture.model import MixtureModel
 from ..models.topics.admixture import UNSUPPORTED, Admixture
 from ..models.topics.options import START_NAMES, LocalOptions
 from ..priors import MIXTURE_WEIGHTS, topic_hdp
-from ._admixture_docs import ADMIXTURE_DOC
-from ._common import ReportMixin, SavableMixin, as_generator, checked_family, chunks_for, check_feature_names, check_fit_memory, check_n_features, check_n_jobs, numba_threads
+from .admixture_use import FittedAdmixture
+from ._common import ReportMixin, SavableMixin, as_generator, checked_family, chunks_for, check_feature_names, check_fit_memory, check_n_jobs, numba_threads
 from ._fitting import run_plan, variational_plan
-from .hmm import as_sequences
+from .hmm_input import as_sequences
 
 #: Observation models whose items are single rows of ``X``.
 ADMIXTURE_OBS_MODELS = ("gauss", "diag_gauss", "zero_mean_gauss", "bern")
@@ -44,8 +42,130 @@ ADMIXTURE_MOVES = ("birth", "merge", "delete")
 
 
 @persist.register
-class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    __doc__ = ADMIXTURE_DOC
+class HDPAdmixture(FittedAdmixture, SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """HDP admixture of any single-item observation model: topic models beyond word counts.
+
+    Each group (an image, a document, a user) has its own topic weights ``pi_d ~ DP(alpha pi^G)``
+    over corpus-level topics with weights ``pi^G ~ GEM(gamma)``; each item of the group comes
+    from one topic, a component of ``obs_model`` (Teh et al. 2006). Fitted with the
+    direct-assignment truncation and surrogate bound of Hughes (2016, Ch. 5), as
+    :class:`~stickbreak.HDPTopicModel`, by memoized VI from ``n_topics`` topics with birth, merge
+    and delete moves accepted on the exact ELBO, or by batch VB without moves: ``n_topics_``
+    topics at the end, ``n_active_topics_`` of them holding at least one item's worth of mass.
+
+    Parameters
+    ----------
+    n_topics : int, default=50
+        Initial number of topics under memoized VI with moves; under "vb" (or ``moves=()``) the
+        truncation level K, an upper bound.
+    obs_model : {"zero_mean_gauss", "gauss", "diag_gauss", "bern"}, default="zero_mean_gauss"
+        The observation model of a topic (one item = one row of ``X``): zero-mean Gaussian
+        (Wishart prior on the precision; e.g. image patches), full- or diagonal-covariance
+        Gaussian, or independent binary features.
+    obs_prior : dict, optional
+        Prior options of the observation model, e.g. ``{"covariance": 0.5, "dof": 10}``; see each
+        module of :mod:`stickbreak.obs`. None: the family's defaults, set from the data.
+    concentration : float, default=10.0
+        Top-level stick concentration gamma (``u_k ~ Beta(1, gamma)``); larger favours more topics.
+    doc_topic_prior : float, default=0.5
+        Group concentration alpha of ``pi_d ~ DP(alpha pi^G)``.
+    algorithm : {"memoized", "vb"}, default="memoized"
+        Memoized VI (Hughes 2016, Alg. 5.5; the only one with moves) or full-batch coordinate ascent.
+    n_batches : int, default=1
+        Batches per lap of memoized VI; batches hold whole groups, so at most the number of groups.
+    moves : sequence of {"birth", "merge", "delete"}, optional
+        Memoized VI only: births split topics, merges join pairs, deletes absorb small topics into
+        the others, each accepted only when the exact ELBO rises (Hughes 2016, §5.5). Default
+        (None): all three under memoized VI, none under "vb"; ``()`` for none.
+    move_options : dict, optional
+        Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{"merge_max_pairs": 50}``.
+    init : {"kmeans++", "random"}, default="kmeans++"
+        First topics from the items alone, as a :class:`~stickbreak.DPMixture` of the family
+        starts: Bregman k-means++ seeding and hard k-means steps, or random items.
+    local_start : {"scratch", "warm", "best"}, default="scratch"
+        Where each group's fixed point starts each lap: from the topics alone, from its last
+        responsibilities (never lowers the ELBO), or the better of both.
+    local_max_iter : int, default=100
+        Most iterations of each group's fixed point per local step.
+    local_tol : float, default=0.05
+        Tolerance of the fixed point on the change of the group's expected topic counts.
+    max_laps : int, default=100
+        Most passes over the data.
+    min_laps : int, default=2
+        Fewest passes before the fit may stop as converged.
+    tol : float, default=1e-6
+        Stop when the relative change of the ELBO over a lap falls below ``tol``.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        Seed of the initialisation, the batches and the moves.
+    verbose : int, default=0
+        0 silent, 1 a progress bar.
+    n_jobs : int, default=1
+        Threads that share each local step's groups (-1: all cores).
+    callbacks : list of callable, optional
+        ``callback(lap_record, params)`` after every lap; returning True stops the fit.
+
+    Attributes
+    ----------
+    n_topics_ : int
+        Topics of the final model (after the moves, if any).
+    n_active_topics_ : int
+        Topics holding at least one expected training item.
+    topic_counts_ : ndarray of shape (n_topics,)
+        Expected number of training items per topic.
+    topic_weights_ : ndarray of shape (n_topics,)
+        Corpus-level topic weights ``E[pi^G_k]`` (they sum to less than 1: the rest is the mass
+        beyond the truncation).
+    means_ : ndarray of shape (n_topics, n_features)
+        Posterior means of the topics (``"gauss"``, ``"diag_gauss"``).
+    covariances_ : ndarray of shape (n_topics, n_features, n_features)
+        ``E[Lambda_k]^-1`` of every topic (``"zero_mean_gauss"``, ``"gauss"``; shape
+        (n_topics, n_features), the variances, for ``"diag_gauss"``).
+    probs_ : ndarray of shape (n_topics, n_features)
+        Posterior-mean probability of a 1 per topic and feature (``"bern"``).
+    lower_bound_ : float
+        Final ELBO in nats.
+    trace_ : list of dict
+        One record per lap (``lap``, ``elbo`` and its ``terms``, ``n_components``, ``n_effective``,
+        ``seconds``, ``moves``, ...).
+    n_iter_ : int
+        Laps run.
+    converged_ : bool
+        Whether the fit stopped because the ELBO settled within ``tol``.
+    stop_reason_ : {"converged", "max_laps", "callback", "interrupted"}
+        Why the fit stopped.
+    moves_ : list of dict
+        The moves memoized VI accepted (reorders and prunes included), in order.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    feature_names_in_ : ndarray of shape (n_features_in,)
+        Column names of a DataFrame ``X`` (only then).
+    params_, stats_, model_ : object
+        The variational parameters, the whole-data sufficient statistics and the functional model
+        (:class:`stickbreak.models.topics.admixture.Admixture`).
+
+    See Also
+    --------
+    HDPTopicModel : The HDP topic model of word counts.
+    DPMixture : One mixture shared by all items, without groups.
+
+    Examples
+    --------
+    Twelve groups of 30 items; each group's items come from one of three covariances.
+
+    >>> import numpy as np
+    >>> from stickbreak import HDPAdmixture
+    >>> rng = np.random.default_rng(0)
+    >>> scales = np.repeat([[1, 1, 1, 1], [3, .3, 1, 1], [.3, 3, 1, 1]], 120, axis=0)
+    >>> X = rng.normal(size=(360, 4)) * scales
+    >>> model = HDPAdmixture(n_topics=6, random_state=0).fit(X, lengths=[30] * 12)
+    >>> model.n_topics_ < 6, model.covariances_.shape[1:]
+    (True, (4, 4))
+    >>> proportions = model.topic_proportions(X, lengths=[30] * 12)
+    >>> proportions.shape == (12, model.n_topics_)
+    True
+    >>> model.transform(X, lengths=[30] * 12).shape == (360, model.n_topics_)
+    True
+    """
 
     report_kind = "admixture"
 
@@ -173,223 +293,3 @@ class HDPAdmixture(SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, T
         self.topic_weights_ = model.topic_weights(params)
         for name, value in model.obs.summary(params.obs).items():
             setattr(self, f"{name}_", value)
-
-    # ------------------------------------------------------------------ using the model
-    def _validated(self, X, lengths) -> Sequences:
-        check_is_fitted(self, "params_")
-        check_feature_names(self, X, reset=False)
-        seqs = as_sequences(X, lengths, what="X")
-        check_n_features(self, seqs.n_features)
-        self.model_.obs.check_data(seqs.X)
-        return seqs
-
-    def _local(self, seqs: Sequences):
-        with numba_threads(self.n_jobs):
-            return self.model_.local_step(self.params_, seqs)
-
-    def topic_proportions(self, X, lengths=None) -> np.ndarray:
-        """Each group's expected topic proportions ``E[pi_dk]`` under the fitted topics.
-
-        One local step per group (the topics fixed) gives its expected topic counts ``N_dk``;
-        ``E[pi_dk] = (N_dk + alpha E[pi^G_k]) / (N_d + alpha)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
-
-        Returns
-        -------
-        proportions : ndarray of shape (n_groups, n_topics)
-            Each group's proportions; the mass beyond the model's topics, ``alpha E[pi^G_>K]``,
-            is left out, so rows sum to slightly below 1.
-        """
-        seqs = self._validated(X, lengths)
-        prior, prior_rest = self.model_.weights.pseudo_counts(self.model_.weights_prior, self.params_.weights)
-        theta = self._local(seqs).doc_topic + prior[None, :]
-        return theta / (theta.sum(axis=1, keepdims=True) + prior_rest)
-
-    def transform(self, X, lengths=None) -> np.ndarray:
-        """Each item's topic responsibilities within its group.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
-
-        Returns
-        -------
-        resp : ndarray of shape (n_samples, n_topics)
-            ``q(z_n = k)`` of every item; rows sum to 1.
-        """
-        return self._local(self._validated(X, lengths)).word_topic
-
-    def fit_transform(self, X, y=None, *, lengths=None) -> np.ndarray:
-        """Fit the admixture, then return :meth:`transform` of the same groups.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
-        y : None
-            Ignored; for scikit-learn's API.
-
-        Returns
-        -------
-        resp : ndarray of shape (n_samples, n_topics)
-            ``q(z_n = k)`` of every item under the fitted model; rows sum to 1.
-        """
-        return self.fit(X, lengths=lengths).transform(X, lengths=lengths)
-
-    @property
-    def _n_features_out(self) -> int:
-        """One output column per topic (``get_feature_names_out``: hdpadmixture0, ...)."""
-        return self.params_.n_components
-
-    def predict(self, X, lengths=None) -> np.ndarray:
-        """Each item's most responsible topic within its group.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
-
-        Returns
-        -------
-        topics : ndarray of shape (n_samples,)
-            The topic index of each item, in ``range(n_topics_)``.
-        """
-        return np.argmax(self.transform(X, lengths), axis=1)
-
-    def score_samples(self, X, lengths=None) -> np.ndarray:
-        """Held-out log predictive density of each item given the other half of its group, in nats.
-
-        Document completion: each group's items at even positions (in the order given) fit its
-        topic weights and score those at odd positions, and the other way round; an item's
-        density mixes the topics' posterior predictives with the group's expected weights, plus
-        the mass beyond the truncation at a fresh topic from the prior. A one-item group is
-        scored under the corpus weights.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
-
-        Returns
-        -------
-        log_density : ndarray of shape (n_samples,)
-            ``log p(x_n | the other half of its group, training data)`` of each item.
-        """
-        seqs = self._validated(X, lengths)
-        out = np.empty(seqs.n_frames)
-        for parity in (0, 1):
-            observed, scored = _halves(seqs, parity)
-            weights = np.zeros((seqs.n_items, self.params_.n_components))
-            if len(observed.kept):
-                weights[observed.kept] = self._local(observed.groups).doc_topic
-            out[scored.index] = self.model_.log_predictive(self.params_, scored.groups, weights[scored.kept])
-        return out
-
-    def score(self, X, y=None, *, lengths=None, total: bool = False) -> float:
-        """Mean held-out log predictive density per item, in nats (higher is better).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        y : None
-            Ignored; for scikit-learn's API.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
-        total : bool, default=False
-            Return the sum over items instead of the mean, as every estimator's ``score`` does.
-
-        Returns
-        -------
-        score : float
-            The mean (or, with ``total``, the sum) of :meth:`score_samples`.
-        """
-        values = self.score_samples(X, lengths)
-        return float(np.sum(values) if total else np.mean(values))
-
-    # ------------------------------------------------------------------ persistence
-    def save(self, path):
-        """Save the fitted model to one ``.npz`` file of arrays with JSON metadata (no pickle).
-
-        The file holds the variational parameters, the priors, the statistics, the trace, the
-        accepted moves and the constructor parameters (callbacks and a Generator
-        ``random_state`` are not saved), with a SHA-256 digest; :func:`stickbreak.load` or
-        :meth:`load` reads it back.
-
-        Parameters
-        ----------
-        path : str or path-like
-            Where to write; ``.npz`` is appended when missing and missing directories are made.
-
-        Returns
-        -------
-        path : pathlib.Path
-            The path written.
-        """
-        check_is_fitted(self, "params_")
-        arrays = {**persist.prefixed("obs_prior.", self.model_.obs_prior), **persist.prefixed("obs.", self.params_.obs),
-                  **persist.prefixed("weights.", self.params_.weights), "uids": self.params_.uids,
-                  **self.stats_.to_arrays("stats.")}
-        extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "lower_bound": self.lower_bound_,
-                 "moves": self.moves_, **self._input_extra()}
-        return persist.save_model(path, type(self).__name__, self._saved_params(), arrays, extra)
-
-    @classmethod
-    def _from_saved(cls, meta, arrays):
-        est = cls(**cls._loaded_params(meta))
-        _, _, local = est._configs()
-        model = est._make_model(None, local, obs_prior=persist.nested_arrays(arrays, "obs_prior."))
-        fitted = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs."),
-                                   persist.nested_arrays(arrays, "weights."))
-        extra = meta["extra"]
-        est._restore_input(extra)
-        est._set_fitted(model, fitted, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
-                        extra["lower_bound"], extra["moves"])
-        return est
-
-
-class _Part:
-    """Some items of every group: ``groups`` (the non-empty ones, as :class:`Sequences`), which
-    groups they are (``kept``) and the items' positions in the whole ``X`` (``index``)."""
-
-    def __init__(self, seqs: Sequences, take: np.ndarray):
-        group = np.repeat(np.arange(seqs.n_items), seqs.lengths)
-        self.index = np.flatnonzero(take)
-        sizes = np.bincount(group[self.index], minlength=seqs.n_items)
-        self.kept = np.flatnonzero(sizes > 0)
-        self.groups = Sequences(seqs.X[self.index], np.concatenate([[0], np.cumsum(sizes[self.kept])]))
-
-
-def _halves(seqs: Sequences, parity: int) -> tuple[_Part, _Part]:
-    """``(observed, scored)``: each group's items at positions of the other parity, and of ``parity``;
-    a one-item group's item is scored with nothing observed."""
-    position = np.arange(seqs.n_frames) - np.repeat(seqs.offsets[:-1], seqs.lengths)
-    scored = position % 2 == parity
-    return _Part(seqs, ~scored), _Part(seqs, scored)

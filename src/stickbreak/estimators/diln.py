@@ -19,7 +19,7 @@ from ..models.diln.model import DILNModel, DILNPrior, DilnStats, nearest_by_cosi
 from ..config import DILNOptions, check_int, check_positive
 from ._topic_plans import BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL, TopicVariant, variational
 from ._common import numba_threads
-from .topics import _TopicEstimator
+from .topic_base import TopicEstimator
 from ..evaluate.completion_mc import model_completion
 
 
@@ -43,7 +43,7 @@ DILN_VARIANTS = {("vb", "direct"): _DILN, ("stochastic", "direct"): _DILN}
 
 
 @persist.register
-class DILN(_TopicEstimator):
+class DILN(TopicEstimator):
     __doc__ = """The discrete infinite logistic normal topic model (Paisley, Wang & Blei 2012).
 
     An HDP whose document-level topic weights are correlated through latent locations: topic k sits
@@ -118,9 +118,6 @@ class DILN(_TopicEstimator):
         0 silent, 1 a progress bar.
     callbacks : list of callable, optional
         Each called as ``callback(lap_record, params)`` after every lap; returning True stops the fit.
-    **option_keywords
-        Deprecated spellings of ``algorithm_options`` keys as constructor arguments: folded into
-        ``algorithm_options`` with a FutureWarning.
 
     Attributes
     ----------
@@ -168,11 +165,11 @@ class DILN(_TopicEstimator):
     def __init__(self, n_topics=200, *, latent_dim=20, location_variance=None, topic_word_prior=0.5,
                  correlated=True, alpha_prior=(1.0, 1e-3), beta_prior=(1.0, 1e-3), initial_beta=1.0, algorithm="vb",
                  algorithm_options=None, n_batches=1, batch_size=None, init="kmeans_l1", max_laps=100, min_laps=2,
-                 tol=1e-3, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None, **option_keywords):
+                 tol=1e-3, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None):
         self.n_topics, self.latent_dim, self.location_variance = n_topics, latent_dim, location_variance
         self.topic_word_prior, self.correlated, self.initial_beta = topic_word_prior, correlated, initial_beta
         self.alpha_prior, self.beta_prior = alpha_prior, beta_prior
-        self.algorithm, self.algorithm_options = algorithm, self._with_legacy(algorithm_options, option_keywords)
+        self.algorithm, self.algorithm_options = algorithm, algorithm_options
         self.n_batches, self.batch_size, self.init = n_batches, batch_size, init
         self.max_laps, self.min_laps, self.tol = max_laps, min_laps, tol
         self.n_jobs, self.executor = n_jobs, executor

@@ -147,7 +147,7 @@ def test_hdp_estimator_gibbs_fits_scores_and_round_trips(corpus, tmp_path):
 
     H = sp.csr_matrix(corpus.multiply(corpus > 2))
     est = HDPTopicModel(concentration=GAMMA, doc_topic_prior=ALPHA, topic_word_prior=ETA, algorithm="gibbs",
-                        max_laps=8, tol=0.0, burn_in=3, random_state=0).fit(corpus, heldout=H)
+                        max_laps=8, tol=0.0, algorithm_options={"burn_in": 3}, random_state=0).fit(corpus, heldout=H)
     assert est.n_iter_ == 8 and len(est.heldout_per_word_) == 8 and np.isfinite(est.heldout_per_word_).all()
     K = est.topic_word_.shape[0]
     assert est.n_topics_ == K >= 1 and (np.diff(est.topic_sizes_) <= 0).all()
@@ -161,7 +161,7 @@ def test_hdp_estimator_gibbs_fits_scores_and_round_trips(corpus, tmp_path):
     with pytest.raises(ValueError, match="variational_family='direct'"):
         HDPTopicModel(algorithm="gibbs", variational_family="two_level").fit(corpus)
     with pytest.raises(ValueError, match="burn_in"):
-        HDPTopicModel(algorithm="gibbs", burn_in=-1).fit(corpus)
+        HDPTopicModel(algorithm="gibbs", algorithm_options={"burn_in": -1}).fit(corpus)
 
 
 def test_cli_runs_collapsed_samplers_with_heldout_tokens(capsys):
@@ -212,9 +212,9 @@ def test_concentration_updates_leave_their_exact_posterior_invariant(which):
 def test_hdp_gibbs_with_concentration_priors_records_the_last_values(corpus):
     from stickbreak import HDPTopicModel
 
-    est = HDPTopicModel(algorithm="gibbs", concentration_priors=((1, 1), (1, 0.1)), max_laps=5, tol=0.0,
+    est = HDPTopicModel(algorithm="gibbs", algorithm_options={"concentration_priors": ((1, 1), (1, 0.1))}, max_laps=5, tol=0.0,
                         random_state=0).fit(corpus)
     assert set(est.concentrations_) == {"doc_topic_prior", "concentration"}
     assert est.concentrations_["doc_topic_prior"] != est.doc_topic_prior  # moved from the start
     with pytest.raises(ValueError, match="concentration_priors must be"):
-        HDPTopicModel(algorithm="gibbs", concentration_priors=(1, 1)).fit(corpus)
+        HDPTopicModel(algorithm="gibbs", algorithm_options={"concentration_priors": (1, 1)}).fit(corpus)

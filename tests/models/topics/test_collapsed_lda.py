@@ -196,7 +196,7 @@ def test_lda_estimator_runs_collapsed_algorithms_and_round_trips(corpus, tmp_pat
 
     H = sp.csr_matrix(corpus.multiply(corpus > 2))
     est = LDA(3, doc_topic_prior=0.1, topic_word_prior=0.05, algorithm="hybrid_cvb_gibbs", max_laps=6, tol=0.0,
-              burn_in=2, random_state=0).fit(corpus, heldout=H)
+              algorithm_options={"burn_in": 2}, random_state=0).fit(corpus, heldout=H)
     assert est.n_iter_ == 6 and len(est.heldout_per_word_) == 6 and np.isfinite(est.heldout_per_word_).all()
     np.testing.assert_allclose(est.topic_word_.sum(axis=1), 1.0)
     theta = est.transform(corpus[:4])
@@ -206,7 +206,7 @@ def test_lda_estimator_runs_collapsed_algorithms_and_round_trips(corpus, tmp_pat
     with pytest.raises(ValueError, match="heldout is scored during collapsed inference only"):
         LDA(3, algorithm="vb", max_laps=2).fit(corpus, heldout=H)
     with pytest.raises(ValueError, match="burn_in"):
-        LDA(3, algorithm="gibbs", burn_in=-1).fit(corpus)
+        LDA(3, algorithm="gibbs", algorithm_options={"burn_in": -1}).fit(corpus)
 
 
 def test_other_models_reject_collapsed_algorithms_before_work():

@@ -249,7 +249,7 @@ def test_memoized_vi_with_moves_is_monotone_and_cache_consistent_under_l_sparse_
 def test_births_under_l_sparse_steps_keep_the_memoized_elbo_monotone(bars):
     data, _ = bars
     kwargs = dict(n_topics=1, concentration=5.0, algorithm="memoized", n_batches=2, max_laps=10, tol=0.0,
-                  local_start="best", n_active=2, random_state=0, init="random")  # births from one random topic
+                  algorithm_options={"local_start": "best"}, n_active=2, random_state=0, init="random")  # births from one random topic
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         grown = HDPTopicModel(moves=("birth", "merge", "delete"), **kwargs).fit(data)

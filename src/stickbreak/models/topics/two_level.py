@@ -35,7 +35,7 @@ from ...obs.expfam import Natural
 from ...priors import mixture_dp as dp_mixture
 from ...priors.beta_sticks import expected_corpus_weights, expected_log_sticks
 from ..sampled import ComponentStore, LocalSample, TruncationFreeParams
-from ..sampled_truncated import _batch_words, expected_log_sticks_fixed_last
+from ..sampled.base import batch_words, expected_log_sticks_fixed_last
 from .model import TopicParams
 from .init import exponential_topics
 
@@ -277,7 +277,7 @@ class TwoLevelHDP(Memoizable, Sampled):
         """The local step of the minibatch ``rows`` (its expectations: ``seed`` is unused); ``loglik``
         is each document's plug-in ``sum_w c_dw log sum_k E[theta_dk] E[beta_kw]`` with ``E theta_d``
         from its own local step (optimistic: not held out)."""
-        word_ids, local, lam, total, log_beta = _batch_words(store, counts, rows)
+        word_ids, local, lam, total, log_beta = batch_words(store, counts, rows)
         K = store.n_components
         theta = np.zeros((len(rows), K))
         word_topic, n_pointers, _, _, _ = hdp_sticks_local_step(

@@ -1,5 +1,5 @@
 """The component store and parameters shared by the models of truncation-free SVI (Wang & Blei 2012)
-and the truncated stochastic baselines: only the ``T`` instantiated components are stored, every
+and the truncated stochastic baseline of ``benchmarks/mean_field_dp.py``: only the ``T`` instantiated components are stored, every
 other one sits at the prior. The learner is :mod:`stickbreak.learn.truncation_free`; the models
 declare :class:`~stickbreak.core.protocols.Sampled`.
 """
@@ -7,13 +7,12 @@ declare :class:`~stickbreak.core.protocols.Sampled`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from ..core.protocols import Sampled
-from ..kernels.truncation_free.local import stochastic_update
-from ..kernels.sampling import log_stick_weights
+from ...kernels.truncation_free.local import stochastic_update
+from ...kernels.sampling import log_stick_weights
 
 
 # ---------------------------------------------------------------------------------------------------- the global store
@@ -166,32 +165,3 @@ class LocalSample(NamedTuple):
     word_stats: np.ndarray
     item_stats: np.ndarray
     loglik: np.ndarray
-
-
-def _positive(**values) -> None:
-    for label, value in values.items():
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(f"{label} must be a positive number, got {value!r}")
-
-
-def _check_sweeps(n_sweeps) -> None:
-    if not isinstance(n_sweeps, (int, np.integer)) or n_sweeps < 0:
-        raise ValueError(f"n_sweeps must be a non-negative integer, got {n_sweeps!r}")
-
-
-class _TruncationFreeModel(Sampled):
-    """What the :class:`~stickbreak.core.protocols.Sampled` models share (truncation-free and truncated
-    stochastic, on the store): parameters from the store; no bound, so no monotone ELBO."""
-
-    monotone: ClassVar[bool] = False
-
-    def params_from_store(self, store: ComponentStore) -> TruncationFreeParams:
-        T = store.n_components
-        return TruncationFreeParams(store.uids[:T].copy(), store.lam(), store.u[:T].copy(), store.v[:T].copy(),
-                                    store.eta)
-
-    def empty_store(self, n_vocab: int) -> ComponentStore:
-        return ComponentStore.empty(n_vocab, self.topic_word_prior, self.stick_concentration)
-
-    def n_items(self, batch) -> int:
-        return batch.n_items

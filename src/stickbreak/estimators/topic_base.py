@@ -1,31 +1,25 @@
-"""scikit-learn style topic models: :class:`LDA` and :class:`HDPTopicModel` (thin shells).
-
->>> from stickbreak import HDPTopicModel, datasets
->>> corpus = datasets.load("ap")
->>> model = HDPTopicModel(n_topics=50, random_state=0).fit(corpus.X)  # memoized VI with moves
->>> n_used, largest = model.n_topics_, model.top_words(5)[0]
+"""The shell the topic estimators share (:class:`TopicEstimator`: settings, ``fit`` and
+``partial_fit``) and the parameters their docstrings share (:func:`topic_docstring`);
+:class:`~stickbreak.LDA` is in :mod:`.lda`, :class:`~stickbreak.HDPTopicModel` in :mod:`.hdp`,
+:class:`~stickbreak.DILN` in :mod:`.diln`.
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
 from functools import partial
+from string import Template
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
-from .. import driver, persist
-from ..priors import TOPIC_WEIGHTS
+from .. import driver
 from ..models.topics.model import TopicModel, TopicParams
-from ..models.topics.two_level import TwoLevelHDP
 from ..config import LearnConfig, MovesConfig, TopicOptions, check_choice, check_int, check_positive, moves_config
 from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, DataError, ShardStore
-from ..data.bow import is_integral
 from ..data.documents import as_bag_of_words
-from ..evaluate.topics import document_completion
 from ..parallel import open_executor
 from ..progress import phase
 from ..learn import check_moves, learner_spec, make_learner
@@ -34,29 +28,113 @@ from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart, initial_topic
 from ..obs import mult
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
-                      check_fit_memory, check_n_features, check_n_jobs, chunks_for, documented, numba_threads,
+                      check_fit_memory, check_n_features, check_n_jobs, chunks_for, numba_threads,
                       prepare_data)
 from ._fitting import lookup_plan, run_plan
-from ._options import AlgorithmOptionsMixin, legacy_warning
-from ._topic_docs import (DOC_TOPIC_POSTERIOR, FIT, HDP_DOC, LDA_DOC, PAPER_PRESET, PARTIAL_FIT, PERPLEXITY, SCORE,
-                          TOP_WORDS, TRANSFORM)
-from ._topic_saving import TopicSaving
-from ._topic_plans import (DIRECT, HDP_VARIANTS, LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant,
-                           TruncationFreeTopics)
+from ._options import AlgorithmOptionsMixin
+from .topic_use import FittedTopics
+from ._topic_plans import (LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant)
 
 
 #: The start of the HDP's inits that do not learn their own number of topics when ``n_topics=None``
 #: (and the topics the memory check assumes for a learned start).
 DEFAULT_START_TOPICS = 100
 
-#: The HDP's concentrations ``learn_concentration`` may set by empirical Bayes.
-LEARNABLE = ("doc_topic_prior", "concentration")
+#: Parameters every topic estimator's docstring shares, by their ``$name`` in :func:`topic_docstring`.
+SHARED_PARAMETERS = {
+    "options": """    algorithm_options : dict, optional
+        The settings only some algorithms read (fields of :class:`stickbreak.config.TopicOptions`),
+        e.g. ``{"learning_rate_decay": 0.9}``:
+
+        * ``learning_rate_delay``, ``learning_rate_decay`` (10, 0.7) and ``sampling``: stochastic
+          VI's step size ``rho_t = (delay + t)^-decay`` (tau, kappa of Hoffman et al. 2013) and how
+          minibatches are drawn;
+        * ``local_max_iter`` (100), ``local_tol``, ``n_restarts``, ``local_start``: the per-document
+          fixed point of "vb", "svi" and "memoized": iteration cap, tolerance on
+          ``max_k |Delta N_dk|`` (default 0.5 for "vb" and "memoized", 0.05 for stochastic steps),
+          sparse restart proposals per document (Hughes 2016, Alg. 5.2; LDA 0, HDP 5) and where it
+          starts (``"scratch"``, ``"warm"`` or ``"best"``; warm and best make batch and memoized VI
+          provably monotone); ``local_accelerate``: SQUAREM over the fixed point (None: on for LDA's
+          "vb" and "memoized", off otherwise);
+        * ``total_docs``: the corpus size streamed minibatches stand for (``partial_fit``,
+          "truncation_free");
+        * ``burn_in`` (10): the collapsed samplers' sweeps before the held-out predictive is averaged;
+        * LDA: ``sample_threshold``; HDP: ``doc_truncation`` (two-level family), ``n_sweeps`` (5, Gibbs
+          sweeps of the truncation-free local sampler per minibatch), ``prune_every`` (documents
+          between prunes of topics holding less than one word; Wang & Blei: 20,000),
+          ``concentration_priors`` ("gibbs"), ``init_sweeps`` and ``init_tokens`` (``init="gibbs"``).""",
+    "batches": """    n_batches : int
+        Batches per lap (memoized VI: each batch's statistics are cached and replaced on its next
+        visit) or minibatches per lap (stochastic VI).
+    batch_size : int, optional
+        Documents per minibatch S; overrides ``n_batches`` with ``ceil(n_documents / batch_size)``.""",
+    "laps": """    max_laps : int, default=100
+        Most passes over the data (sweeps for the samplers).
+    min_laps : int, default=2
+        Fewest passes before the tolerance may stop the fit.
+    tol : float, default=1e-4
+        Stop when the relative change of the ELBO between laps falls below ``tol``.
+    n_active : int, optional
+        L-sparse local steps (Hughes 2016, Ch. 7): at most this many topics per word type of a
+        document get a non-zero responsibility, which makes large ``n_topics`` affordable; the moves
+        stay exact within that family. None (default) is dense. Direct family, variational
+        algorithms only.""",
+    "runtime": """    n_jobs : int, default=1
+        Threads for the local step (-1: all cores), or worker processes with ``executor``.
+    executor : None, "threads", "processes", "dask", a scheduler address or a ``distributed.Client``
+        Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
+        default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
+        or an existing Dask cluster. The workers hold the data, each batch split among them; the
+        fit is the same on every executor up to round-off. Moves are decided on the driver.
+    random_state : int, numpy.random.Generator or None
+        Seed of the initialisation, the batches and any sampling.
+    verbose : int, default=0
+        0 silent, 1 a progress bar.
+    callbacks : list of callable, optional
+        Each called as ``callback(lap_record, params)`` after every lap (``params.topic_word`` holds
+        the current topics); returning True stops the fit.""",
+    "attributes": """    Attributes
+    ----------
+    topic_word_ : ndarray of shape (n_topics, n_words)
+        Posterior-mean word probabilities of every topic.
+    components_ : ndarray of shape (n_topics, n_words)
+        Dirichlet parameters ``lam`` of ``q(beta_k)`` (scikit-learn's name).
+    topic_sizes_ : ndarray of shape (n_topics,)
+        Expected training tokens per topic.
+    n_topics_ : int
+        Topics actually used (at least one expected token).
+    topic_weights_ : ndarray of shape (n_topics,)
+        Corpus-level topic probabilities (HDP ``E[pi^G]``, summing to less than one; LDA uniform).
+    vocabulary_ : tuple of str or None
+        The words of the columns, when known.
+    lower_bound_ : float
+        The final ELBO (nats).
+    elbo_trace_ : ndarray of shape (n_iter,)
+        The ELBO after every lap.
+    trace_ : list of dict
+        Per-lap records (ELBO and its terms, K, seconds, moves tried and accepted).
+    n_iter_ : int
+        Laps run.
+    converged_ : bool
+        Whether the tolerance was met.
+    stop_reason_ : str
+        Why the fit stopped.
+    heldout_per_word_ : ndarray or None
+        Held-out log-likelihood per token after every sweep (collapsed algorithms with ``heldout``).""",
+}
 
 
-class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin,
-                      TransformerMixin, BaseEstimator):
-    """Shared shell of :class:`LDA`, :class:`HDPTopicModel` and DILN: ``_variants`` maps
-    (algorithm, variational family) to how the estimator fits (:mod:`._topic_plans`)."""
+def topic_docstring(text: str) -> str:
+    """``text`` with the shared parameters in place of ``$options``, ``$batches``, ``$laps``,
+    ``$runtime`` and ``$attributes`` (numpydoc sections composed next to each class)."""
+    return Template(text).substitute(SHARED_PARAMETERS)
+
+
+class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin,
+                     TransformerMixin, BaseEstimator):
+    """Shared shell of :class:`~stickbreak.LDA`, :class:`~stickbreak.HDPTopicModel` and
+    :class:`~stickbreak.DILN`: ``_variants`` maps (algorithm, variational family) to how the estimator
+    fits (:mod:`._topic_plans`); the fitted model's methods are :class:`.topic_use.FittedTopics`'."""
 
     report_kind = "topics"
 
@@ -77,8 +155,26 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
                            learning_rate_decay=options.learning_rate_decay, sampling=options.sampling)
 
     @classmethod
-    @documented(PAPER_PRESET)
     def paper_preset(cls, name: str, **overrides):
+        """An estimator with a seed paper's settings.
+
+        Parameters
+        ----------
+        name : {"hoffman2013", "wang_blei2012", "hughes2016"}
+            ``"hoffman2013"``: SVI (Hoffman et al. 2013, §4, §6: tau = 1, kappa = 0.9, S = 500, eta =
+            0.01, the footnote-6 start; LDA alpha = 1 / K; the HDP's two-level family with K = 300, T = 20,
+            omega = alpha = 1); ``"wang_blei2012"``: truncation-free SVI of the HDP (eta = 0.01, a = b = 1,
+            100 documents a minibatch); ``"hughes2016"``: the memoized HDP with the thesis's priors
+            (gamma = 10, alpha = 0.5, eta = 0.1; §5.6). LDA has the first, HDPTopicModel all three,
+            DILN none.
+        **overrides
+            Constructor arguments replacing the preset's (``algorithm_options`` are merged with it).
+
+        Returns
+        -------
+        estimator
+            A new, unfitted estimator of this class.
+        """
         presets = {key[1]: value for key, value in PRESETS.items() if key[0] == cls.__name__}
         if not presets:
             raise ValueError(f"{cls.__name__} has no paper presets; pass the settings to its constructor "
@@ -89,10 +185,7 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         if cls.__name__ == "LDA":
             settings["doc_topic_prior"] = 1.0 / overrides.get("n_topics", cls().n_topics)
         options = {**settings.pop("algorithm_options"), **(overrides.pop("algorithm_options", None) or {})}
-        legacy = {k: overrides.pop(k) for k in list(overrides) if k in cls._legacy_names()}
-        if legacy:  # the old spelling of an option overrides the preset's too
-            legacy_warning(f"{cls.__name__}.paper_preset", legacy)
-        return cls(**{**settings, **overrides}, algorithm_options={**options, **legacy})
+        return cls(**{**settings, **overrides}, algorithm_options=options)
 
     @property
     def _algorithm(self) -> str:
@@ -219,8 +312,37 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         return as_bag_of_words(X, vocabulary, empty=empty, integer=integer, tokens_over=tokens_over)
 
     # ------------------------------------------------------------------ fitting
-    @documented(FIT)
     def fit(self, X, y=None, vocabulary=None, heldout=None, *, empty="keep", checkpoint=None):
+        """Fit the topic model to a document-word count matrix.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_documents, n_words), BagOfWords, corpus or ShardStore
+            Word counts: a scipy sparse or dense matrix, a DataFrame, a
+            :class:`~stickbreak.data.BagOfWords`, a gensim-style corpus (lists of ``(word_id, count)``),
+            token lists or raw text (counted over the fitted vocabulary).
+            Counts may be non-negative weights (e.g. tf-idf) for the variational algorithms; the
+            sampling ones (collapsed, "truncation_free", HDP "gibbs") need whole numbers. A ShardStore
+            is read out of core (direct family, "vb", "stochastic" and "memoized").
+        y : None
+            Ignored (scikit-learn's convention for unsupervised estimators).
+        vocabulary : list of str, CountVectorizer or gensim Dictionary, optional
+            Names of the columns, for :meth:`top_words`; a BagOfWords or a DataFrame may carry its own.
+        heldout : array-like or sparse matrix of shape (n_documents, n_words), optional
+            Collapsed algorithms only: held-out token counts of the same documents, scored after every
+            sweep into ``heldout_per_word_`` (Welling et al. 2008, §7, Eqs. 30-31).
+        empty : {"keep", "skip", "error"}, default="keep"
+            Documents without words are kept (they add nothing to the topics, as in scikit-learn and
+            gensim), dropped with a warning, or refused.
+        checkpoint : str or path-like, optional
+            A directory where the state is saved after every lap, for :func:`stickbreak.resume`
+            (direct family, "vb", "stochastic" and "memoized").
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
         variant = self._variant()
         check_feature_names(self, X, reset=True)
         if vocabulary is None and "feature_names_in_" in vars(self):  # a DataFrame's columns name the words
@@ -260,8 +382,29 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
                                             self._fits_minibatches())
         return self
 
-    @documented(PARTIAL_FIT)
     def partial_fit(self, X, y=None, vocabulary=None):
+        """One stochastic VI step on a minibatch of documents (streaming; Hoffman et al. 2013, Alg. 2).
+
+        The step size is ``rho_t = (learning_rate_delay + t)^-learning_rate_decay`` at the t-th call;
+        the minibatch's statistics are scaled to ``total_docs`` documents (an algorithm option), or to
+        the number seen so far when it is None. The first call fixes the vocabulary size; after
+        :meth:`fit` the steps go on from the fit's last. :meth:`save` keeps the stream's place: a saved
+        and loaded model goes on as if the stream had never stopped.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_documents, n_words), or BagOfWords
+            Word counts of the minibatch (any form :meth:`fit` takes, except a ShardStore).
+        y : None
+            Ignored.
+        vocabulary : list of str, CountVectorizer or gensim Dictionary, optional
+            Names of the columns, read on the first call only.
+
+        Returns
+        -------
+        self
+            The updated estimator.
+        """
         check_feature_names(self, X, reset="params_" not in vars(self))
         data = self._as_bow(X, vocabulary)
         if not self._variant().streams:
@@ -311,189 +454,9 @@ class _TopicEstimator(AlgorithmOptionsMixin, TopicSaving, SavableMixin, ReportMi
         self.topic_weights_ = model.topic_weights(params)
         self.n_topics_ = int(np.sum(stats.counts >= driver.EFFECTIVE_COUNT))
 
-    # ------------------------------------------------------------------ using the model
-    @property
-    def _n_features_out(self) -> int:
-        """The columns of :meth:`transform`, one per topic: ``get_feature_names_out`` names them
-        ``lda0, lda1, ...`` (the class name and the topic), as scikit-learn's LDA does."""
-        return self.components_.shape[0]
-
-    def _validated(self, X) -> BagOfWords:
-        check_is_fitted(self, "params_")
-        check_feature_names(self, X, reset=False)
-        data = self._as_bow(X, tokens_over=self.vocabulary_)  # an empty document gets the prior's proportions
-        check_n_features(self, data.n_features)
-        return data
-
-    @documented(TRANSFORM)
-    def transform(self, X) -> np.ndarray:
-        data = self._validated(X)
-        with numba_threads(self.n_jobs):
-            if isinstance(self.model_, TruncationFreeTopics):
-                return self.model_.doc_topic(self.params_, data)
-            if isinstance(self.model_, TwoLevelHDP):  # E theta_d = sum_i E sigma_i(pi_d) zeta_di (Hoffman et al. §4)
-                theta = self.model_.expected_doc_topic(self.params_, data)
-                return theta / np.maximum(theta.sum(axis=1, keepdims=True), 1e-300)
-            local = self.model_.local_step(self.params_, data)
-        theta = local.doc_topic + local.prior[None, :]
-        return theta / theta.sum(axis=1, keepdims=True)
-
-    @documented(DOC_TOPIC_POSTERIOR)
-    def doc_topic_posterior(self, X) -> tuple[np.ndarray, np.ndarray]:
-        data = self._validated(X)
-        if isinstance(self.model_, (TruncationFreeTopics, TwoLevelHDP)):
-            raise ValueError("doc_topic_posterior needs the direct-assignment family (variational_family='direct', "
-                             "not truncation_free or gibbs): the other fits keep no Dirichlet posterior per document")
-        with numba_threads(self.n_jobs):
-            local = self.model_.local_step(self.params_, data)
-        shape = local.doc_topic + local.prior[None, :]
-        return shape, np.ones_like(shape)
-
-    @documented(SCORE)
-    def score(self, X, y=None, *, total: bool = False) -> float:
-        data = self._validated(X)
-        mode = "tokens" if is_integral(data.counts.data) else "types"
-        score = document_completion(self, data.counts, mode=mode, seed=0)
-        return float(score.per_word * score.n_heldout_tokens if total else score.per_word)
-
-    @documented(PERPLEXITY)
-    def perplexity(self, X) -> float:
-        return float(np.exp(-self.score(X)))
-
-    @documented(TOP_WORDS)
-    def top_words(self, n: int = 10, min_size: float = driver.EFFECTIVE_COUNT) -> list[dict]:
-        check_is_fitted(self, "params_")
-        vocab = self.vocabulary_
-        out = []
-        for k in np.argsort(-self.topic_sizes_, kind="stable"):
-            if self.topic_sizes_[k] < min_size:
-                continue
-            ids = np.argsort(-self.topic_word_[k], kind="stable")[:n]
-            words = [(vocab[i] if vocab is not None else int(i), float(self.topic_word_[k, i])) for i in ids]
-            out.append({"topic": int(k), "size": float(self.topic_sizes_[k]), "words": words})
-        return out
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.positive_only = True  # word counts (or non-negative weights)
         tags.non_deterministic = False
         return tags
-
-
-@persist.register
-class LDA(_TopicEstimator):
-    __doc__ = LDA_DOC
-
-    _weight_model = "lda"
-    _variants = LDA_VARIANTS
-    _option_keys = ("learning_rate_delay", "learning_rate_decay", "sampling", "local_max_iter", "local_tol",
-                    "local_start", "local_accelerate", "total_docs", "n_restarts", "burn_in", "sample_threshold")
-
-    def __init__(self, n_topics=10, *, doc_topic_prior=None, topic_word_prior=None, algorithm="vb",
-                 algorithm_options=None, n_batches=1, batch_size=None, init="random", max_laps=100, min_laps=2,
-                 tol=1e-4, n_active=None, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None, **option_keywords):
-        self.n_topics, self.doc_topic_prior, self.topic_word_prior = n_topics, doc_topic_prior, topic_word_prior
-        self.algorithm, self.algorithm_options = algorithm, self._with_legacy(algorithm_options, option_keywords)
-        self.n_batches, self.batch_size, self.init = n_batches, batch_size, init
-        self.max_laps, self.min_laps, self.tol, self.n_active = max_laps, min_laps, tol, n_active
-        self.n_jobs, self.executor = n_jobs, executor
-        self.random_state, self.verbose, self.callbacks = random_state, verbose, callbacks
-
-    def _topic_word_prior(self) -> float:
-        return 1.0 / self.n_topics if self.topic_word_prior is None else self.topic_word_prior
-
-    def _weights_prior(self) -> dict:
-        alpha = 1.0 / self.n_topics if self.doc_topic_prior is None else self.doc_topic_prior
-        return TOPIC_WEIGHTS["lda"].default_prior(alpha)
-
-
-@persist.register
-class HDPTopicModel(_TopicEstimator):
-    __doc__ = HDP_DOC
-
-    _weight_model = "hdp"
-    _variants = HDP_VARIANTS
-    _option_keys = ("learning_rate_delay", "learning_rate_decay", "sampling", "local_max_iter", "local_tol",
-                    "local_start", "local_accelerate", "total_docs", "n_restarts", "burn_in", "doc_truncation", "n_sweeps", "prune_every",
-                    "concentration_priors")
-    _new_option_keys = ("init_sweeps", "init_tokens")
-    _option_defaults = {"n_restarts": 5}
-
-    def __init__(self, n_topics=None, *, concentration=10.0, doc_topic_prior=1.0, topic_word_prior=0.05,
-                 algorithm="memoized", variational_family="direct", algorithm_options=None, n_batches=10,
-                 batch_size=None, init="gibbs", max_laps=100, min_laps=2, tol=1e-4, n_active=None, moves=None,
-                 move_options=None, learn_concentration=False, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None,
-                 **option_keywords):
-        self.n_topics, self.concentration = n_topics, concentration
-        self.learn_concentration = learn_concentration
-        self.doc_topic_prior, self.topic_word_prior = doc_topic_prior, topic_word_prior
-        self.algorithm, self.variational_family = algorithm, variational_family
-        self.algorithm_options = self._with_legacy(algorithm_options, option_keywords)
-        self.n_batches, self.batch_size, self.init = n_batches, batch_size, init
-        self.max_laps, self.min_laps, self.tol, self.n_active = max_laps, min_laps, tol, n_active
-        self.moves, self.move_options = moves, move_options
-        self.n_jobs, self.executor = n_jobs, executor
-        self.random_state, self.verbose, self.callbacks = random_state, verbose, callbacks
-
-    _move_kinds = ("birth", "merge", "delete")
-    #: A run from K=100 holds dozens of near-empty topics; deleting them together (the group
-    #: doubling while deletes succeed) clears them in a few laps instead of one per lap.
-    #: Merges are screened by the data gain alone (not a bound for topics: most screened pairs fail,
-    #: 6 of 148 on AP) and each tried pair costs a global step: at most 50 a lap, best screen first.
-    #: A delete's documents re-solve their own fixed point over the other topics, so two refinement
-    #: rounds keep what five gave on AP (same deletes accepted) at 0.8x the CPU of a fit.
-    _move_defaults = {"delete_max_targets": 64, "merge_max_pairs": 50, "delete_refine_steps": 2}
-    #: Every move, so that a start below the corpus's K can grow (Reuters from 1 topic: 1 -> 8). From
-    #: 100 topics births are rarely accepted on real corpora (0 of 27-53 in topic_curves.md); the
-    #: held-out edge over merges and deletes alone (defaults.md) comes from deleting every other lap
-    #: (``delete_every``): merge+delete with ``delete_every=2`` scores the same (ap -7.9326 vs -7.9321,
-    #: 20newsgroups -8.0127 vs -8.0133) at 0.86-0.88x the CPU.
-    _default_moves = ("birth", "merge", "delete")
-
-    @property
-    def _family(self) -> str:
-        return self.variational_family
-
-    def _set_fitted(self, model: TopicModel, params: TopicParams, *rest, **keywords):
-        super()._set_fitted(model, params, *rest, **keywords)
-        if self._variant() is DIRECT:
-            self.concentrations_ = TOPIC_WEIGHTS["hdp"].concentrations(model.weights_prior, params.weights)
-        elif "concentrations_" in vars(self):  # a refit in another family must not keep the last fit's
-            del self.concentrations_
-
-    def _check_weights_options(self) -> None:
-        self._learned()
-
-    def _gibbs_start(self) -> GibbsStart:
-        """The HDP's own sampler, ``algorithm_options["init_sweeps"]`` sweeps on at most
-        ``algorithm_options["init_tokens"]`` tokens."""
-        options = self._options()
-        return GibbsStart(float(self.doc_topic_prior), float(self.concentration), options.init_sweeps,
-                          options.init_tokens)
-
-    def _start_topics(self) -> int:
-        """``n_topics``, or with ``n_topics=None`` 0 for a learned start (``init="gibbs"``: the
-        sampler starts from no topics) and :data:`DEFAULT_START_TOPICS` for the other inits."""
-        if self.n_topics is None:
-            return 0 if self.init in LEARNED_INIT_METHODS else DEFAULT_START_TOPICS
-        return super()._start_topics()
-
-    def _learned(self) -> tuple[str, ...]:
-        """``learn_concentration`` as the names of the learned parameters, checked."""
-        learn = self.learn_concentration
-        if isinstance(learn, (bool, np.bool_)):
-            learn = LEARNABLE if learn else ()
-        if isinstance(learn, str) or not set(learn) <= set(LEARNABLE):
-            raise ValueError(f"learn_concentration must be True, False or a list of names among {LEARNABLE}, "
-                             f"got {self.learn_concentration!r}")
-        if learn and self._variant() is not DIRECT:
-            raise ValueError(f"learn_concentration needs variational_family='direct' and algorithm 'vb', 'stochastic' "
-                             f"or 'memoized', got {self.variational_family!r} and {self.algorithm!r}")
-        return tuple(learn)
-
-    def _weights_prior(self) -> dict:
-        learn = self._learned()
-        return TOPIC_WEIGHTS["hdp"].default_prior(self.doc_topic_prior, self.concentration,
-                                                  learn_alpha="doc_topic_prior" in learn,
-                                                  learn_gamma="concentration" in learn)

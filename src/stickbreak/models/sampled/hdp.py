@@ -11,11 +11,12 @@ import numpy as np
 
 from ...core.suffstats import SuffStats
 from ...kernels.truncation_free.local import hdp_minibatch_gibbs
-from ..sampled import ComponentStore, LocalSample, _TruncationFreeModel, _check_sweeps, _positive
+from .base import TruncationFreeModel, check_positive_settings, check_sweeps
+from .store import ComponentStore, LocalSample
 
 
 @dataclass(frozen=True)
-class TruncationFreeHDP(_TruncationFreeModel):
+class TruncationFreeHDP(TruncationFreeModel):
     """HDP topic model: topics ``Dir(topic_word_prior)``, corpus sticks ``Beta(1, corpus_concentration)``,
     documents ``Dir(doc_concentration pi)`` (Wang & Blei 2012, S.2; paper's settings eta = 0.01, a = b = 1).
     ``n_sweeps`` Gibbs sweeps (tables, sticks, tokens) follow the sequential initialisation."""
@@ -26,9 +27,9 @@ class TruncationFreeHDP(_TruncationFreeModel):
     n_sweeps: int = 5
 
     def __post_init__(self):
-        _positive(topic_word_prior=self.topic_word_prior, corpus_concentration=self.corpus_concentration,
+        check_positive_settings(topic_word_prior=self.topic_word_prior, corpus_concentration=self.corpus_concentration,
                   doc_concentration=self.doc_concentration)
-        _check_sweeps(self.n_sweeps)
+        check_sweeps(self.n_sweeps)
 
     @property
     def stick_concentration(self) -> float:

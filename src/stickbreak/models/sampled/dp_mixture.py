@@ -12,12 +12,13 @@ import numpy as np
 
 from ...core.suffstats import SuffStats
 from ...kernels.truncation_free.local import dp_minibatch_gibbs
-from ..sampled import ComponentStore, LocalSample, TruncationFreeParams, _TruncationFreeModel, _check_sweeps, _positive
+from .base import TruncationFreeModel, check_positive_settings, check_sweeps
+from .store import ComponentStore, LocalSample, TruncationFreeParams
 
 
 # ---------------------------------------------------------------------------------------------------- the two models
 @dataclass(frozen=True)
-class TruncationFreeDPMixture(_TruncationFreeModel):
+class TruncationFreeDPMixture(TruncationFreeModel):
     """DP mixture of multinomials: ``theta_k ~ Dir(topic_word_prior)``, sticks ``Beta(1, concentration)``,
     one component per document (Wang & Blei 2012, §2.3; paper's settings eta = 0.5, a = 1).
     ``n_sweeps`` Gibbs sweeps over the minibatch's labels follow the sequential initialisation (none
@@ -28,8 +29,8 @@ class TruncationFreeDPMixture(_TruncationFreeModel):
     n_sweeps: int = 3
 
     def __post_init__(self):
-        _positive(topic_word_prior=self.topic_word_prior, concentration=self.concentration)
-        _check_sweeps(self.n_sweeps)
+        check_positive_settings(topic_word_prior=self.topic_word_prior, concentration=self.concentration)
+        check_sweeps(self.n_sweeps)
 
     @property
     def stick_concentration(self) -> float:
