@@ -54,7 +54,8 @@ def tiles(seed: int = 0):
         for top in range(0, gray.shape[0] - TILE + 1, TILE):
             for left in range(0, gray.shape[1] - TILE + 1, TILE):
                 tile = gray[top:top + TILE, left:left + TILE]
-                patches = tile.reshape(TILE // PATCH, PATCH, TILE // PATCH, PATCH).swapaxes(1, 2).reshape(-1, PATCH * PATCH)
+                patches = tile.reshape(TILE // PATCH, PATCH, TILE // PATCH,
+                                       PATCH).swapaxes(1, 2).reshape(-1, PATCH * PATCH)
                 groups.append(patches - patches.mean(axis=1, keepdims=True))
     order = np.random.default_rng(seed).permutation(len(groups))
     n_train = int(round(0.8 * len(groups)))
@@ -94,7 +95,8 @@ def run(method: str, K: int, seed: int) -> dict:
 
 def markdown(payload: dict) -> str:
     lines = ["# HDP admixture vs DP mixture on natural image patches (Hughes 2016, §5.6)", "",
-             f"Generated {payload['generated']} by `{payload['command']}`; load average {payload['load']} at the start.",
+             f"Generated {payload['generated']} by `{payload['command']}`; load average {payload['load']} "
+             "at the start.",
              "", payload["describe"] + ".", "",
              "Held out: mean log density per held-out patch, nats (HDP: group completion, each half of a tile "
              "scored given the other; DP mixture: posterior predictive). CPU of the fit, one thread.", "",

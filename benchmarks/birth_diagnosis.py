@@ -113,7 +113,8 @@ def bars() -> list[dict]:
             used = fitted.topic_word_[fitted.topic_sizes_ >= 1]
             cosine = topics @ used.T / np.linalg.norm(topics, axis=1)[:, None] / np.linalg.norm(used, axis=1)[None, :]
             births = [sum(r["moves"]["birth"][k] for r in fitted.trace_) for k in ("accepted", "tried")]
-            rows.append({"batches": n_batches, "seed": seed, "K": len(used), "found": int((cosine.max(axis=1) > 0.95).sum()),
+            rows.append({"batches": n_batches, "seed": seed, "K": len(used),
+                         "found": int((cosine.max(axis=1) > 0.95).sum()),
                          "elbo": float(fitted.lower_bound_), "births": births, "laps": int(fitted.n_iter_)})
             print(rows[-1], flush=True)
     return rows
@@ -135,7 +136,8 @@ def markdown(text: dict, bar_rows: list[dict], meta: dict) -> str:
               "| batches | seed | K | bars found | births accepted / tried | laps | ELBO |",
               "|---:|---:|---:|---:|---|---:|---:|"]
     for r in bar_rows:
-        lines.append(f"| {r['batches']} | {r['seed']} | {r['K']} | {r['found']} | {r['births'][0]} / {r['births'][1]} | "
+        lines.append(f"| {r['batches']} | {r['seed']} | {r['K']} | {r['found']} | {r['births'][0]} / "
+                     f"{r['births'][1]} | "
                      f"{r['laps']} | {r['elbo']:.1f} |")
     return "\n".join(lines) + "\n"
 
@@ -147,7 +149,8 @@ def main(argv=None):
     parser.add_argument("--corpus", default="ap")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", ConvergenceWarning)
-    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                         cwd=ROOT).stdout.strip()
     meta = {"command": "python benchmarks/birth_diagnosis.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "stickbreak": stickbreak.__version__, "git": git, "load": " ".join(f"{v:.2f}" for v in os.getloadavg())}
     with threadpool_limits(limits=1):

@@ -29,7 +29,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 FITS = {
     "hdp_memoized": "HDPTopicModel(n_topics=50, max_laps=3, random_state=0).fit(load('ap').X)",
     "lda_vb": "LDA(n_topics=20, algorithm='vb', max_laps=3, random_state=0).fit(load('ap').X)",
-    "hdp_stochastic": "HDPTopicModel(n_topics=50, algorithm='stochastic', max_laps=2, random_state=0).fit(load('ap').X)",
+    "hdp_stochastic": "HDPTopicModel(n_topics=50, algorithm='stochastic', max_laps=2, "
+                      "random_state=0).fit(load('ap').X)",
     "hdp_truncation_free": ("HDPTopicModel(n_topics=20, algorithm='truncation_free', max_laps=2, random_state=0)"
                             ".fit(load('ap').X)"),
     "lda_gibbs": "LDA(n_topics=20, algorithm='gibbs', max_laps=3, random_state=0).fit(load('ap').X)",
@@ -62,7 +63,8 @@ print(t1 - t0, t2 - t1, sum(timer.seconds.values()), peak_rss_mib())
 def one(statement: str, cache: str) -> dict:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     program = PROGRAM.format(fit=statement, here=str(Path(__file__).resolve().parent))
-    out = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
     imported, fitted, compiling, peak = (float(x) for x in out[-4:])
     return {"import": imported, "fit": fitted, "compiling": compiling, "peak_rss_mib": peak}
 

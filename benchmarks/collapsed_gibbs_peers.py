@@ -26,8 +26,8 @@ Same data, same split, same evaluator, one thread, each library in a fresh subpr
 Run:  .venv/bin/python benchmarks/collapsed_gibbs_peers.py [--corpus wiki] [--sweeps 200] [--topics 20]
       [--libraries ours,tomotopy,lda]
 Writes benchmarks/results/collapsed_gibbs_peers_<corpus>[_k<topics>].{md,json} (the suffix when
-``--topics`` is not 20), with each library's peak resident memory and the load average at the start. Needs the ``peers`` extra plus
-``lda`` (``pip install -e '.[peers]'``).
+``--topics`` is not 20), with each library's peak resident memory and the load average at the start.
+Needs the ``peers`` extra plus ``lda`` (``pip install -e '.[peers]'``).
 """
 
 from __future__ import annotations

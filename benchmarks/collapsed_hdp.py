@@ -69,7 +69,8 @@ def markdown(payload: dict) -> str:
              "alpha = gamma = 1 fixed or resampled under Gamma(1, 1) and Gamma(1, 0.1) priors. Perplexity (mean "
              "± standard deviation over seeds) by the predictive averaged after 10 burn-in sweeps; lower is better. "
              "Peak RSS: the run's own process, largest over seeds.", "",
-             "| model | " + " | ".join(f"sweep {s}" for s in marks) + " | topics at the end | CPU s / sweep | peak RSS MiB |",
+             "| model | " + " | ".join(f"sweep {s}" for s in marks) + " | topics at the end | CPU s / "
+                                                                      "sweep | peak RSS MiB |",
              "|---|" + "---:|" * (len(marks) + 3)]
     for name, runs in payload["rows"].items():
         cells, per_sweep = summary_cells(runs, marks)

@@ -2,12 +2,12 @@
 
 Every algorithm (collapsed Gibbs, SVB, CVB, CVB0, SVB/CGS, CVB/CGS with r = 1) runs on the same
 split (10 % of each corpus's tokens held out at random, seed 0; the held-out tokens belong to the
-training documents), alpha = beta = 0.1, for ``--sweeps`` sweeps and several seeds, one thread,
-each run (algorithm, seed) in a fresh process after an untimed two-sweep warm-up fit of the same
-algorithm on 50 documents (numba). After every sweep the held-out tokens are scored by Eq. 30 (variational) or Eq. 31 (samplers,
-averaged after 10 burn-in sweeps). Reported: perplexity at a few sweeps (mean and spread over
-seeds), the CPU seconds per sweep and the peak RSS of the run's process (largest over seeds); the
-json has every curve.
+training documents), alpha = beta = 0.1, for ``--sweeps`` sweeps and several seeds, one thread, each
+run (algorithm, seed) in a fresh process after an untimed two-sweep warm-up fit of the same
+algorithm on 50 documents (numba). After every sweep the held-out tokens are scored by Eq. 30
+(variational) or Eq. 31 (samplers, averaged after 10 burn-in sweeps). Reported: perplexity at a few
+sweeps (mean and spread over seeds), the CPU seconds per sweep and the peak RSS of the run's process
+(largest over seeds); the json has every curve.
 
 The paper's extra studies (§7, Figs. 7-10): ``--vocabulary N`` keeps the N most frequent words of
 the corpus (documents left empty are dropped); ``--singletons train`` drops the words counted once
@@ -143,7 +143,8 @@ def plot(payload: dict, path: Path) -> None:
         by_cpu.plot(cpu, curve, label=name)
     final = [np.mean([r["perplexity"][-1] for r in runs]) for runs in payload["rows"].values()]
     by_sweep.set_ylim(min(final) * 0.97, max(final) * 1.25)
-    by_sweep.set(xlabel="sweep", ylabel="held-out perplexity", title=f"{payload['describe']['corpus']}, K={payload['K']}")
+    by_sweep.set(xlabel="sweep", ylabel="held-out perplexity",
+                 title=f"{payload['describe']['corpus']}, K={payload['K']}")
     by_cpu.set(xlabel="CPU seconds (one thread)", xscale="log", title="against CPU time")
     by_cpu.legend(fontsize=8)
     fig.tight_layout()
@@ -152,7 +153,8 @@ def plot(payload: dict, path: Path) -> None:
 
 
 def write(payload: dict, name: str) -> None:
-    (RESULTS / f"{name}.md").write_text(markdown(payload) + f"\n![perplexity against sweeps and CPU time]({name}.png)\n")
+    (RESULTS / f"{name}.md").write_text(markdown(payload) + "\n![perplexity against sweeps and CPU "
+                                                            f"time]({name}.png)\n")
     plot(payload, RESULTS / f"{name}.png")
 
 

@@ -172,15 +172,18 @@ def markdown(results: dict, meta: dict) -> str:
              "`benchmarks/defaults.py`. Commands (and load average at their start):", ""]
     lines += [f"- {name}: `{command}`" for name, command in meta["parts"].items()] + [""]
     if "mixtures" in results:
-        lines += ["## Mixtures (full-covariance Gaussian)", "", "| data | method | K used | ARI | ELBO | CPU s | peak RSS MiB |",
+        lines += ["## Mixtures (full-covariance Gaussian)", "", "| data | method | K used | ARI | ELBO | "
+                                                                "CPU s | peak RSS MiB |",
                   "|---|---|---:|---:|---:|---:|---:|"]
         lines += [f"| {r['data']} | {r['method']} | {r['K']} | {_fmt(r['ARI'], '.3f')} | {_fmt(r['elbo'], '.0f')} | "
                   f"{r['cpu']:.2f} | {rss_cell(r)} |" for r in results["mixtures"]]
         lines.append("")
     if "hmm" in results:
         lines += ["## HDP-HMM on mocap6 (Gaussian emissions)", "",
-                  "| method | start K | final K | ELBO | Hamming | CPU s | peak RSS MiB |", "|---|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| {r['method']} | {r['start']} | {r['K']} | {r['elbo']:.0f} | {r['hamming']:.3f} | {r['cpu']:.1f} | "
+                  "| method | start K | final K | ELBO | Hamming | CPU s | peak RSS MiB |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {r['method']} | {r['start']} | {r['K']} | {r['elbo']:.0f} | {r['hamming']:.3f} | "
+                  f"{r['cpu']:.1f} | "
                   f"{rss_cell(r)} |" for r in results["hmm"]]
         lines.append("")
     for corpus in ("ap", "wiki", "20newsgroups"):
@@ -204,7 +207,8 @@ def main(argv=None):
     meta = {"command": "python benchmarks/defaults.py " + " ".join(sys.argv[1:]), "stickbreak": stickbreak.__version__,
             "load": " ".join(f"{v:.2f}" for v in os.getloadavg())}
     lda_sizes = [int(k) for k in args.lda.split(",")]
-    parts = {"mixtures": mixtures, "hmm": hmm, **{c: (lambda c=c: topics(c, lda_sizes)) for c in ("ap", "wiki", "20newsgroups")}}
+    parts = {"mixtures": mixtures, "hmm": hmm,
+             **{c: (lambda c=c: topics(c, lda_sizes)) for c in ("ap", "wiki", "20newsgroups")}}
     path = RESULTS / "defaults.json"
     earlier = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {}}
     results = earlier["results"]  # other parts of an earlier run stay

@@ -153,7 +153,8 @@ def run_ctm(corpus: str, split: int, gamma0: float, name: str, args) -> dict:
     total, n_tokens = _loglik(topic_word, np.asarray(theta), heldout)
     return {"corpus": corpus, "split": split, "gamma0": gamma0, "model": name, "laps": args.ctm_iterations,
             "cpu_s": cpu, "cpu_per_lap": cpu / args.ctm_iterations, "n_topics_used": k, "ll_per_word_trace": trace,
-            "per_word_own": total / n_tokens, "per_word_plugin": completion_from_split(topic_word, observed, heldout).per_word,
+            "per_word_own": total / n_tokens,
+            "per_word_plugin": completion_from_split(topic_word, observed, heldout).per_word,
             "describe": data["describe"]}
 
 
@@ -195,8 +196,9 @@ def correlated_pairs(est, vocab, n: int = 10) -> dict:
 
     out = {}
     for label, negative in (("positive", False), ("negative", True)):
+        pairs = est.top_correlated_pairs(n, negative=negative)
         out[label] = [{"topics": p["topics"], "correlation": p["correlation"],
-                       "words": [words(k) for k in p["topics"]]} for p in est.top_correlated_pairs(n, negative=negative)]
+                       "words": [words(k) for k in p["topics"]]} for p in pairs]
     return out
 
 
@@ -253,13 +255,16 @@ def markdown(payload: dict) -> str:
     lines += ["", "Fits (split 0): laps, CPU s per lap, topics used, alpha, beta, peak RSS of the fit's process:", "",
               "| gamma0 | model | laps | CPU s/lap | topics used | alpha | beta | peak RSS MiB |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for r in sorted((r for r in rows.values() if r["split"] == splits[0]), key=lambda r: (r["gamma0"], models.index(r["model"]))):
-        lines.append(f"| {r['gamma0']:g} | {r['model']} | {r['laps']} | {r['cpu_per_lap']:.1f} | {r['n_topics_used']} | "
+    for r in sorted((r for r in rows.values() if r["split"] == splits[0]),
+                    key=lambda r: (r["gamma0"], models.index(r["model"]))):
+        lines.append(f"| {r['gamma0']:g} | {r['model']} | {r['laps']} | {r['cpu_per_lap']:.1f} | "
+                     f"{r['n_topics_used']} | "
                      f"{r.get('alpha', float('nan')):.2f} | {r.get('beta', float('nan')):.2f} | {rss_cell(r)} |")
     diln = [r for r in rows.values() if r["model"] == "diln" and r["split"] == splits[0]]
     if diln:
         best = max(diln, key=lambda r: r["per_word_mc"])
-        lines += ["", f"Most correlated topic pairs of DILN (split {splits[0]}, gamma0 = {best['gamma0']:g}; cosine of the "
+        lines += ["", f"Most correlated topic pairs of DILN (split {splits[0]}, gamma0 = "
+                      f"{best['gamma0']:g}; cosine of the "
                   "topic locations, top words):", ""]
         for label in ("positive", "negative"):
             for p in best["pairs"][label][:6]:

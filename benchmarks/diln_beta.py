@@ -54,10 +54,12 @@ def fit_row(corpus: str, vocab: int, gamma0: float, model: str, update: str, sta
 def markdown(payload: dict) -> str:
     lines = [f"# DILN's beta from two starts, paper vs joint update, on {payload['corpus']}", "",
              f"Generated {payload['generated']} by `{payload['command']}`. {payload.get('notes', '')}", "",
-             "| model | d | update | beta start | laps | CPU s | ELBO | final beta | beta every 5 laps | alpha | topics used "
+             "| model | d | update | beta start | laps | CPU s | ELBO | final beta | beta every 5 laps | "
+             "alpha | topics used "
              "| held out, Eq. 40 | plug-in |", "|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
     for r in sorted(payload["rows"].values(), key=lambda r: (r["model"], -r.get("d", 20), r["update"], r["beta0"])):
-        lines.append(f"| {r['model']} | {r.get('d', 20) if r['model'] == 'diln' else ''} | {r['update']} | {r['beta0']:g} | {r['laps']} | {r['cpu']} | {r['elbo']:,.0f} | "
+        lines.append(f"| {r['model']} | {r.get('d', 20) if r['model'] == 'diln' else ''} | {r['update']} "
+                     f"| {r['beta0']:g} | {r['laps']} | {r['cpu']} | {r['elbo']:,.0f} | "
                      f"{r['beta']:.2f} | {', '.join(map(str, r['beta_trace']))} | {r['alpha']:.1f} | {r['used']} | "
                      f"{r['mc']:.4f} | {r['plug']:.4f} |")
     return "\n".join(lines) + "\n"

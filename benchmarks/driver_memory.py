@@ -67,11 +67,13 @@ def main(argv=None):
     path.write_text(json.dumps(rows, indent=1))
     lines = ["# Driver peak RSS against the number of memoized batches (HDP K=100 on wiki, 2 worker processes, "
              "3 laps)", "", "`.venv/bin/python benchmarks/driver_memory.py --label <code>`", "",
-             "| code | batches | driver peak MB | growth over the fewest batches MB | MB moved/lap | seconds | ELBO | load |",
+             "| code | batches | driver peak MB | growth over the fewest batches MB | MB moved/lap | "
+             "seconds | ELBO | load |",
              "|---" * 8 + "|"]
     for r in rows:
         base = min((x for x in rows if x["label"] == r["label"]), key=lambda x: x["batches"])["driver_peak_mb"]
-        lines.append(f"| {r['label']} | {r['batches']} | {r['driver_peak_mb']:.0f} | {r['driver_peak_mb'] - base:.0f} | "
+        lines.append(f"| {r['label']} | {r['batches']} | {r['driver_peak_mb']:.0f} | "
+                     f"{r['driver_peak_mb'] - base:.0f} | "
                      f"{r['bytes_per_lap'] / 1e6:.0f} | {r['seconds']:.0f} | {r['elbo']:.6e} | {r['load']:.2f} |")
     (RESULTS / "driver_memory.md").write_text("\n".join(lines) + "\n")
 

@@ -80,7 +80,8 @@ def sequence_row(name: str, learn: bool) -> dict:
     options = HMM_RUNS[name]
     with threadpool_limits(1):
         _timed(lambda: HDPHMM(random_state=0, learn_concentration=learn, max_laps=1, **options).fit(X, lengths=lengths))
-        model, cpu = _timed(lambda: HDPHMM(random_state=0, learn_concentration=learn, **options).fit(X, lengths=lengths))
+        model, cpu = _timed(lambda: HDPHMM(random_state=0, learn_concentration=learn,
+                                           **options).fit(X, lengths=lengths))
         hamming = hamming_distance(truth, model.predict(X, lengths=lengths))
     return {"data": "mocap6", "model": name, "learned": learn, "K": int(model.n_states_),
             "elbo": float(model.lower_bound_), "values": model.concentrations_, "hamming": hamming, "cpu": cpu}
@@ -105,7 +106,8 @@ def markdown(results: dict, meta: dict) -> str:
     lines += [f"- {part}: {command}" for part, command in meta["parts"].items()] + [""]
     for part, rows in results.items():
         if part == "mocap6":
-            lines += ["## mocap6 (HDP-HMM)", "", "| model | learned | K | ELBO | Hamming | values used | CPU s | peak RSS MiB |",
+            lines += ["## mocap6 (HDP-HMM)", "", "| model | learned | K | ELBO | Hamming | values used | "
+                                                 "CPU s | peak RSS MiB |",
                       "|---|---|---:|---:|---:|---|---:|---:|"]
             lines += [f"| {r['model']} | {'yes' if r['learned'] else 'no'} | {r['K']} | {r['elbo']:,.1f} | "
                       f"{r['hamming']:.3f} | {_values(r['values'])} | {r['cpu']:.1f} | {rss_cell(r)} |" for r in rows]
@@ -126,7 +128,8 @@ def main():
     path = RESULTS / "empirical_bayes.json"
     saved = json.loads(path.read_text()) if path.exists() else {"results": {}, "meta": {"parts": {}}}
     for part in args.only.split(","):
-        command = f"`.venv/bin/python benchmarks/empirical_bayes.py --only {part}` (load average {os.getloadavg()[0]:.2f})"
+        command = (f"`.venv/bin/python benchmarks/empirical_bayes.py --only {part}` "
+                   f"(load average {os.getloadavg()[0]:.2f})")
         saved["results"][part] = sequences() if part == "mocap6" else topics(part)  # one thread in each row's process
         saved["meta"]["parts"][part] = command
         path.write_text(json.dumps(saved, indent=1))

@@ -124,7 +124,8 @@ def main(argv=None):
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     data = segments()
     # one fresh process per row: its peak RSS is the row's own
-    rows = [in_fresh_process(run, lib, int(s), data, args) for s in args.seeds.split(",") for lib in ("hmmlearn", "ours")]
+    rows = [in_fresh_process(run, lib, int(s), data,
+                             args) for s in args.seeds.split(",") for lib in ("hmmlearn", "ours")]
     for r in rows:
         print(json.dumps(r), flush=True)
     n_train = sum(len(p[::2]) for p in data.values())

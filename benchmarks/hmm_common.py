@@ -43,7 +43,8 @@ def mocap6():
 
 
 def ami_clips():
-    """``../shared/data/ami_diarization_debug``: 15 clips of 19 MFCCs at 100 Hz, speaker per frame (<0: none/overlap)."""
+    """``../shared/data/ami_diarization_debug``: 15 clips of 19 MFCCs at 100 Hz, speaker per frame
+    (<0: none/overlap)."""
     z = np.load(SHARED / "ami_diarization_debug" / "mfcc19_100hz.npz")
     cuts = np.cumsum(z["lengths"])[:-1]
     return [(str(uri), Sequences.from_arrays(x, [0, len(x)]), lab.astype(int))
@@ -60,7 +61,8 @@ def ami_mfcc(uri: str, window_ms: float = 25.0) -> np.ndarray:
     ``mfcc19_100hz.npz`` (shared/data/README.md): pre-emphasis 0.97, Hamming window of ``window_ms``,
     512-point FFT, 40 mel filters, log, DCT-II. ``window_ms=25`` gives the staged features again
     (to 1e-6); ``window_ms=30`` is Fox et al.'s window. As many frames as the staged labels."""
-    rate, signal = wavfile.read(io.BytesIO(lzma.open(SHARED / "ami_diarization_debug" / "wav" / f"{uri}.wav.xz").read()))
+    packed = SHARED / "ami_diarization_debug" / "wav" / f"{uri}.wav.xz"
+    rate, signal = wavfile.read(io.BytesIO(lzma.open(packed).read()))
     signal = signal / 32768.0 if signal.dtype == np.int16 else signal.astype(float)  # `sample` is int16
     signal = np.append(signal[0], signal[1:] - 0.97 * signal[:-1])
     width, hop, n_fft = int(rate * window_ms / 1000), rate // 100, 512
@@ -83,7 +85,8 @@ def speech_blocks(X: np.ndarray, labels: np.ndarray, block: int = 25):
     speech = labels >= 0
     n = int(speech.sum()) // block
     means = X[speech][:n * block].reshape(n, block, X.shape[1]).mean(axis=1)
-    counts = np.array([np.bincount(b, minlength=labels.max() + 1) for b in labels[speech][:n * block].reshape(n, block)])
+    counts = np.array([np.bincount(b,
+                                   minlength=labels.max() + 1) for b in labels[speech][:n * block].reshape(n, block)])
     return means, counts.argmax(axis=1), counts.max(axis=1) / block
 
 
@@ -92,7 +95,8 @@ def make_model(data: Sequences, family: str, stickiness: float, obs_prior=None, 
     fam = obs.get(family)
     prior = fam.default_prior(frames_for(fam, data), **dict(obs_prior or {}))
     if finite:
-        return HMMModel(fam, prior, finite_hmm, finite_hmm.default_prior(transition_concentration, start_concentration, stickiness))
+        return HMMModel(fam, prior, finite_hmm,
+                        finite_hmm.default_prior(transition_concentration, start_concentration, stickiness))
     return HMMModel(fam, prior, hdp_hmm,
                     hdp_hmm.default_prior(transition_concentration, start_concentration, stickiness, concentration))
 

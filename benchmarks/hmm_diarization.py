@@ -1,12 +1,13 @@
 """Speaker diarization on the AMI debug clips (Hughes 2016, §6.6), each 30 s clip alone (one batch),
 full-covariance Gaussian emissions. Two preprocessings (``--preprocess``):
 
-``frames`` (the default, as before): 19 MFCCs at 100 Hz, sticky HDP-HMM with kappa = 100 from K = 25,
-memoized VI with birth, merge and delete moves and with merge and delete moves against fixed-K
-memoized runs from the same contiguous-block initialisations. Scored by the foreground Hamming distance: frames with no speaker or overlapping
-speech (true label < 0) are left out of both the alignment and the count.
-Each run in a fresh process after an untimed one-lap fit there (numba's kernels); the table's peak
-RSS is the largest of a clip's runs. Writes benchmarks/results/hmm_diarization.{json,md}.
+``frames`` (the default, as before): 19 MFCCs at 100 Hz, sticky HDP-HMM with kappa = 100 from K =
+25, memoized VI with birth, merge and delete moves and with merge and delete moves against fixed-K
+memoized runs from the same contiguous-block initialisations. Scored by the foreground Hamming
+distance: frames with no speaker or overlapping speech (true label < 0) are left out of both the
+alignment and the count. Each run in a fresh process after an untimed one-lap fit there (numba's
+kernels); the table's peak RSS is the largest of a clip's runs. Writes
+benchmarks/results/hmm_diarization.{json,md}.
 
 ``fox`` (Fox, Sudderth, Jordan & Willsky 2011, AOAS §6; bnpy's copy of their data is
 ``*_Nmeans25features_SpNsp.mat``: means of 25 frames, speech/non-speech): 19 MFCCs recomputed from
@@ -118,7 +119,8 @@ def fox_methods(speakers: int, initial_K: int, kappa: float) -> dict:
     return {
         "one state": lambda X, seed: np.zeros(len(X), dtype=int),
         "HDPHMM() defaults": lambda X, seed: HDPHMM(random_state=seed).fit(X).predict(X),
-        f"HDPHMM K0={initial_K} κ={kappa:g} b+m+d": lambda X, seed: HDPHMM(**thesis, random_state=seed).fit(X).predict(X),
+        f"HDPHMM K0={initial_K} κ={kappa:g} b+m+d": lambda X,
+        seed: HDPHMM(**thesis, random_state=seed).fit(X).predict(X),
         f"HDPHMM K0={initial_K} κ={kappa:g} m+d": lambda X, seed: HDPHMM(**thesis, moves=("merge", "delete"),
                                                                           random_state=seed).fit(X).predict(X),
         f"HDPHMM K0={initial_K} κ={kappa:g} none": lambda X, seed: HDPHMM(**thesis, moves=(),
@@ -128,7 +130,8 @@ def fox_methods(speakers: int, initial_K: int, kappa: float) -> dict:
                                                                                random_state=seed).fit(X).predict(X),
         f"FiniteHMM K=true κ={kappa:g}": lambda X, seed: FiniteHMM(speakers, stickiness=kappa,
                                                                    random_state=seed).fit(X).predict(X),
-        f"FiniteHMM K={initial_K} κ={kappa:g}": lambda X, seed: FiniteHMM(**thesis, random_state=seed).fit(X).predict(X),
+        f"FiniteHMM K={initial_K} κ={kappa:g}": lambda X,
+        seed: FiniteHMM(**thesis, random_state=seed).fit(X).predict(X),
         "hmmlearn K=true": lambda X, seed: _hmmlearn(X, speakers, seed),
         f"hmmlearn K={initial_K}": lambda X, seed: _hmmlearn(X, initial_K, seed),
     }
@@ -153,7 +156,8 @@ def fox_main(args, seeds):
         speakers = len(np.unique(truth))
         for name, method in fox_methods(speakers, args.initial_K, args.stickiness).items():
             for seed in seeds:
-                row = dict(clip=uri, blocks=len(X), speakers=speakers, purity=float(purity.mean()), method=name, seed=seed)
+                row = dict(clip=uri, blocks=len(X), speakers=speakers, purity=float(purity.mean()), method=name,
+                           seed=seed)
                 t0 = time.perf_counter()
                 try:
                     report = segmentation_report(truth, method(X, seed), foreground_only=True)
@@ -208,12 +212,14 @@ def fox_tables(meta, rows) -> str:
         if spec is None:
             big = [u for u in clips if next(r for r in rows if r["clip"] == u)["speakers"] >= 2
                    and next(r for r in rows if r["clip"] == u)["blocks"] >= 20]
-            for label, chosen in (("mean", clips), (f"mean, {len(big)} clips with >= 2 speakers and >= 20 blocks", big)):
+            for label, chosen in (("mean", clips),
+                                  (f"mean, {len(big)} clips with >= 2 speakers and >= 20 blocks", big)):
                 cells = []
                 for m in methods:
-                    ok = [r["hamming"] for r in rows if r["method"] == m and r["clip"] in chosen and r["hamming"] is not None]
                     runs = [r for r in rows if r["method"] == m and r["clip"] in chosen]
-                    cells.append(f"**{np.mean(ok):.3f}**" + ("" if len(ok) == len(runs) else f" ({len(ok)}/{len(runs)} runs)"))
+                    ok = [r["hamming"] for r in runs if r["hamming"] is not None]
+                    missing = "" if len(ok) == len(runs) else f" ({len(ok)}/{len(runs)} runs)"
+                    cells.append(f"**{np.mean(ok):.3f}**" + missing)
                 out.append(f"| **{label}** | | | | " + " | ".join(cells) + " |")
         out.append("")
     errors = sorted({(r["clip"], r["method"], r["error"]) for r in rows if "error" in r})

@@ -51,7 +51,8 @@ def bnpy_params(z) -> HMMParams:
     M, V, B = z["post_M"], z["post_V"], z["post_B"]
     cross = np.einsum("kde,kef->kdf", M, V)
     obs = {"nu": z["post_nu"], "prec_pred": V, "cross": cross, "scatter": B + np.einsum("kde,kfe->kdf", cross, M)}
-    trans = {"start": z["alloc_startTheta"], "trans": z["alloc_transTheta"], "rho": z["alloc_rho"], "omega": z["alloc_omega"]}
+    trans = {"start": z["alloc_startTheta"], "trans": z["alloc_transTheta"], "rho": z["alloc_rho"],
+             "omega": z["alloc_omega"]}
     return HMMParams(np.arange(len(z["post_nu"])), obs, trans)
 
 
@@ -65,8 +66,9 @@ def evaluate(model, data, labels, params) -> tuple[float, float]:
 def run_bnpy(n_states: int, kappa: float, moves: str, seed: int, laps: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "bnpy.npz"
-        cmd = [str(BNPY_PYTHON), str(BNPY_RUNNER), "--data", str(SHARED / "mocap6" / "mocap6.npz"), "--obs", "AutoRegGauss",
-               "--algo", "memoVB", "--nLap", str(laps), "--seed", str(seed), "--gamma", "10", "--alpha", "0.5",
+        cmd = [str(BNPY_PYTHON), str(BNPY_RUNNER), "--data", str(SHARED / "mocap6" / "mocap6.npz"),
+               "--obs", "AutoRegGauss", "--algo", "memoVB", "--nLap", str(laps), "--seed", str(seed),
+               "--gamma", "10", "--alpha", "0.5",
                "--startAlpha", "5", "--K", str(n_states), "--kappa", str(kappa), "--out", str(out)]
         if moves:
             cmd += ["--moves", moves]
@@ -105,7 +107,8 @@ def main(argv=None):
         for n_states in [int(k) for k in args.initial_K.split(",")]:
             for seed in [int(s) for s in args.seeds.split(",")]:
                 for moves in (("birth", "merge", "delete"), ("merge", "delete"), ("merge",), ()):
-                    row = in_fresh_process(fit_row, mocap6, (), dict(family="ar_gauss", stickiness=kappa, obs_prior=PRIOR),
+                    row = in_fresh_process(fit_row, mocap6, (),
+                                           dict(family="ar_gauss", stickiness=kappa, obs_prior=PRIOR),
                                            n_states=n_states, moves=moves, n_batches=data.n_items, seed=seed,
                                            max_laps=args.laps, tol=TOL)
                     row.update(library="stickbreak", kappa=kappa)
@@ -138,20 +141,24 @@ def _rss_of(row) -> str:
 
 
 def table(rows) -> str:
-    lines = ["| kappa | initial K | library | moves | final K | laps | ELBO (our evaluator) | Hamming | wall s | bnpy wall / ours "
+    lines = ["| kappa | initial K | library | moves | final K | laps | ELBO (our evaluator) | Hamming | "
+             "wall s | bnpy wall / ours "
              "| peak RSS MiB |", "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     ours = {(r["kappa"], r["n_states"], r["seed"], tuple(r["moves"])): r for r in rows if r["library"] == "stickbreak"}
     for r in rows:
         if "elbo" not in r:
-            lines.append(f"| {r['kappa']:g} | {r['n_states']} | {r['library']} | {'+'.join(r['moves'])} | {r['status']} "
+            lines.append(f"| {r['kappa']:g} | {r['n_states']} | {r['library']} | {'+'.join(r['moves'])} | "
+                         f"{r['status']} "
                          f"| | | | | | {_rss_of(r)} |")
             continue
         ratio = ""
         if r["library"] != "stickbreak":
             mine = ours.get((r["kappa"], r["n_states"], r["seed"], tuple(r["moves"])))
             ratio = f"{r['fit_wall_s'] / mine['fit_wall_s']:.1f}x" if mine else ""
-        lines.append(f"| {r['kappa']:g} | {r['n_states']} | {r['library']} | {'+'.join(r['moves']) or 'none (fixed K)'} | "
-                     f"{r['final_K']} | {r['laps']:g} | {r['elbo']:.1f} | {r['hamming']:.3f} | {r['fit_wall_s']:.1f} | {ratio} "
+        lines.append(f"| {r['kappa']:g} | {r['n_states']} | {r['library']} | "
+                     f"{'+'.join(r['moves']) or 'none (fixed K)'} | "
+                     f"{r['final_K']} | {r['laps']:g} | {r['elbo']:.1f} | {r['hamming']:.3f} | "
+                     f"{r['fit_wall_s']:.1f} | {ratio} "
                      f"| {_rss_of(r)} |")
     return "\n".join(lines) + "\n"
 

@@ -177,11 +177,13 @@ def report(meta, rows) -> str:
                     at = [next(t for t in r["trace"] if t["sweep"] == sweep) for r in rs]
                     elbo = f" (ELBO {np.mean([r['elbo'] for r in rs]):.0f})" if sweep == sweeps[-1] else ""
                     lines.append(f"| gibbs @ {sweep} sweeps | {_mean([t['hamming'] for t in at])} | "
-                                 f"{np.mean([t['K_used'] for t in at]):.1f} | {np.mean([t['cpu_s'] for t in at]):.1f} | "
+                                 f"{np.mean([t['K_used'] for t in at]):.1f} | "
+                                 f"{np.mean([t['cpu_s'] for t in at]):.1f} | "
                                  f"log joint {np.mean([t['log_joint'] for t in at]):.0f}{elbo} | {rss_cell(rs)} |")
                 continue
             lines.append(f"| {method} | {_mean([r['hamming'] for r in rs])} | {np.mean([r['K'] for r in rs]):.1f} | "
-                         f"{np.mean([r['cpu_s'] for r in rs]):.1f} | {np.mean([r['elbo'] for r in rs]):.0f} | {rss_cell(rs)} |")
+                         f"{np.mean([r['cpu_s'] for r in rs]):.1f} | "
+                         f"{np.mean([r['elbo'] for r in rs]):.0f} | {rss_cell(rs)} |")
         lines.append("")
         if dataset == "ami":
             lines += _per_clip(mine)

@@ -38,13 +38,15 @@ def main(argv=None):
                 if n_states == 1 and "birth" not in moves:
                     continue  # from one state only births can grow K
                 for seed in [int(s) for s in args.seeds.split(",")]:
-                    row = in_fresh_process(fit_row, toy, (0,), dict(family="gauss", stickiness=kappa), n_states=n_states,
+                    row = in_fresh_process(fit_row, toy, (0,), dict(family="gauss", stickiness=kappa),
+                                           n_states=n_states,
                                            moves=moves, n_batches=8, seed=seed, max_laps=args.laps)
                     row["kappa"] = kappa
                     rows.append(row)
                     print(f"kappa={kappa:g} K0={n_states} moves={'+'.join(moves) or 'none'} seed={seed}: "
                           f"laps={row['laps']} K={row['final_K']} hamming={row['hamming']:.4f} "
-                          f"zero at lap {row['first_lap_hamming_zero']} elbo={row['elbo']:.1f} fit {row['fit_wall_s']:.1f}s",
+                          f"zero at lap {row['first_lap_hamming_zero']} elbo={row['elbo']:.1f} fit "
+                          f"{row['fit_wall_s']:.1f}s",
                           flush=True)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "hmm_toy.json").write_text(json.dumps(rows, indent=1))
@@ -53,7 +55,8 @@ def main(argv=None):
 
 
 def table(rows) -> str:
-    lines = ["| kappa | initial K | moves | final K | Hamming at lap 20 | final Hamming | first lap with Hamming 0 | ELBO | fit s "
+    lines = ["| kappa | initial K | moves | final K | Hamming at lap 20 | final Hamming | first lap with "
+             "Hamming 0 | ELBO | fit s "
              "| peak RSS MiB |", "|---:|---:|---|---|---|---|---|---:|---:|---:|"]
     groups = {}
     for r in rows:
@@ -64,7 +67,8 @@ def table(rows) -> str:
         lines.append(
             f"| {kappa:g} | {k0} | {moves} | {' / '.join(str(r['final_K']) for r in rs)} | "
             f"{' / '.join(f'{h:.3f}' for h in at20)} | {' / '.join(f'{h:.3f}' for h in final)} | "
-            f"{' / '.join(str(r['first_lap_hamming_zero'] or '-') for r in rs)} | {np.mean([r['elbo'] for r in rs]):.1f} | "
+            f"{' / '.join(str(r['first_lap_hamming_zero'] or '-') for r in rs)} | "
+            f"{np.mean([r['elbo'] for r in rs]):.1f} | "
             f"{np.mean([r['fit_wall_s'] for r in rs]):.1f} | {rss_cell(rs)} |")
     return "\n".join(lines) + "\n"
 

@@ -12,8 +12,9 @@ samplers that learn K from no topics (our collapsed Gibbs HDP, tomotopy's HDP) a
 * the previous default, ``HDPTopicModel(n_topics=k, init="random")`` from the same starts;
 * ``HDPTopicModel(algorithm="gibbs")`` from no topics, stopped once it has used the CPU of the
   default with seed 0 (a callback); memoized VI at the default's final K without moves
-  (``n_topics=K, init="random", moves=()``: the cost the issue compares with); tomotopy's ``HDPModel`` (``initial_k=2``, its own
-  defaults as in ``benchmarks/topic_peers.py``; ``TP_SWEEPS`` sweeps);
+  (``n_topics=K, init="random", moves=()``: the cost the issue compares with); tomotopy's
+  ``HDPModel`` (``initial_k=2``, its own defaults as in ``benchmarks/topic_peers.py``; ``TP_SWEEPS``
+  sweeps);
 * ``LDA`` by batch VB at K in 10, 20, 50, 100, 200;
 * with ``--init-study``, the default with other budgets for its Gibbs start
   (``algorithm_options`` ``init_sweeps`` in 50, 100, 400; ``init_tokens`` in 200,000 and 1,000,000).
@@ -221,7 +222,8 @@ def markdown(results: dict, meta: dict) -> str:
         if corpus not in results:
             continue
         rows = results[corpus]["rows"]
-        lines += [f"## {corpus}", "", "| method | start | K after lap 1 | final K | held-out per word | ELBO | laps | CPU s "
+        lines += [f"## {corpus}", "", "| method | start | K after lap 1 | final K | held-out per word | "
+                                      "ELBO | laps | CPU s "
                   "| moves |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in rows:
             elbo = "–" if r.get("elbo") is None else f"{r['elbo']:.0f}"
@@ -282,7 +284,8 @@ def main(argv=None):
 
     import stickbreak
 
-    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                         cwd=ROOT).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "src"], capture_output=True, text=True, cwd=ROOT).stdout
     meta = {"command": "python benchmarks/k_learning.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "stickbreak": stickbreak.__version__, "git": git + (" (+ uncommitted changes)" if dirty else ""),

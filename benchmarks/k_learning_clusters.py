@@ -174,7 +174,8 @@ def summary(rows: list[dict]) -> dict:
     seeds = [r for r in rows if r["method"].startswith("default")]
     out = {"K seeds": [r["K"] for r in seeds]}
     if "ARI" in rows[0]:
-        out["min ARI over seeds and starts"] = min(r["ARI"] for r in rows if r["method"].startswith(("default", "start")))
+        out["min ARI over seeds and starts"] = min(r["ARI"] for r in rows
+                                                   if r["method"].startswith(("default", "start")))
     if by.get("default", {}).get("heldout") is not None:
         fixed = [r for r in rows if r["method"].startswith("vb")]
         best = max(fixed, key=lambda r: r["heldout"])

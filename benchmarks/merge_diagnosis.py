@@ -104,7 +104,8 @@ def markdown(rows: list[dict], meta: dict) -> str:
              "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         change = " / ".join(f"{r['mean_term_change'][t]:.0f}" for t in TERMS)
-        lines.append(f"| {r['corpus']} | {r['start']}, {r['init']} | {r['K']} | {r['pairs']} | {r['screen_positive']} | "
+        lines.append(f"| {r['corpus']} | {r['start']}, {r['init']} | {r['K']} | {r['pairs']} | "
+                     f"{r['screen_positive']} | "
                      f"{r['cached_positive']} | {r['median_screen']:.0f} | {r['median_cached']:.0f} | {change} |")
     lines += ["", f"Re-fitted gains ({REFIT_STEPS} full local and global steps after the merge, against the same "
               "steps without it), nats:", "", "| corpus | fit | pair | which | sizes | screen | cached gain | "
@@ -122,7 +123,8 @@ def main():
 
     import stickbreak
 
-    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                         cwd=ROOT).stdout.strip()
     meta = {"command": "python benchmarks/merge_diagnosis.py", "stickbreak": stickbreak.__version__, "git": git,
             "load": " ".join(f"{v:.2f}" for v in os.getloadavg())}
     rows = []

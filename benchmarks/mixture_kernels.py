@@ -70,7 +70,8 @@ def main():
         resp = model.predict_proba(train)
         kernels = {}
         for name, work in (("expected log-likelihood (whitening GEMM)",
-                            lambda: model.model_.obs.expected_loglik(model.params_.obs, obs.get("gauss").check_data(train))),
+                            lambda: model.model_.obs.expected_loglik(model.params_.obs,
+                                                                     obs.get("gauss").check_data(train))),
                            ("weighted outer sums (packed GEMM)", lambda: G.weighted_outer_sums(train, resp))):
             work()
             start = time.process_time()

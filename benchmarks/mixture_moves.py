@@ -24,7 +24,10 @@ measured in separate processes, in memory and from on-disk shards (``ShardStore`
 
 Majority-vote accuracy: each cluster votes its training items' most common class.
 
-Run:  .venv/bin/python benchmarks/mixture_moves.py [--data fashion mnist] [--bnpy] [--laps 100] [--only A,B] [--out STEM]
+Run:
+
+    .venv/bin/python benchmarks/mixture_moves.py [--data fashion mnist] [--bnpy] [--laps 100] [--only A,B] [--out STEM]
+
 Writes benchmarks/results/STEM.{json,md} (default mixture_moves).
 """
 
@@ -74,7 +77,8 @@ def _labels(*parts):
 def load(name: str, with_labels: bool = False):
     """PCA-50 training and held-out images (and the training labels, ``with_labels``)."""
     if name == "fashion":
-        train, test = _images("fashion_mnist", "train-images-idx3-ubyte.gz"), _images("fashion_mnist", "t10k-images-idx3-ubyte.gz")
+        train, test = _images("fashion_mnist",
+                              "train-images-idx3-ubyte.gz"), _images("fashion_mnist", "t10k-images-idx3-ubyte.gz")
         labels = _labels("fashion_mnist", "train-labels-idx1-ubyte.gz")
     else:
         images = _images("mnist_subsets", "mnist-t10k-images-idx3-ubyte.gz")
@@ -105,7 +109,8 @@ def exact_scores(model, params, train, test) -> dict:
     summary = model.obs.summary(params.obs)
     weights = model.weights.expected_weights(params.weights)
     plugin = float(np.mean(plugin_gaussian_log_density(test, weights, summary["means"], summary["covariances"])))
-    return {"elbo": elbo, "K_used": int(np.sum(stats.counts >= 1)), "heldout_predictive": predictive, "heldout_plugin": plugin}
+    return {"elbo": elbo, "K_used": int(np.sum(stats.counts >= 1)), "heldout_predictive": predictive,
+            "heldout_plugin": plugin}
 
 
 _STOCHASTIC = dict(algorithm="stochastic", algorithm_options=dict(learning_rate_decay=0.55, learning_rate_delay=10.0))
@@ -195,7 +200,8 @@ def peak_memory(laps: int) -> dict:
 
 def markdown(results, meta) -> str:
     lines = ["# DP Gaussian mixtures on real data: memoized VI with moves vs fixed K, and bnpy", "",
-             f"Command: `{meta['command']}`  ", f"Versions: stickbreak {meta['stickbreak']}; load average at start {meta['load']}  ",
+             f"Command: `{meta['command']}`  ", f"Versions: stickbreak {meta['stickbreak']}; load average "
+                                                f"at start {meta['load']}  ",
              "Protocol: see the docstring of `benchmarks/mixture_moves.py`. Every row is scored by the same code.", ""]
     for name, res in results.items():
         lines += [f"## {name} ({res['shape']})", "",
@@ -235,7 +241,8 @@ def main(argv=None):
     if args.probe:
         print(probe_memory(args.probe[0], args.probe[1], int(args.probe[2])))
         return
-    meta = {"command": "python benchmarks/mixture_moves.py " + " ".join(sys.argv[1:]), "stickbreak": stickbreak.__version__,
+    meta = {"command": "python benchmarks/mixture_moves.py " + " ".join(sys.argv[1:]),
+            "stickbreak": stickbreak.__version__,
             "load": " ".join(f"{v:.2f}" for v in os.getloadavg())}
     results = {}
     for name in args.data:
@@ -251,7 +258,8 @@ def main(argv=None):
             out = run_bnpy(train, test, args.laps)
             if out is not None:
                 ours = res["rows"][0]
-                model = DPMixture(obs_model="gauss", obs_prior=prior, n_components=1, max_laps=1).fit(train[:500]).model_
+                model = DPMixture(obs_model="gauss", obs_prior=prior, n_components=1,
+                                  max_laps=1).fit(train[:500]).model_
                 scores = exact_scores(model, bnpy_as_params(model, out), train, test)
                 reach = next((t for t, elbo, _ in ours["trace"] if elbo >= scores["elbo"]), None)
                 seconds = float(out["fit_wall_sec"])

@@ -80,13 +80,17 @@ def delete_vs_merge(seeds: int) -> list[dict]:
 
 
 EDGE_METHODS = {
-    "memoized + birth/merge/delete, K=1": dict(n_components=1, algorithm="memoized", moves=("birth", "merge", "delete")),
-    "stochastic K=25 (kappa=0.55, tau=10)": dict(n_components=25, algorithm="stochastic",
-                                                  algorithm_options=dict(learning_rate_decay=0.55, learning_rate_delay=10.0)),
-    "stochastic K=25 (kappa=0.55, tau=100)": dict(n_components=25, algorithm="stochastic",
-                                                   algorithm_options=dict(learning_rate_decay=0.55, learning_rate_delay=100.0)),
+    "memoized + birth/merge/delete, K=1": dict(n_components=1, algorithm="memoized",
+                                               moves=("birth", "merge", "delete")),
+    "stochastic K=25 (kappa=0.55, tau=10)": dict(
+        n_components=25, algorithm="stochastic",
+        algorithm_options=dict(learning_rate_decay=0.55, learning_rate_delay=10.0)),
+    "stochastic K=25 (kappa=0.55, tau=100)": dict(
+        n_components=25, algorithm="stochastic",
+        algorithm_options=dict(learning_rate_decay=0.55, learning_rate_delay=100.0)),
     "stochastic K=25 (kappa=0.9, tau=10)": dict(n_components=25, algorithm="stochastic",
-                                                 algorithm_options=dict(learning_rate_decay=0.9, learning_rate_delay=10.0)),
+                                                 algorithm_options=dict(learning_rate_decay=0.9,
+                                                                        learning_rate_delay=10.0)),
     "memoized K=25": dict(n_components=25, algorithm="memoized"),
     "batch VB K=25": dict(n_components=25, algorithm="vb"),
 }
@@ -100,7 +104,8 @@ def edge_patches_row(name: str, seed: int, laps: int) -> dict:
     warnings.simplefilter("ignore", ConvergenceWarning)
     X, labels = make_edge_patches(100_000, seed=0)
     options = EDGE_METHODS[name]
-    DPMixture(obs_model="zero_mean_gauss", n_batches=2, max_laps=1, random_state=seed, **options).fit(X[:2000])  # untimed
+    DPMixture(obs_model="zero_mean_gauss", n_batches=2, max_laps=1, random_state=seed,
+              **options).fit(X[:2000])  # untimed
     start = time.perf_counter()
     model = DPMixture(obs_model="zero_mean_gauss", n_batches=100, max_laps=laps, random_state=seed, **options).fit(X)
     return {"method": name, "seed": seed, "seconds": time.perf_counter() - start, "laps": model.n_iter_,
@@ -121,26 +126,32 @@ def markdown(delete_rows, edge_rows, meta) -> str:
     lines = ["# Memoized VI with moves: the thesis's toy experiments", "",
              f"Command: `{meta['command']}`  ", f"Total time: {meta['seconds']:.0f} s", "",
              "## (a) 25,000 draws from N(0,1), K=5 at the start (random examples), gamma=10", "",
-             "| seed | merges only: K | merges rejected in last 20 laps | accepted | ELBO | with deletes: K | deletes accepted | ELBO "
+             "| seed | merges only: K | merges rejected in last 20 laps | accepted | ELBO | with deletes: "
+             "K | deletes accepted | ELBO "
              "| peak RSS MiB |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in delete_rows:
-        lines.append(f"| {r['seed']} | {r['merge_only_K']} | {r['merges_rejected_late']} | {r['merges_accepted_late']} | "
-                     f"{r['merge_only_elbo']:.2f} | {r['with_delete_K']} | {r['deletes_accepted']} | {r['with_delete_elbo']:.2f} "
+        lines.append(f"| {r['seed']} | {r['merge_only_K']} | {r['merges_rejected_late']} | "
+                     f"{r['merges_accepted_late']} | "
+                     f"{r['merge_only_elbo']:.2f} | {r['with_delete_K']} | {r['deletes_accepted']} | "
+                     f"{r['with_delete_elbo']:.2f} "
                      f"| {rss_cell(r)} |")
     stalled = [r for r in delete_rows if r["merge_only_K"] > 1]
     lines += ["", f"Merges alone stalled above K=1 in {len(stalled)} of {len(delete_rows)} seeds "
               f"(at K={sorted({r['merge_only_K'] for r in stalled})}); with deletes, "
               f"{sum(r['with_delete_K'] == 1 for r in delete_rows)} of {len(delete_rows)} reached K=1.", "",
               "## (b) 100,000 edge patches (5x5, 8 clusters), 100 batches", "",
-              "| method | runs finding all 8 | mean clusters found | mean K used | mean final ELBO | mean laps | mean seconds "
+              "| method | runs finding all 8 | mean clusters found | mean K used | mean final ELBO | mean "
+              "laps | mean seconds "
               "| peak RSS MiB |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name in EDGE_METHODS:
         rows = [r for r in edge_rows if r["method"] == name]
         if not rows:
             continue
-        lines.append(f"| {name} | {sum(r['found'] == 8 for r in rows)}/{len(rows)} | {np.mean([r['found'] for r in rows]):.1f} | "
+        lines.append(f"| {name} | {sum(r['found'] == 8 for r in rows)}/{len(rows)} | "
+                     f"{np.mean([r['found'] for r in rows]):.1f} | "
                      f"{np.mean([r['K_used'] for r in rows]):.1f} | {np.mean([r['elbo'] for r in rows]):.0f} | "
-                     f"{np.mean([r['laps'] for r in rows]):.1f} | {np.mean([r['seconds'] for r in rows]):.1f} | {rss_cell(rows)} |")
+                     f"{np.mean([r['laps'] for r in rows]):.1f} | "
+                     f"{np.mean([r['seconds'] for r in rows]):.1f} | {rss_cell(rows)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -153,7 +164,8 @@ def main(argv=None):
     start = time.perf_counter()
     delete_rows = delete_vs_merge(args.seeds)
     edge_rows = edge_patches(args.seeds, args.laps)
-    meta = {"command": "python benchmarks/mixture_toys.py " + " ".join(sys.argv[1:]), "seconds": time.perf_counter() - start}
+    meta = {"command": "python benchmarks/mixture_toys.py " + " ".join(sys.argv[1:]),
+            "seconds": time.perf_counter() - start}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "mixture_toys.json").write_text(json.dumps({"meta": meta, "delete_vs_merge": delete_rows,
                                                            "edge_patches": edge_rows}, indent=1))

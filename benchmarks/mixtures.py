@@ -102,7 +102,8 @@ def stop_on_absolute_change(tol):
 
 
 def run_ours(train, test, n_components, prior, seed):
-    model = DPMixture(algorithm="vb", n_components=n_components, obs_model="gauss", concentration=1.0, tol=0.0, max_laps=MAX_ITER,
+    model = DPMixture(algorithm="vb", n_components=n_components, obs_model="gauss", concentration=1.0, tol=0.0,
+                      max_laps=MAX_ITER,
                       callbacks=[stop_on_absolute_change(TOL_PER_ITEM * len(train))],
                       obs_prior={"mean": prior["mean"], "mean_precision": prior["mean_precision"],
                                  "dof": prior["dof"], "covariance": np.diag(prior["covariance"])},
@@ -113,7 +114,8 @@ def run_ours(train, test, n_components, prior, seed):
     counts = model.predict_proba(train).sum(axis=0)
     return {
         "wall_s": wall, "cpu_s": cpu, "iterations": model.n_iter_, "converged": model.stop_reason_ == "callback",
-        "heldout_plugin": float(plugin_gaussian_log_density(test, model.weights_, model.means_, model.covariances_).mean()),
+        "heldout_plugin": float(plugin_gaussian_log_density(test, model.weights_, model.means_,
+                                                            model.covariances_).mean()),
         "heldout_predictive": float(model.score(test)),
         "K_used": int((counts >= 1).sum()), "K_weight_1e-3": int((model.weights_ / model.weights_.sum() > 1e-3).sum()),
     }
@@ -134,7 +136,8 @@ def run_sklearn(train, test, n_components, prior, seed):
     counts = model.predict_proba(train).sum(axis=0)
     return {
         "wall_s": wall, "cpu_s": cpu, "iterations": int(model.n_iter_), "converged": bool(model.converged_),
-        "heldout_plugin": float(plugin_gaussian_log_density(test, model.weights_, model.means_, model.covariances_).mean()),
+        "heldout_plugin": float(plugin_gaussian_log_density(test, model.weights_, model.means_,
+                                                            model.covariances_).mean()),
         "heldout_predictive": None,
         "K_used": int((counts >= 1).sum()), "K_weight_1e-3": int((model.weights_ > 1e-3).sum()),
     }
@@ -148,7 +151,8 @@ def run_row(lib, train, test, n_components, prior, seed) -> dict:
     tiny fit (numba's kernels)."""
     with threadpool_limits(limits=1, user_api="blas"):
         if lib == "stickbreak":
-            DPMixture(algorithm="vb", n_components=2, max_laps=2, tol=0.5).fit(np.random.default_rng(0).normal(size=(50, 2)))
+            DPMixture(algorithm="vb", n_components=2, max_laps=2,
+                      tol=0.5).fit(np.random.default_rng(0).normal(size=(50, 2)))
         return RUNNERS[lib](train, test, n_components, prior, seed)
 
 
@@ -170,25 +174,30 @@ def markdown(results, meta) -> str:
         "",
         f"Command: `{meta['command']}`  ",
         f"Machine: {meta['machine']}; load average at start {meta['load_start']}, at end {meta['load_end']}  ",
-        f"Versions: stickbreak {meta['stickbreak']}, scikit-learn {meta['sklearn']}, numpy {meta['numpy']}; BLAS single-threaded for both  ",
+        f"Versions: stickbreak {meta['stickbreak']}, scikit-learn {meta['sklearn']}, numpy "
+        f"{meta['numpy']}; BLAS single-threaded for both  ",
         f"Seeds: {meta['seeds']} (mean ± sd over seeds). Protocol: see the docstring of `benchmarks/mixtures.py`.",
         "",
-        "| data | library | K (trunc.) | wall s | CPU s | iterations | held-out log p(x), plug-in | held-out, predictive | K used (N_k≥1) | K (w>1e-3) "
+        "| data | library | K (trunc.) | wall s | CPU s | iterations | held-out log p(x), plug-in | "
+        "held-out, predictive | K used (N_k≥1) | K (w>1e-3) "
         "| peak RSS MiB |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, res in results.items():
         for lib in ("stickbreak", "sklearn"):
             s = res[lib]["summary"]
-            pred = f"{s['heldout_predictive'][0]:.2f} ± {s['heldout_predictive'][1]:.2f}" if "heldout_predictive" in s else "n/a"
+            pred = (f"{s['heldout_predictive'][0]:.2f} ± {s['heldout_predictive'][1]:.2f}" if "heldout_predictive" in s
+                    else "n/a")
             lines.append(
                 f"| {name} ({res['shape']}) | {lib} | {res['K']} | {s['wall_s'][0]:.2f} ± {s['wall_s'][1]:.2f} | "
-                f"{s['cpu_s'][0]:.2f} | {s['iterations'][0]:.0f} | {s['heldout_plugin'][0]:.2f} ± {s['heldout_plugin'][1]:.2f} | "
+                f"{s['cpu_s'][0]:.2f} | {s['iterations'][0]:.0f} | {s['heldout_plugin'][0]:.2f} ± "
+                f"{s['heldout_plugin'][1]:.2f} | "
                 f"{pred} | {s['K_used'][0]:.1f} | {s['K_weight_1e-3'][0]:.1f} | {rss_cell(res[lib]['runs'])} |"
             )
         ratio = res["sklearn"]["summary"]["wall_s"][0] / res["stickbreak"]["summary"]["wall_s"][0]
         gain = res["stickbreak"]["summary"]["heldout_plugin"][0] - res["sklearn"]["summary"]["heldout_plugin"][0]
-        lines.append(f"| {name} | **ratio** | | sklearn/stickbreak wall time = **{ratio:.2f}×** | | | stickbreak − sklearn = **{gain:+.2f} nats** | | | | |")
+        lines.append(f"| {name} | **ratio** | | sklearn/stickbreak wall time = **{ratio:.2f}×** | | | "
+                     f"stickbreak − sklearn = **{gain:+.2f} nats** | | | | |")
     lines.append("")
     lines.append("Per-seed rows are in `mixtures.json`.")
     return "\n".join(lines) + "\n"
@@ -202,7 +211,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     meta = {
         "command": "python benchmarks/mixtures.py " + " ".join(sys.argv[1:]),
-        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+                   f"{platform.python_version()}",
         "load_start": " ".join(f"{v:.2f}" for v in os.getloadavg()),
         "stickbreak": stickbreak.__version__, "sklearn": sklearn.__version__, "numpy": np.__version__,
         "seeds": args.seeds,
@@ -216,7 +226,8 @@ def main(argv=None):
             rows = []
             for seed in args.seeds:
                 row = in_fresh_process(run_row, lib, train, test, n_components, prior, seed)
-                print(name, lib, seed, {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()}, flush=True)
+                print(name, lib, seed, {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()},
+                      flush=True)
                 rows.append(row)
             res[lib] = {"runs": rows, "summary": summarize(rows)}
         results[name] = res

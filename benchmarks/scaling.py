@@ -8,10 +8,11 @@ Each fit runs ``--laps`` laps with ``tol=0`` in a fresh process given the worklo
 kernels load first in an untimed one-lap fit there).
 
 Reported per run: wall seconds of the fit (worker start-up included), seconds per lap after the
-first (the steady rate), the final ELBO, K, mean bytes moved per lap, the load average before
-and after, and the peak RSS of the run's process (the driver: data, warm-up and fit) and of its largest
-worker process (local processes or Dask workers started by the fit; none for threads). Speed-up = the 1-thread wall time over the run's; every row of a workload must show the
-same ELBO to 1e-10 relative (the executors compute the same fit).
+first (the steady rate), the final ELBO, K, mean bytes moved per lap, the load average before and
+after, and the peak RSS of the run's process (the driver: data, warm-up and fit) and of its largest
+worker process (local processes or Dask workers started by the fit; none for threads). Speed-up =
+the 1-thread wall time over the run's; every row of a workload must show the same ELBO to 1e-10
+relative (the executors compute the same fit).
 
 Run:  .venv/bin/python benchmarks/scaling.py [--only lda,hdp,dpgmm,hmm] [--laps 8]
 Writes benchmarks/results/scaling.{json,md}.
@@ -42,7 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
 
-SETTINGS = [("1 thread", None, 1), ("2 threads", None, 2), ("2 processes", "processes", 2), ("2 Dask workers", "dask", 2)]
+SETTINGS = [("1 thread", None, 1), ("2 threads", None, 2), ("2 processes", "processes",
+                                                            2), ("2 Dask workers", "dask", 2)]
 
 
 def corpus(name: str) -> BagOfWords:
@@ -92,7 +94,8 @@ def run(make, X, laps: int, executor, n_jobs: int) -> dict:
     return {"wall": wall, "per_lap": per_lap, "elbo": float(model.lower_bound_), "K": trace[-1]["n_effective"],
             "bytes_per_lap": float(np.mean([r["bytes_moved"] for r in trace])),
             "lap_seconds": [b - a for a, b in zip(ends, ends[1:])], "lap_bytes": [r["bytes_moved"] for r in trace],
-            "lap_moves": [", ".join(f"{kind} {v['accepted']}/{v['tried']}" for kind, v in r["moves"].items() if v["tried"])
+            "lap_moves": [", ".join(f"{kind} {v['accepted']}/{v['tried']}" for kind,
+                                    v in r["moves"].items() if v["tried"])
                           for r in trace],
             "load_before": load_before, "load_after": os.getloadavg()[0]}
 
@@ -120,7 +123,8 @@ def lap_table(rows: list[dict]) -> str:
     lines = ["| workload | executor | " + " | ".join(f"lap {i + 1}" for i in range(laps)) + " |",
              "|---|---|" + "---|" * laps]
     for row in rows:
-        cells = [f"{s:.1f}" + (f" ({b / 1e6:.0f} MB)" if b else "") for s, b in zip(row["lap_seconds"], row["lap_bytes"])]
+        cells = [f"{s:.1f}" + (f" ({b / 1e6:.0f} MB)" if b else "")
+                 for s, b in zip(row["lap_seconds"], row["lap_bytes"])]
         lines.append(f"| {row['workload']} | {row['setting']} | " + " | ".join(cells) + " |")
     lines.append("| | moves (accepted/tried) | " + " | ".join(m or "-" for m in rows[0]["lap_moves"]) + " |")
     return "\n".join(lines) + "\n"

@@ -142,7 +142,8 @@ def key(dataset: str, model: str, K: int, L: int | None) -> str:
 def markdown(payload: dict) -> str:
     rows = payload["rows"]
     lines = ["# L-sparse local steps against the dense step (Hughes 2016, ch. 7)", "",
-             f"Generated {payload['generated']} by " + ", ".join(f"`{c}`" for c in sorted({r["command"] for r in rows.values()}))
+             f"Generated {payload['generated']} by "
+             + ", ".join(f"`{c}`" for c in sorted({r["command"] for r in rows.values()}))
              + f"; load average {payload.get('load', 'n/a')} at the start of the last run.", "",
              "CPU seconds per pass (one thread, scoring excluded), speed-up against the dense run of the same "
              "model and K (dense CPU / this run's CPU), held-out score (patches: log predictive density per patch; "
@@ -153,7 +154,8 @@ def markdown(payload: dict) -> str:
     for dataset, model, K in groups:
         dense = rows.get(key(dataset, model, K, None))
         title = dataset if dataset == "patches" else f"{dataset}, {model.upper()}"
-        lines += [f"## {title}, K = {K}", "", "| L | CPU s / pass | speed-up | held-out | final ELBO | used | peak RSS MiB |",
+        lines += [f"## {title}, K = {K}", "", "| L | CPU s / pass | speed-up | held-out | final ELBO | "
+                                              "used | peak RSS MiB |",
                   "|---:|---:|---:|---:|---:|---:|---:|"]
         cells = sorted((r for r in rows.values() if (r["dataset"], r["model"], r["K"]) == (dataset, model, K)),
                        key=lambda r: np.inf if r["L"] is None else r["L"])
@@ -177,7 +179,8 @@ def main(argv=None):
     ap.add_argument("--n-train", type=int, default=20_000)
     ap.add_argument("--n-test", type=int, default=5_000)
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--rerun", action="store_true", help="recompute the rows already in the results (default: skip them)")
+    ap.add_argument("--rerun", action="store_true",
+                    help="recompute the rows already in the results (default: skip them)")
     args = ap.parse_args(argv)
     out_json = RESULTS / "sparse_local.json"
     payload = json.loads(out_json.read_text()) if out_json.exists() else {"rows": {}}

@@ -22,7 +22,8 @@ def fit(K: int, acc: bool) -> dict:
     obs, held = split_documents(ap.counts[test], "tokens", 0.5, seed=1)
     with threadpool_limits(1):
         options = {"local_accelerate": acc}
-        LDA(n_topics=K, algorithm="vb", random_state=0, max_laps=1, algorithm_options=options).fit(ap.counts[train[:100]])
+        LDA(n_topics=K, algorithm="vb", random_state=0, max_laps=1,
+            algorithm_options=options).fit(ap.counts[train[:100]])
         m = LDA(n_topics=K, algorithm="vb", random_state=0, max_laps=100, algorithm_options=options)
         t = time.process_time(); m.fit(ap.counts[train]); cpu = time.process_time() - t
     score = completion_from_split(m.topic_word_, obs, held)

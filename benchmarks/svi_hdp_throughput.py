@@ -66,7 +66,8 @@ def run_ours(data, passes: int, seed: int, n_jobs: int = 1, local_tol=None) -> l
         t0, w0 = time.process_time(), time.perf_counter()
         prior = ALPHA * stick_means(params.weights["a"], params.weights["b"])
         trace.append({"pass": record.lap, "cpu_s": cpu, "wall_s": timer.wall(),
-                      "per_word": svi_common.completion(data, params.topic_word, prior), "peak_rss_mib": peak_rss_mib()})
+                      "per_word": svi_common.completion(data, params.topic_word, prior),
+                      "peak_rss_mib": peak_rss_mib()})
         timer.excluded += time.process_time() - t0
         timer.excluded_wall += time.perf_counter() - w0
 
@@ -131,7 +132,8 @@ def markdown(payload: dict) -> str:
              f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"Train {d['train_docs']:,} documents, V={d['V']:,}; {d['heldout_tokens']:,} held-out tokens. "
              f"K={CORPUS_TRUNCATION}, T={DOC_TRUNCATION}, S={CHUNK}, kappa={KAPPA}, tau={TAU}; one thread each.", "",
-             "| run | pass | CPU s | wall s | documents / CPU s | documents / wall s | held-out per word | peak RSS MiB |",
+             "| run | pass | CPU s | wall s | documents / CPU s | documents / wall s | held-out per word "
+             "| peak RSS MiB |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, trace in payload["rows"].items():
         for t in trace:
@@ -165,7 +167,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.one:
         data = svi_common.load_corpus(args.corpus)
-        Path(args.out).write_text(json.dumps({"trace": RUNNERS[args.one](data, args.passes, 0), "describe": data["describe"]}))
+        Path(args.out).write_text(json.dumps({"trace": RUNNERS[args.one](data, args.passes, 0),
+                                              "describe": data["describe"]}))
         return
     rows, describe = {}, None
     for name in [n for n in args.only.split(",") if n] or list(RUNNERS):

@@ -1,15 +1,15 @@
 """SVI sensitivity: held-out against the delay tau, the forgetting rate kappa and the batch size S for
 LDA (K=100) and the HDP (Hoffman et al. 2013, Figs. 12-15 and footnote 10).
 
-One setting is varied at a time around the paper's base point (``tau = 1``, ``kappa = 0.9``,
-``S = 500``): ``kappa`` in {0.5, 0.6, ..., 1.0} (0.5 is run as 0.51: the library, like the paper's
-Eq. 23, requires kappa in (0.5, 1]), ``S`` in {10, 50, 100, 500, 1000} and ``tau`` in
-{1, 4, 16, 64, 256, 1024} (the paper only says in footnote 10 that it "explored various values of
-the delay"). Everything else is the Fig. 11 protocol of ``svi_hdp_vs_lda.py`` (LDA ``alpha = 1/K``,
-``eta = 0.01``; HDP two-level ``K = 300``, ``T = 20``, ``omega = alpha = 1``, ``eta = 0.01``; the
-footnote-6 initialisation; the same passes for every run, each fit in a fresh one-thread
-subprocess, whose peak RSS is recorded; document completion on held-out documents split by
-disjoint word types after every pass, ``svi_common.py``). ``--replicate`` adds the base point with seed 1 to gauge run-to-run noise,
+One setting is varied at a time around the paper's base point (``tau = 1``, ``kappa = 0.9``, ``S =
+500``): ``kappa`` in {0.5, 0.6, ..., 1.0} (0.5 is run as 0.51: the library, like the paper's Eq. 23,
+requires kappa in (0.5, 1]), ``S`` in {10, 50, 100, 500, 1000} and ``tau`` in {1, 4, 16, 64, 256,
+1024} (the paper only says in footnote 10 that it "explored various values of the delay").
+Everything else is the Fig. 11 protocol of ``svi_hdp_vs_lda.py`` (LDA ``alpha = 1/K``, ``eta =
+0.01``; HDP two-level ``K = 300``, ``T = 20``, ``omega = alpha = 1``, ``eta = 0.01``; the footnote-6
+initialisation; the same passes for every run, each fit in a fresh one-thread subprocess, whose peak
+RSS is recorded; document completion on held-out documents split by disjoint word types after every
+pass, ``svi_common.py``). ``--replicate`` adds the base point with seed 1 to gauge run-to-run noise,
 which sets the threshold of the claims' verdicts.
 
 Run:  .venv/bin/python benchmarks/svi_sensitivity.py --corpus wiki [--passes 2] [--axes kappa,S,tau]
@@ -227,7 +227,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.one:
         model, point = args.one.split(" ", 1)[0], parse_key(args.one.split(" ", 1)[1])
-        row = measured(svi_hdp_vs_lda.run_one, args.corpus, model, args.passes, seed=point["seed"], batch_size=point["S"],
+        row = measured(svi_hdp_vs_lda.run_one, args.corpus, model, args.passes, seed=point["seed"],
+                       batch_size=point["S"],
                        schedule=dict(learning_rate_delay=point["tau"], learning_rate_decay=point["kappa"]))
         Path(args.out).write_text(json.dumps(dict(row, point=point, passes=args.passes)))
         return
@@ -245,7 +246,8 @@ def main(argv=None):
                 continue
             rows[name] = run(args.corpus, model, point, args.passes)
             print(name, [round(x["per_word"], 3) for x in rows[name]["trace"]],
-                  f"{rows[name]['trace'][-1]['cpu_s']:.0f} CPU s", datetime.now(timezone.utc).strftime("%H:%M"), flush=True)
+                  f"{rows[name]['trace'][-1]['cpu_s']:.0f} CPU s", datetime.now(timezone.utc).strftime("%H:%M"),
+                  flush=True)
             save(rows, stem, commands)
     save(rows, stem, commands)
     print(markdown(json.loads(out_json.read_text())))

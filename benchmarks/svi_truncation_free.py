@@ -110,7 +110,8 @@ def markdown(payload: dict) -> str:
     d, rows, model = payload["describe"], payload["rows"], payload["model"]
     title = "DP mixture of multinomials" if model == "dp" else "HDP topic model"
     metric = "exact held-out log-lik." if model == "dp" else "held-out log-lik. (importance sampling, S.3)"
-    lines = [f"# Truncation-free vs truncated SVI, {title}, on {d['corpus']} (Wang & Blei 2012, Fig. {3 if model == 'dp' else 4})",
+    lines = [f"# Truncation-free vs truncated SVI, {title}, on {d['corpus']} (Wang & Blei 2012, Fig. "
+             f"{3 if model == 'dp' else 4})",
              "", f"Generated {payload['generated']} by `{payload['command']}`.", "",
              f"Train {d['train_docs']:,} documents (V={d['V']:,}), {payload['passes']} pass(es) per run; "
              f"{d['test_docs']:,} whole test documents ({d['test_tokens']:,} tokens). Per word, nats.", "",

@@ -88,7 +88,8 @@ def run_row(make, split, score, every: int) -> dict:
         entered = time.process_time()
         point = {"lap": int(record.lap), "K": int(record.n_effective), "K_total": int(params.n_components),
                  "elbo": float(record.elbo), "cpu": entered - start - excluded[0],
-                 "moves": {kind: {"accepted": int(m["accepted"]), "tried": int(m["tried"])} for kind, m in record.moves.items()},
+                 "moves": {kind: {"accepted": int(m["accepted"]), "tried": int(m["tried"])} for kind,
+                           m in record.moves.items()},
                  "heldout": None}
         if record.lap == 1 or record.lap % every == 0:
             point["heldout"] = score(params.topic_word)
@@ -136,7 +137,8 @@ def run_corpus(corpus: str, every: int) -> dict:
         r = rows[name]
         for p in r["laps"]:
             if p["heldout"] is not None:
-                print(f"  lap {p['lap']:3d}  K {p['K']:3d}  cpu {p['cpu']:7.1f}  held-out {p['heldout']:.4f}", flush=True)
+                print(f"  lap {p['lap']:3d}  K {p['K']:3d}  cpu {p['cpu']:7.1f}  held-out {p['heldout']:.4f}",
+                      flush=True)
         print(f"  final: K {r['K_final']}, {r['n_laps']} laps ({r['stop_reason']}), {r['fit_cpu']:.1f} CPU s, "
               f"held-out {r['final']:.4f}; check {r['final_check']}", flush=True)
     return {"data": split["describe"], "rows": rows}
@@ -166,7 +168,8 @@ def summary(rows: dict) -> list[str]:
         there = {name: at_cpu(r, end) for name, r in rows.items()}
         there = {name: p for name, p in there.items() if p is not None}  # never empty: the reference row's end
         best = max(there, key=lambda name: there[name]["heldout"])
-        lines.append(f"- At {REFERENCE}'s end ({end:.1f} CPU s), best so far (last scored point within that CPU): **{best}** "
+        lines.append(f"- At {REFERENCE}'s end ({end:.1f} CPU s), best so far (last scored point within "
+                     f"that CPU): **{best}** "
                      + ", ".join(f"{name} {p['heldout']:.4f} (lap {p['lap']})" for name, p in there.items()) + ".")
     lda = {name: r for name, r in rows.items() if name.startswith("LDA")}
     hdp = rows.get("HDPTopicModel() defaults")
@@ -196,7 +199,8 @@ def markdown(payload: dict) -> str:
              f"git {meta['git']}; load average at start {meta['load_start']}, at end {meta['load_end']}.  "),
              ("Protocol: docstring of `benchmarks/topic_curves.py` (split and rows of `benchmarks/defaults.py`). "
              "CPU s excludes the scoring; a method's last line is its last lap (why it stopped), scored from "
-             "the fitted `topic_word_`; moves: births (b), merges (m), deletes (d) accepted/tried since the previous line. Plot: `topic_curves.png`."), ""]
+             "the fitted `topic_word_`; moves: births (b), merges (m), deletes (d) accepted/tried since "
+             "the previous line. Plot: `topic_curves.png`."), ""]
     for corpus, res in payload["results"].items():
         d = res["data"]
         run = res.get("run", meta)
@@ -205,7 +209,8 @@ def markdown(payload: dict) -> str:
             lines += [f"(kept from an earlier run: `{run['command']}`, {run['date']}, git {run['git']})", ""]
         lines += [(f"{d['train_docs']:,} train docs, {d['train_tokens']:,} tokens, V={d['V']:,}; "
                   f"{d['test_docs']:,} test docs, {d['heldout_tokens']:,} held-out tokens."), "",
-                  "| method | lap | K | CPU s | held-out | moves | peak RSS MiB |", "|---|---:|---:|---:|---:|---|---:|"]
+                  "| method | lap | K | CPU s | held-out | moves | peak RSS MiB |",
+                  "|---|---:|---:|---:|---:|---|---:|"]
         for name, r in res["rows"].items():
             previous = 0
             for p in scored(r):
@@ -254,7 +259,8 @@ def plot(payload: dict, path: Path) -> None:
 def _git() -> str:
     def run(*args):
         return subprocess.run(["git", *args], check=False, cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    dirty = run("status", "--porcelain", "--untracked-files=no") or run("status", "--porcelain", "benchmarks/topic_curves.py")
+    dirty = run("status", "--porcelain", "--untracked-files=no") or run("status", "--porcelain",
+                                                                        "benchmarks/topic_curves.py")
     return run("rev-parse", "--short", "HEAD") + (" (+ uncommitted changes)" if dirty else "")
 
 

@@ -188,7 +188,8 @@ def markdown(payload: dict) -> str:
     lines = [f"# HDP topic moves on `{meta['corpus']}`", "",
              f"Last command: `{meta['command']}` ({meta['date']}); rows it did not run are kept from earlier runs "
              "(each row's start date and load average in the table).  ",
-             f"Data: {d['train_docs']:,} train docs, {d['train_tokens']:,} tokens, V={d['V']:,}; {d['test_docs']} test docs, "
+             f"Data: {d['train_docs']:,} train docs, {d['train_tokens']:,} tokens, V={d['V']:,}; "
+             f"{d['test_docs']} test docs, "
              f"{d['heldout_tokens']:,} held-out tokens. Protocol: docstring of `benchmarks/topic_moves.py`.", "",
              "| run | K at start | K out | held-out LL/word | CPU s | laps / sweeps | started (load) | peak RSS MiB |",
              "|---|---:|---:|---:|---:|---:|---|---:|"]
@@ -208,13 +209,15 @@ def markdown(payload: dict) -> str:
         for name in ("ours_moves_K100", "ours_moves_K200"):
             hit = cpu_to(results.get(name, {}), target)
             if hit is not None:
-                lines.append(f"- {name} reached it after {hit:.1f} CPU s: bnpy / ours = {bnpy['fit_cpu_s'] / hit:.1f}x.")
+                lines.append(f"- {name} reached it after {hit:.1f} CPU s: bnpy / ours = "
+                             f"{bnpy['fit_cpu_s'] / hit:.1f}x.")
             elif name in results:
                 lines.append(f"- {name} did not reach it.")
     for name, res in results.items():
         if not res.get("trace") or res["kind"] != "ours":
             continue
-        lines += ["", f"## {name}: per lap", "", "| lap | K | K_eff | held-out | CPU s | merges | deletes | peak RSS MiB |",
+        lines += ["", f"## {name}: per lap", "", "| lap | K | K_eff | held-out | CPU s | merges | deletes "
+                                                 "| peak RSS MiB |",
                   "|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for t in res["trace"]:
             mv = t.get("moves", {})
@@ -235,7 +238,8 @@ def main(argv=None):
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        run = (with_children, run_one) if configs(args.corpus)[args.one][0] == "bnpy" else (run_one,)  # bnpy: a subprocess
+        run = (with_children,
+               run_one) if configs(args.corpus)[args.one][0] == "bnpy" else (run_one,)  # bnpy: a subprocess
         Path(args.out).write_text(json.dumps(measured(*run, args.corpus, args.one, args.laps, args.gensim_passes)))
         return
     names = [n for n in configs(args.corpus) if not args.only or n in args.only.split(",")]
@@ -249,7 +253,8 @@ def main(argv=None):
             subprocess.run([sys.executable, __file__, "--corpus", args.corpus, "--laps", str(args.laps),
                             "--gensim-passes", str(args.gensim_passes), "--one", name, "--out", out], check=True)
             results[name] = json.loads(Path(out).read_text())
-    payload = {"meta": {"command": "python benchmarks/topic_moves.py " + " ".join(sys.argv[1:] if argv is None else argv),
+    command = "python benchmarks/topic_moves.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    payload = {"meta": {"command": command,
                         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "corpus": args.corpus,
                         "data": next(iter(results.values()))["data"]},
                "results": results}

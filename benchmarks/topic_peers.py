@@ -132,7 +132,9 @@ class Clock:
 
 
 def _passes_grid(passes: int, snapshot_at) -> list[int]:
-    return sorted(set(range(1, passes + 1)) if snapshot_at is None else {int(p) for p in snapshot_at if 1 <= p <= passes} | {passes})
+    if snapshot_at is None:
+        return list(range(1, passes + 1))
+    return sorted({int(p) for p in snapshot_at if 1 <= p <= passes} | {passes})
 
 
 # ---------------------------------------------------------------------------------------------- sklearn
@@ -328,7 +330,8 @@ def run_tp_hdp(X, settings: Settings, passes: int, on_snapshot=None, snapshot_at
 
     model = tp.HDPModel(initial_k=settings.tp_hdp_initial_k, alpha=settings.tp_hdp_alpha, gamma=settings.tp_hdp_gamma,
                         eta=settings.eta, seed=settings.seed)  # optim_interval=10 (default)
-    clock, fit_cpu, fit_wall, prep_cpu, prep_wall, live = _run_tomotopy(model, X, passes, on_snapshot, snapshot_at, True)
+    clock, fit_cpu, fit_wall, prep_cpu, prep_wall, live = _run_tomotopy(
+        model, X, passes, on_snapshot, snapshot_at, True)
     return PeerRun(clock.snapshots, fit_cpu, fit_wall, prep_cpu, prep_wall, topics_out=int(model.live_k),
                    topics_out_note="tomotopy: live_k (live topics)",
                    extra={"live_k_by_pass": live, **({"model": model} if on_snapshot is None else {})})
@@ -379,7 +382,8 @@ def _check_equivalence(X, passes: int, settings: Settings) -> dict:
         plain = LatentDirichletAllocation(n_components=settings.n_topics, doc_topic_prior=settings.alpha,
                                           topic_word_prior=settings.eta, learning_method=method, max_iter=passes,
                                           random_state=settings.seed).fit(Xf)
-        out[f"sk_{method}"] = float(np.abs(runner(X, settings, passes).snapshots[-1][3] - _normalise(plain.components_)).max())
+        out[f"sk_{method}"] = float(np.abs(runner(X, settings,
+                                                  passes).snapshots[-1][3] - _normalise(plain.components_)).max())
 
     from gensim.models import HdpModel, LdaModel
 
@@ -411,5 +415,6 @@ def _check_equivalence(X, passes: int, settings: Settings) -> dict:
         plain = _normalise(_tp_topic_word(model, ks, X.shape[1]))
         run = RUNNERS[name][0](X, settings, sweeps, snapshot_at=[1, 2, 5, sweeps])
         got = run.snapshots[-1][3]
-        out[name] = float(np.abs(got - plain).max()) if got.shape == plain.shape else f"shapes differ {got.shape} {plain.shape}"
+        out[name] = (float(np.abs(got - plain).max()) if got.shape == plain.shape
+                     else f"shapes differ {got.shape} {plain.shape}")
     return out

@@ -20,7 +20,8 @@ Protocol (``../shared/research/peers.md`` section 3.2, reproduced exactly):
   cumulative CPU of the first snapshot reaching the target. BLAS pinned to one thread
   (threadpoolctl, plus OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=1 in each child); tomotopy ``workers=1``.
 * Memory: every configuration runs in a fresh subprocess (``topics.py --one NAME``); peak RSS is that
-  process's own high-water mark (``_rss.peak_rss_mib``: data, split, fit and scoring together; "RSS at fit start" is shown too).
+  process's own high-water mark (``_rss.peak_rss_mib``: data, split, fit and scoring together; "RSS
+  at fit start" is shown too).
 * Ours: ``OURS`` below (``stickbreak.LDA`` / ``stickbreak.HDPTopicModel``); per-lap snapshots via the
   estimators' ``callbacks`` (``callback(record, params)`` after every lap, ``params.topic_word`` the
   current (K, V) topics); the callback's own time is subtracted like the peers' snapshots; one untimed
@@ -28,8 +29,11 @@ Protocol (``../shared/research/peers.md`` section 3.2, reproduced exactly):
   estimator cannot be imported. Topics out = the estimator's ``n_topics_`` (topics with a non-negligible
   expected token count).
 
-Run:  .venv/bin/python benchmarks/topics.py [--only a,b] [--passes 10] [--quick] [--merge] [--split peers] [--list] [--check]
-Writes benchmarks/results/topics.{md,json} (``--quick``: topics_quick.{md,json}).
+Run:
+
+    .venv/bin/python benchmarks/topics.py [--only a,b] [--passes 10] [--quick] [--merge] [--split peers] [--list]
+
+(``--check`` too). Writes benchmarks/results/topics.{md,json} (``--quick``: topics_quick.{md,json}).
 """
 
 from __future__ import annotations
@@ -115,7 +119,8 @@ def load_split(quick: bool = False, split: str = "stickbreak") -> dict:
     train, test = sp.csr_matrix(train[:, keep]), sp.csr_matrix(test[:, keep])
     observed, heldout = SPLITS[split](test, mode="tokens", heldout_fraction=0.5, seed=1)
     return {"train": train, "observed": sp.csr_matrix(observed), "heldout": sp.csr_matrix(heldout),
-            "describe": {"corpus": "wiki" + (" (--quick subset)" if quick else ""), "split": split, "train_docs": int(train.shape[0]),
+            "describe": {"corpus": "wiki" + (" (--quick subset)" if quick else ""), "split": split,
+                         "train_docs": int(train.shape[0]),
                          "train_tokens": int(train.sum()), "V": int(train.shape[1]), "test_docs": int(test.shape[0]),
                          "observed_tokens": int(observed.sum()), "heldout_tokens": int(heldout.sum())}}
 
@@ -321,12 +326,15 @@ def markdown(payload: dict) -> str:
         "# Topic models side by side: stickbreak vs scikit-learn, gensim, tomotopy (wiki)",
         "",
         f"Command: `{meta['command']}` ({meta['date']})  ",
-        f"Machine: {meta['machine']}; load average (1/5/15 min) at start {meta['load_start']}, at end {meta['load_end']}  ",
+        f"Machine: {meta['machine']}; load average (1/5/15 min) at start {meta['load_start']}, at end "
+        f"{meta['load_end']}  ",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()) + "  ",
         f"Evaluator: {meta['evaluator']}  ",
-        f"Data: {data['corpus']}: {docs:,} train docs, {tok:,} train tokens, V={data['V']:,}; {data['test_docs']} test docs, "
+        f"Data: {data['corpus']}: {docs:,} train docs, {tok:,} train tokens, V={data['V']:,}; "
+        f"{data['test_docs']} test docs, "
         f"{data['observed_tokens']:,} observed / {data['heldout_tokens']:,} held-out tokens (split: {data['split']}). "
-        f"Unigram baseline held-out LL/word = {meta['unigram']['per_word']:.4f} (perplexity {meta['unigram']['perplexity']:.0f}).",
+        f"Unigram baseline held-out LL/word = {meta['unigram']['per_word']:.4f} (perplexity "
+        f"{meta['unigram']['perplexity']:.0f}).",
         "",
         "Protocol (peers.md §3.2; details in the docstrings of `benchmarks/topics.py` and `topic_peers.py`): "
         "K=20, α=0.1, η=0.01 for every LDA, seed 0, no hyper-parameter optimisation, other settings library "
@@ -336,30 +344,39 @@ def markdown(payload: dict) -> str:
         "the training calls only, evaluation excluded (clock stopped at each per-pass snapshot). "
         f"Budget: {P} VB passes/laps; Gibbs (tomotopy) {P * GIBBS_FACTOR} sweeps, with a row at {P} sweeps too.",
         "",
-        "| run | passes / sweeps | CPU s | wall s | fit-call CPU s | M tokens / CPU-s (per pass) | docs / CPU-s | topics out "
-        f"| held-out LL/word | perplexity | peak RSS MB (at fit start) | CPU s to {TARGETS[0]:.2f} | CPU s to {TARGETS[1]:.2f} | load start/end |",
+        "| run | passes / sweeps | CPU s | wall s | fit-call CPU s | M tokens / CPU-s (per pass) | docs / "
+        "CPU-s | topics out "
+        f"| held-out LL/word | perplexity | peak RSS MB (at fit start) | CPU s to {TARGETS[0]:.2f} | CPU "
+        f"s to {TARGETS[1]:.2f} | load start/end |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for label, res, s in table_rows(results, P):
         final = s is res["snapshots"][-1]
-        topics = res["topics_out"] if final else dict(map(tuple, res["extra"].get("live_k_by_pass", []))).get(s["pass"], res["topics_out"])
+        live = dict(map(tuple, res["extra"].get("live_k_by_pass", [])))
+        topics = res["topics_out"] if final else live.get(s["pass"], res["topics_out"])
         lines.append(
-            f"| {label} | {s['pass']} | {s['cpu_s']:.2f} | {s['wall_s']:.2f} | {_fmt(res['fit_cpu_s'] if final else None, '.2f')} "
+            f"| {label} | {s['pass']} | {s['cpu_s']:.2f} | {s['wall_s']:.2f} | "
+            f"{_fmt(res['fit_cpu_s'] if final else None, '.2f')} "
             f"| {tok * s['pass'] / s['cpu_s'] / 1e6:.2f} | {docs * s['pass'] / s['cpu_s']:,.0f} | {topics} "
-            f"| {s['per_word']:.4f} | {s['perplexity']:.0f} | {res['peak_rss_mb']:.0f} ({res['rss_at_fit_start_mb']:.0f}) | "
+            f"| {s['per_word']:.4f} | {s['perplexity']:.0f} | {res['peak_rss_mb']:.0f} "
+            f"({res['rss_at_fit_start_mb']:.0f}) | "
             + " | ".join(_fmt(cpu_to_target(res, t), ".2f", "not reached") for t in TARGETS)
             + f" | {res['load_start'].split('/')[0]}/{res['load_end'].split('/')[0]} |")
     for name, res in results.items():
         if res.get("skipped") or res.get("error"):
             lines.append(f"| {name} | – | | | | | | | | | | | | skipped: {res.get('skipped') or res.get('error')} |")
-    lines += ["", "Topics out: LDA = K; gensim HDP = its fixed truncation T (rows of `get_topics()`; gensim has no notion of "
+    lines += ["", "Topics out: LDA = K; gensim HDP = its fixed truncation T (rows of `get_topics()`; "
+                  "gensim has no notion of "
               "used topics); tomotopy HDP = `live_k` (Φ uses live topics only); ours = topics with at least one token "
-              "(see `topics_out_note` in the JSON). fit-call CPU s = the whole library call (e.g. sklearn `fit` ends with "
+              "(see `topics_out_note` in the JSON). fit-call CPU s = the whole library call (e.g. sklearn "
+              "`fit` ends with "
               "an extra E-step for its training bound), the CPU column only the passes. Peak RSS is the whole child "
               "process (data, split, fit, scoring).", "",
-              "Peers (exact calls in `topic_peers.py`): `sk_batch`/`sk_online` = scikit-learn `LatentDirichletAllocation` "
+              "Peers (exact calls in `topic_peers.py`): `sk_batch`/`sk_online` = scikit-learn "
+              "`LatentDirichletAllocation` "
               "batch / online (batch_size 128); per-pass snapshots from one `fit` (batch: an observing wrapper around "
-              "`_em_step`) or `partial_fit` once per pass with `total_samples=D` (online), both bit-identical to a plain "
+              "`_em_step`) or `partial_fit` once per pass with `total_samples=D` (online), both "
+              "bit-identical to a plain "
               "`fit(max_iter=P)` (`topics.py --check`). `gensim_online` = `LdaModel` (chunksize 2000, iterations 50, "
               "`eval_every=None`: gensim's default in-training perplexity logging is evaluation, +31 % CPU), snapshots "
               "from a per-epoch callback `Metric`. `gensim_hdp` = `HdpModel` defaults (T=150, K=15, α=γ=1, κ=1, τ=64, "
@@ -391,7 +408,8 @@ def markdown(payload: dict) -> str:
     else:
         lines += ["Throughput = our tokens per CPU-s per pass ÷ the peer's (final rows; >1: ours faster per pass). "
                   "CPU to target = the peer's CPU s to reach the target ÷ ours (>1: ours reaches it sooner).", "",
-                  "| ours | peer | throughput ratio | " + " | ".join(f"CPU to {t:.2f}: peer ÷ ours" for t in TARGETS) + " |",
+                  "| ours | peer | throughput ratio | "
+                  + " | ".join(f"CPU to {t:.2f}: peer ÷ ours" for t in TARGETS) + " |",
                   "|---|---|---:|" + "---:|" * len(TARGETS)]
 
         def rate(res):
@@ -418,12 +436,14 @@ def main(argv=None):
     parser.add_argument("--only", default="", help="comma-separated configuration names (default: all)")
     parser.add_argument("--passes", type=int, default=None, help=f"VB passes (default 10, --quick {QUICK_PASSES}); "
                         f"Gibbs sweeps = {GIBBS_FACTOR} x passes")
-    parser.add_argument("--quick", action="store_true", help=f"smoke test: {QUICK_TRAIN} train / {QUICK_TEST} test docs")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"smoke test: {QUICK_TRAIN} train / {QUICK_TEST} test docs")
     parser.add_argument("--merge", action="store_true", help="keep earlier results of configurations not run now")
     parser.add_argument("--threads", type=int, default=1, help="thread-pool size for ours (peers always 1)")
     parser.add_argument("--out", default=None, help="output path without suffix")
     parser.add_argument("--split", choices=list(SPLITS), default="stickbreak",
-                        help="test-token split: ours (stickbreak.evaluate.topics.split_documents, default) or peers.md's "
+                        help="test-token split: ours (stickbreak.evaluate.topics.split_documents, "
+                             "default) or peers.md's "
                              "exact RandomState(1) split")
     parser.add_argument("--list", action="store_true", help="list configuration names and exit")
     parser.add_argument("--check", action="store_true", help="check that the peers' per-pass snapshot runs equal plain "
@@ -441,7 +461,8 @@ def main(argv=None):
     if args.check:
         train = load_split(True, args.split)["train"][:600]
         train = sp.csr_matrix(train[:, np.asarray(train.sum(axis=0)).ravel() > 0])
-        print("max |snapshot - plain fit| of the normalised topic-word matrices:", topic_peers.check_equivalence(train, 3))
+        print("max |snapshot - plain fit| of the normalised topic-word matrices:",
+              topic_peers.check_equivalence(train, 3))
         return
 
     if args.one:  # child
@@ -460,8 +481,10 @@ def main(argv=None):
     meta = {
         "command": "python benchmarks/topics.py " + " ".join(sys.argv[1:] if argv is None else argv),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "load_start": _load(), "passes": passes, "quick": args.quick, "evaluator": EVALUATOR, "threads_ours": args.threads,
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+                   f"{platform.python_version()}",
+        "load_start": _load(), "passes": passes, "quick": args.quick, "evaluator": EVALUATOR,
+        "threads_ours": args.threads,
     }
     import stickbreak
 
@@ -470,7 +493,8 @@ def main(argv=None):
     data = load_split(args.quick, args.split)
     meta["data"] = data["describe"]
     meta["unigram"] = unigram_baseline(data)
-    print(f"data: {meta['data']}\nunigram baseline: {meta['unigram']['per_word']:.4f}\nevaluator: {EVALUATOR}", flush=True)
+    print(f"data: {meta['data']}\nunigram baseline: {meta['unigram']['per_word']:.4f}\nevaluator: {EVALUATOR}",
+          flush=True)
 
     results = {}
     if args.merge and out_path.with_suffix(".json").exists():
@@ -492,8 +516,9 @@ def main(argv=None):
         print(f"== {name}", flush=True)
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
             json_out = tmp.name
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--one", name, "--passes", str(passes), "--json-out", json_out,
-               "--threads", str(args.threads), "--split", args.split] + (["--quick"] if args.quick else [])
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--one", name, "--passes", str(passes),
+               "--json-out", json_out, "--threads", str(args.threads), "--split", args.split]
+        cmd += ["--quick"] if args.quick else []
         proc = subprocess.run(cmd, env=env)
         try:
             res = json.loads(Path(json_out).read_text())

@@ -99,7 +99,8 @@ def main(argv=None):
     earlier = [r for r in json.loads(path.read_text()) if r["docs"] not in sizes] if path.exists() else []
     rows = sorted(earlier + rows, key=lambda r: r["docs"])
     path.write_text(json.dumps(rows, indent=1))
-    header = f"# Weak scaling, memoized HDP K=100 without moves, Dask LocalCluster of 2 workers (`{' '.join(sys.argv)}`)\n\n"
+    header = ("# Weak scaling, memoized HDP K=100 without moves, Dask LocalCluster of 2 workers "
+              f"(`{' '.join(sys.argv)}`)\n\n")
     (RESULTS / "weak_scaling.md").write_text(header + table(rows))
 
 

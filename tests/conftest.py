@@ -110,7 +110,8 @@ def assert_cache_consistent(state) -> None:
     sum to the whole-data statistics (fields and entropies)."""
     from stickbreak.moves.records import fast_forward
 
-    cached = [fast_forward(m, state.log[s:], b).without_merge_terms() for b, (m, s) in enumerate(zip(state.memo, state.seen))]
+    cached = [fast_forward(m, state.log[s:],
+                           b).without_merge_terms() for b, (m, s) in enumerate(zip(state.memo, state.seen))]
     total = sum(cached[1:], cached[0])
     np.testing.assert_array_equal(total.uids, state.stats.uids)
     for key in total.fields:
@@ -210,7 +211,8 @@ def check_merge_delta(model, data, params, pairs, as_family=lambda resp: resp) -
 def check_birth_delta(model, data, params, cfg, check_proposal=lambda resp, split: resp, merge_newborns=False):
     """A birth tracked over two batches (the second expanded at creation, then both re-expanded with
     known parameters) equals the statistics, and the ELBO change, of the explicit proposal
-    responsibilities: the target's mass split by :func:`stickbreak.models.mixture.moves.split_target` (Hughes 2016, Eq. 4.12-4.19).
+    responsibilities: the target's mass split by
+    :func:`stickbreak.models.mixture.moves.split_target` (Hughes 2016, Eq. 4.12-4.19).
     ``check_proposal(full resp, split)`` may inspect and convert each batch's proposal. With
     ``merge_newborns`` the first two newborns are merged in every batch's expansion (the cleanup of
     :func:`stickbreak.moves.birth.cleaned`) and in the explicit responsibilities. Returns the
@@ -281,9 +283,11 @@ def chain_stats(model, params, data, merge=None):
         if merge is not None:
             resp, pairwise = hmm_twin.merge_states(resp, pairwise, *merge)
         resp_all.append(resp)
-        start, trans, table = start + resp[0], trans + pairwise.sum(axis=0), table + hmm_twin.entropy_table(resp, pairwise)
+        start, trans = start + resp[0], trans + pairwise.sum(axis=0)
+        table = table + hmm_twin.entropy_table(resp, pairwise)
     resp = np.concatenate(resp_all)
-    fields = {"N": resp.sum(axis=0), **model.obs.suff_stats(frames, resp, model.obs_prior), "start": start, "trans": trans}
+    fields = {"N": resp.sum(axis=0), **model.obs.suff_stats(frames, resp, model.obs_prior), "start": start,
+              "trans": trans}
     uids = params.uids if merge is None else np.delete(params.uids, merge[1])
     return SuffStats(uids, fields, {"entropy": table[1:].sum(axis=1) + table[0]},
                      {"n_items": float(data.n_items), "log_base": model.obs.log_base(frames)}, square=("trans",))

@@ -148,7 +148,8 @@ def test_algorithms_do_not_probe_models(where):
         if _top(module) != where:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+            if isinstance(node, ast.Call) and isinstance(node.func,
+                                                         ast.Name) and node.func.id in ("getattr", "hasattr"):
                 probes.append(f"{module}:{node.lineno}")
     assert not probes, probes
 

@@ -54,7 +54,8 @@ def guide():
                 exec(compile(block, f"ARCHITECTURE.md: {title}", "exec"), module.__dict__)
         yield module.__dict__
     finally:
-        del sys.modules[module.__name__]  # other tests in this process see the built-in families, weights and algorithms only
+        # other tests in this process see the built-in families, weights and algorithms only
+        del sys.modules[module.__name__]
         obs.OBS_MODELS.pop("poisson", None)
         priors.MIXTURE_WEIGHTS.pop("uniform", None)
         LEARNERS.pop("incremental", None)

@@ -60,10 +60,12 @@ CASES = {
     "a count of 1e10 for a token sampler": (
         lambda t: LDA(n_topics=2, algorithm="gibbs").fit(sp.csr_matrix(np.array([[1e10, 1.0], [2.0, 3.0]]))),
         DataError, r"needs about .* GiB.*the sampler holds every one of the 1e\+10 tokens"),
-    "a fit's settings": (lambda t: DPMixture(n_components=0).fit(POINTS), ValueError, r"n_components must be >= 1, got 0"),
+    "a fit's settings": (lambda t: DPMixture(n_components=0).fit(POINTS), ValueError,
+                         r"n_components must be >= 1, got 0"),
     "n_jobs of 0": (lambda t: LDA(n_jobs=0).fit(COUNTS), ValueError, r"n_jobs must be a positive integer or -1"),
     "an algorithm the model lacks": (lambda t: DPMixture(algorithm="gibbs").fit(POINTS), ValueError,
-                                     r"DPMixture does not support algorithm='gibbs' .*use LDA\(algorithm=.*choose one of"),
+                                     r"DPMixture does not support algorithm='gibbs' .*use "
+                                     r"LDA\(algorithm=.*choose one of"),
     "an unknown algorithm option": (lambda t: LDA(algorithm_options={"bogus": 1}).fit(COUNTS), ValueError,
                                     r"LDA has no algorithm option\(s\) \['bogus'\]; valid options are"),
     "more batches than sequences": (lambda t: HDPHMM(n_batches=5).fit(POINTS, lengths=[30, 30]), ValueError,
@@ -133,7 +135,8 @@ CASES = {
         lambda t: read_corpus(write(t, "h.mtx", "%%MatrixMarket matrix coordinate integer general\n"
                                                 "1000000000000000 5 1\n1 1 1\n")), DataError,
         r"h.mtx, whose header declares 1,000,000,000,000,000 documents, needs about .* GiB"),
-    "UCI header of 10^15 documents": (lambda t: read_corpus(write(t, "docword.h.txt", "1000000000000000\n5\n1\n1 1 1\n")),
+    "UCI header of 10^15 documents": (lambda t: read_corpus(write(t, "docword.h.txt",
+                                                                  "1000000000000000\n5\n1\n1 1 1\n")),
                                       DataError, r"docword.h.txt, whose header declares .* documents, needs about"),
     "UCI entries missing": (lambda t: read_corpus(write(t, "docword.m.txt", "2\n3\n3\n1 1 1\n2 3 1\n")), DataError,
                             r"declares NNZ=3 entries .* lists 2.*truncated"),

@@ -63,7 +63,8 @@ def test_converges_on_relative_change():
 def test_min_laps_and_max_laps():
     result = driver.fit(StubModel([-1.0] * 10), [None], StubParams(0.0), BatchVB(), LearnConfig(tol=1e-3, min_laps=5))
     assert result.converged and result.n_laps == 5
-    result = driver.fit(StubModel(np.arange(10.0) - 100), [None], StubParams(0.0), BatchVB(), LearnConfig(max_laps=3, tol=0))
+    result = driver.fit(StubModel(np.arange(10.0) - 100), [None], StubParams(0.0), BatchVB(),
+                        LearnConfig(max_laps=3, tol=0))
     assert not result.converged and result.n_laps == 3
 
 
@@ -84,7 +85,8 @@ def test_interrupt_before_first_lap_propagates():
         driver.fit(Failing([]), [None], StubParams(0.0), BatchVB(), LearnConfig())
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
-        result = driver.fit(StubModel([-3.0, -2.0]), [None], StubParams(0.0), BatchVB(), LearnConfig(), callbacks=[boom])
+        result = driver.fit(StubModel([-3.0, -2.0]), [None], StubParams(0.0), BatchVB(), LearnConfig(),
+                            callbacks=[boom])
     assert result.interrupted and result.n_laps == 1
 
 

@@ -13,7 +13,8 @@ def test_pyldavis_arguments(kind):
     args = to_pyldavis(est, data["X"])
     used = [t["topic"] for t in est.top_words(1)]
     assert args["topic_term_dists"].shape == (len(used), 40)
-    assert np.allclose(args["topic_term_dists"], est.topic_word_[used] / est.topic_word_[used].sum(axis=1, keepdims=True))
+    assert np.allclose(args["topic_term_dists"],
+                       est.topic_word_[used] / est.topic_word_[used].sum(axis=1, keepdims=True))
     assert args["doc_topic_dists"].shape == (60, len(used)) and np.allclose(args["doc_topic_dists"].sum(axis=1), 1)
     assert np.array_equal(args["doc_lengths"], np.full(60, 80.0)) and args["term_frequency"].sum() == 4800
     assert args["vocab"] == list(est.vocabulary_)

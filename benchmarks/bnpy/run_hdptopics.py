@@ -404,7 +404,8 @@ def fit_and_save(args, bnpy, createUniqueRandomSeed, Data, moves, outdir, doc_ke
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     task_output_path = os.path.join(outdir, str(taskid))
 
-    hmodel, info, err, tb, fit_wall, fit_cpu = timed_run(bnpy, Data, "HDPTopicModel", "Mult", "memoVB", taskid, args.verbose, kw)
+    hmodel, info, err, tb, fit_wall, fit_cpu = timed_run(bnpy, Data, "HDPTopicModel", "Mult", "memoVB", taskid,
+                                                         args.verbose, kw)
 
     if err is not None:
         la = _HOOK["learnAlg"]

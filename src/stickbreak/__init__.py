@@ -22,6 +22,7 @@ from .estimators import HDPHMM, FiniteHMM, HDPAdmixture, CheckpointDir, resume
 from .persist import CheckpointError
 from .persist import load
 
-__all__ = ["DILN", "LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture", "Sequences", "ShardStore", "datasets", "export", "load", "plot", "report",
+__all__ = ["DILN", "LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture",
+           "Sequences", "ShardStore", "datasets", "export", "load", "plot", "report",
            "__version__"]
 __all__ += ["HDPHMM", "FiniteHMM", "HDPAdmixture", "CheckpointDir", "resume", "CheckpointError"]

@@ -106,7 +106,8 @@ class MovesConfig:
             check_choice("move", move, MOVE_KINDS)
         for name in ("birth_start_lap", "merge_start_lap", "delete_start_lap", "birth_kmeans_iters", "delete_every"):
             check_int(name, getattr(self, name), 0)
-        for name in ("birth_max_new", "birth_min_items", "birth_max_items", "birth_refine_steps", "birth_passes", "births_per_batch", "birth_max_active",
+        for name in ("birth_max_new", "birth_min_items", "birth_max_items", "birth_refine_steps", "birth_passes",
+                     "births_per_batch", "birth_max_active",
                      "max_components", "merge_max_pairs", "merge_pairs_per_component", "delete_refine_steps",
                      "delete_max_targets"):
             check_int(name, getattr(self, name), 1)

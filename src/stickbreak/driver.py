@@ -146,16 +146,17 @@ def fit(model: Fittable, batches: Sequence, params, learner, config: LearnConfig
         on_lap: Callable | None = None, every: float | None = None) -> FitResult:
     """Run laps until the relative ELBO change is below ``config.tol`` or ``config.max_laps`` is reached.
 
-    ``model`` is whatever ``learner`` needs (a :mod:`~stickbreak.core.protocols` protocol it checks at
-    its start); the driver itself only reads ``model.monotone``, whether to warn on an ELBO decrease.
-    ``callbacks`` are called as ``callback(record, params)`` after every lap; one that returns
-    ``True`` stops the run. A ``KeyboardInterrupt`` ends the run after the last complete lap.
-    ``on_lap(state, trace, stop_reason, seconds)`` is called after every lap, before the callbacks,
-    with the learner's :meth:`~stickbreak.learn.base.Resumable.saved_state`, ``stop_reason`` None
-    unless the run ends there by convergence or ``max_laps``, and the seconds fitted so far; ``resume`` continues a run from the lap
-    after its trace (or from the lap in progress its state holds). ``every``: seconds between
-    calls of ``on_lap`` within a lap too, with a lap in progress and the completed laps' trace,
-    for learners that declare :class:`~stickbreak.learn.base.SavesWithinLaps` (memoized VI).
+    ``model`` is whatever ``learner`` needs (a :mod:`~stickbreak.core.protocols` protocol it checks
+    at its start); the driver itself only reads ``model.monotone``, whether to warn on an ELBO
+    decrease. ``callbacks`` are called as ``callback(record, params)`` after every lap; one that
+    returns ``True`` stops the run. A ``KeyboardInterrupt`` ends the run after the last complete
+    lap. ``on_lap(state, trace, stop_reason, seconds)`` is called after every lap, before the
+    callbacks, with the learner's :meth:`~stickbreak.learn.base.Resumable.saved_state`,
+    ``stop_reason`` None unless the run ends there by convergence or ``max_laps``, and the seconds
+    fitted so far; ``resume`` continues a run from the lap after its trace (or from the lap in
+    progress its state holds). ``every``: seconds between calls of ``on_lap`` within a lap too, with
+    a lap in progress and the completed laps' trace, for learners that declare
+    :class:`~stickbreak.learn.base.SavesWithinLaps` (memoized VI).
 
     BLAS runs single-threaded meanwhile: the matrices are small and threaded BLAS is 1-3x slower
     on them; parallelism comes from the executor mapping batches over workers instead.
@@ -188,7 +189,8 @@ def _fit(model, batches, params, learner, config, callbacks, verbose, executor, 
          every=None) -> FitResult:
     if resume is None:
         resume = Resumed(learner.start(model, batches, params), ())
-    elif resume.stop_reason is not None and not (resume.stop_reason == "max_laps" and len(resume.trace) < config.max_laps):
+    elif resume.stop_reason is not None and not (resume.stop_reason == "max_laps"
+                                                 and len(resume.trace) < config.max_laps):
         return FitResult(resume.state, resume.trace, resume.stop_reason)  # nothing left to do (or a longer run asked)
     state, trace = resume.state, list(resume.trace)
     stop_reason = "max_laps"

@@ -35,7 +35,8 @@ def test_fit_hmm_on_mocap6_writes_model_states_and_summary(tmp_path, capsys):
                  "--foreground-only", "--out", str(out_dir)])
     assert code == 0
     out = capsys.readouterr().out
-    assert "HDPHMM(ar_gauss, K=10, stickiness=50, memoized + birth,merge,delete) on mocap6 (6 sequences, 2058 frames" in out
+    assert ("HDPHMM(ar_gauss, K=10, stickiness=50, memoized + birth,merge,delete) on mocap6 "
+            "(6 sequences, 2058 frames") in out
     assert "lap" in out and "accepted moves" in out and "stopped (max laps) after 3 laps" in out
     assert "Hamming distance to the true labels after alignment (all frames)" in out
     assert "(foreground frames)" in out and "moves accepted/tried: birth" in out
@@ -58,7 +59,8 @@ def test_fit_hmm_from_sequence_files(toy_files, capsys):
     code = main(["fit", "hmm", str(toy_files / "toy.npz"), "-K", "12", "--stickiness", "50", "--quiet"])
     assert code == 0
     out = capsys.readouterr().out
-    assert "HDPHMM(gauss, K=12, stickiness=50, memoized + birth,merge,delete) on toy (6 sequences, 1200 frames x 2" in out
+    assert ("HDPHMM(gauss, K=12, stickiness=50, memoized + birth,merge,delete) on toy "
+            "(6 sequences, 1200 frames x 2") in out
     assert "converged" in out and "(all frames): 0.0000" in out and "K over the laps: 11 (lap 1)" in out
     assert not any(line.startswith("lap ") for line in out.splitlines())  # --quiet: no lap table
     code = main(["fit", "hmm", str(toy_files / "toy.csv"), "--label-column", "label", "--finite", "-K", "8",

@@ -152,7 +152,8 @@ def _topics(case, **local):
     return replace(model, local=replace(model.local, **local)), data, params
 
 
-@pytest.mark.parametrize("case", cases_with(TrackedBirths, where=lambda case: not declares(case()[0], ItemResponsibilities)))
+@pytest.mark.parametrize("case",
+                         cases_with(TrackedBirths, where=lambda case: not declares(case()[0], ItemResponsibilities)))
 def test_topic_delete_delta(case):
     """One iteration, warm, no refinement: the proposal is a local step over the remaining topics
     (the planned merge pairs' terms included)."""

@@ -138,7 +138,8 @@ def test_learners_refuse_a_model_without_the_protocol_they_need():
     """One clear error before any work, naming the learner, the protocol and the model."""
     rng = np.random.default_rng(0)
     model, data, params = BY_NAME["two-level-hdp"]()
-    with pytest.raises(CapabilityError, match=r"memoized VI with moves \['merge'\] needs a model declaring Movable .*TwoLevelHDP"):
+    with pytest.raises(CapabilityError,
+                       match=r"memoized VI with moves \['merge'\] needs a model declaring Movable .*TwoLevelHDP"):
         MemoizedVI(MovesConfig(moves=("merge",)), rng).start(model, [data], params)
     model, data, params = BY_NAME["diln-hdp"]()
     with pytest.raises(CapabilityError, match="memoized VI needs a model declaring Memoizable .*DILNModel"):

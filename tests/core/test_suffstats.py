@@ -52,7 +52,8 @@ def test_stats_additive_under_any_batch_split(name, assignment):
 
 
 @pytest.mark.parametrize("name", ALL_FAMILIES)
-@given(labels=st.lists(st.integers(0, 4), min_size=N_ITEMS, max_size=N_ITEMS), pair=st.sampled_from([(0, 1), (3, 1), (4, 2)]))
+@given(labels=st.lists(st.integers(0, 4), min_size=N_ITEMS, max_size=N_ITEMS),
+       pair=st.sampled_from([(0, 1), (3, 1), (4, 2)]))
 def test_merged_stats_equal_stats_of_merged_labels(name, labels, pair):
     model, data = _model_and_data(name)
     labels = np.array(labels)

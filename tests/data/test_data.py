@@ -91,7 +91,8 @@ def test_batches_are_a_deterministic_partition():
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [
-        ({"obs_model": "gaussian"}, ValueError, r"unknown observation model 'gaussian'.*\['ar_gauss', 'bern', 'diag_gauss'"),
+        ({"obs_model": "gaussian"}, ValueError,
+         r"unknown observation model 'gaussian'.*\['ar_gauss', 'bern', 'diag_gauss'"),
         ({"obs_prior": {"covarance": 1.0}}, ValueError, r"unknown prior option\(s\) \['covarance'\].*valid options"),
         ({"concentration": -1.0}, ValueError, r"concentration must be > 0"),
         ({"n_components": 0}, ValueError, r"n_components must be >= 1"),

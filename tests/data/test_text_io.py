@@ -115,7 +115,8 @@ def test_fast_scanner_agrees_with_the_line_parser(corpus, tmp_path):
     (fast, n_fast), (slow, n_slow) = text_parse.ldac_entries(raw), text_parse.parse_ldac_lines(raw, "c.dat")
     assert n_fast == n_slow == 40 and all(np.array_equal(a, b) for a, b in zip(fast, slow))
     _, body, n_header = text_parse.split_uci_header((tmp_path / "docword.c.txt").read_bytes(), "docword.c.txt")
-    fast, slow = text_parse.triple_entries(body, n_header + 1), text_parse.parse_uci_lines(body, "docword.c.txt", n_header)
+    fast, slow = text_parse.triple_entries(body,
+                                           n_header + 1), text_parse.parse_uci_lines(body, "docword.c.txt", n_header)
     assert all(np.array_equal(a, b) for a, b in zip(fast, slow))
     assert text_parse.ldac_entries(raw.replace(b":", b":-", 1)) is None  # anything unusual goes to the line parser
     for unusual in (body.replace(b"\n", b"\n\n", 1), body.replace(b" ", b" x", 1), body + b"1 2\n",

@@ -30,13 +30,15 @@ def test_sphinx_build_has_no_warnings(tmp_path):
     shutil.copy(ROOT / "ARCHITECTURE.md", tmp_path / "ARCHITECTURE.md")  # docs/design.md includes it
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
                str(source), str(tmp_path / "html")]
-    result = subprocess.run(command, capture_output=True, text=True)  # no wall-clock limit: a loaded machine is slow, not wrong
+    result = subprocess.run(command, capture_output=True,
+                            text=True)  # no wall-clock limit: a loaded machine is slow, not wrong
     assert result.returncode == 0, f"sphinx-build failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
     html = tmp_path / "html"
     assert (html / "api.html").exists() and (html / "guide" / "choosing.html").exists()
     figures = sorted((source / "auto_examples" / "images").glob("sphx_glr_plot_*.png"))
     for example in EXAMPLES:  # every example ends in a figure
-        assert any(figure.name.startswith(f"sphx_glr_{example.stem}_") for figure in figures), f"{example.name} drew no figure"
+        drew = any(figure.name.startswith(f"sphx_glr_{example.stem}_") for figure in figures)
+        assert drew, f"{example.name} drew no figure"
 
 
 def test_the_api_reference_lists_every_public_name():

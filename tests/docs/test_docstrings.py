@@ -58,4 +58,5 @@ def test_docstring_examples_run(name, obj, tmp_path):
     finally:
         os.chdir(cwd)
         matplotlib.pyplot.close("all")
-    assert runner.failures == 0, f"{name}: {runner.failures} of {runner.tries} example lines failed (see the output above)"
+    assert runner.failures == 0, \
+        f"{name}: {runner.failures} of {runner.tries} example lines failed (see the output above)"

@@ -49,7 +49,8 @@ def test_python_blocks_run(page, tmp_path):
             where = f"{page.relative_to(ROOT)}:{line}"
             if marker is not None:
                 kind, _, rest = marker.partition(" ")
-                assert kind in ("skip", "requires") and rest.strip(), f"{where}: marker must be 'skip REASON' or 'requires MODULE ...'"
+                assert kind in ("skip", "requires") and rest.strip(), \
+                    f"{where}: marker must be 'skip REASON' or 'requires MODULE ...'"
                 if kind == "skip" or any(importlib.util.find_spec(name) is None for name in rest.split()):
                     continue
             try:

@@ -41,7 +41,8 @@ CASES = [
      dict(doc_truncation=3, learning_rate_delay=2.0), "corpus"),
     (HDPTopicModel, dict(algorithm="truncation_free", batch_size=20, max_laps=2, tol=0.0),
      dict(prune_every=30, n_sweeps=2, total_docs=100), "corpus"),
-    (HDPTopicModel, dict(algorithm="gibbs", max_laps=3, tol=0.0), dict(burn_in=1, concentration_priors=((1, 1), (1, 0.1))),
+    (HDPTopicModel, dict(algorithm="gibbs", max_laps=3, tol=0.0),
+     dict(burn_in=1, concentration_priors=((1, 1), (1, 0.1))),
      "corpus"),
     (DILN, dict(n_topics=4, latent_dim=2, algorithm="svi", batch_size=30, max_laps=2),
      dict(learning_rate_delay=5.0, newton_steps=2, local_max_iter=20), "corpus"),
@@ -100,7 +101,8 @@ def test_paper_presets_merge_overrides():
      (r"LDA has no algorithm option\(s\) \['learning_rate'\] \(did you mean \['learning_rate_decay', "
       r"'learning_rate_delay'\]\?\); valid options are \[")),
     (LDA(algorithm_options={"doc_truncation": 5}), ValueError, r"no algorithm option\(s\) \['doc_truncation'\]"),
-    (HDPTopicModel(algorithm_options={"max_laps": 5}), ValueError, r"constructor arguments, e\.g\. HDPTopicModel\(max_laps"),
+    (HDPTopicModel(algorithm_options={"max_laps": 5}), ValueError,
+     r"constructor arguments, e\.g\. HDPTopicModel\(max_laps"),
     (HDPTopicModel(algorithm_options=[("burn_in", 2)]), TypeError, "algorithm_options must be a dict"),
     (HDPTopicModel(algorithm="gibbs", algorithm_options={"burn_in": -1}), ValueError,
      "HDPTopicModel algorithm_options: burn_in must be >= 0, got -1"),
@@ -109,7 +111,8 @@ def test_paper_presets_merge_overrides():
     (LDA(algorithm_options={"local_start": "middle"}), ValueError, "local_start='middle' is not valid; choose one of"),
     (DILN(algorithm_options={"newton_steps": 0}), ValueError, "DILN algorithm_options: newton_steps must be >= 1"),
     (DPMixture(algorithm_options={"sampling": "sometimes"}), ValueError, "sampling='sometimes' is not valid"),
-    (FiniteHMM(algorithm_options={"sampling": "with_replacement"}), ValueError, r"no algorithm option\(s\) \['sampling'\]"),
+    (FiniteHMM(algorithm_options={"sampling": "with_replacement"}), ValueError,
+     r"no algorithm option\(s\) \['sampling'\]"),
 ])
 def test_options_are_validated_before_any_work(est, error, message, corpus):
     X = corpus if isinstance(est, (LDA, HDPTopicModel, DILN)) else np.zeros((10, 2))

@@ -18,7 +18,8 @@ def test_dp_mixture_defaults_find_the_clusters():
     assert auto_components(len(X)) == 30  # the start: over-complete, not the answer
     assert model.n_components_ == 12 and model.n_active_components_ == 12
     assert adjusted_rand_score(labels, model.labels_) > 0.99
-    assert [m["kind"] for m in model.move_log_].count("merge") + [m["kind"] for m in model.move_log_].count("delete") > 0
+    kinds = [m["kind"] for m in model.move_log_]
+    assert kinds.count("merge") + kinds.count("delete") > 0
 
 
 def test_dp_mixture_births_grow_from_one_cluster():

@@ -101,7 +101,8 @@ def test_clone_and_sparse_input_for_mult():
 
 def test_save_with_generator_seed_and_labels_survive(tmp_path):
     X = real_data_for("diag_gauss", 200)
-    model = DPMixture(algorithm="vb", n_components=4, obs_model="diag_gauss", random_state=np.random.default_rng(3), max_laps=10).fit(X)
+    model = DPMixture(algorithm="vb", n_components=4, obs_model="diag_gauss", random_state=np.random.default_rng(3),
+                      max_laps=10).fit(X)
     back = stickbreak.load(model.save(tmp_path / "g.npz"))
     assert back.get_params()["random_state"] is None
     np.testing.assert_array_equal(back.labels_, model.labels_)
@@ -160,7 +161,8 @@ def test_samplers_and_stochastic_fits_warn_when_max_laps_ends_a_run_whose_k_stil
     from stickbreak.estimators._fitting import still_moving
 
     counts, _ = make_bars_corpus(n_docs=150, doc_length=40, side=6, n_bars=6, seed=0)
-    with pytest.warns(ConvergenceWarning, match=r"did not converge in 6 laps \(K in use still moving: 36 -> 39 on average"):
+    with pytest.warns(ConvergenceWarning,
+                      match=r"did not converge in 6 laps \(K in use still moving: 36 -> 39 on average"):
         HDPTopicModel(algorithm="truncation_free", max_laps=6, batch_size=10, random_state=0).fit(counts)
     settled = [{"n_effective": k} for k in (10, 9, 47, 45, 48, 46, 47, 49, 45, 47)]  # a sampler's wandering K
     assert still_moving(settled, exact=False, tol=1e-4) is None

@@ -32,7 +32,8 @@ def test_sticky_hdphmm_recovers_the_toy_segmentation(toy, sticky):
     assert hamming_distance(labels, sticky.predict(X, lengths)) == 0.0
     assert sticky.n_states_ == len(np.unique(labels)) == sticky.n_active_states_  # moves removed the rest
     assert sticky.converged_ and sticky.n_iter_ == len(sticky.trace_) and sticky.elbo_ == sticky.trace_[-1]["elbo"]
-    assert {m["kind"] for m in sticky.moves_} <= {"birth", "merge", "delete", "reorder", "prune"} and len(sticky.moves_) > 0
+    assert {m["kind"] for m in sticky.moves_} <= {"birth", "merge", "delete", "reorder",
+                                                  "prune"} and len(sticky.moves_) > 0
     K = sticky.n_states_
     assert sticky.means_.shape == (K, 2) and sticky.covariances_.shape == (K, 2, 2)
     assert sticky.startprob_.shape == (K,) and sticky.transmat_.shape == (K, K)
@@ -57,7 +58,8 @@ def test_predict_proba_score_and_input_forms(toy, sticky):
     for other in (sticky.predict(pieces), sticky.predict(seqs)):
         np.testing.assert_array_equal(other, states)
     per_sequence = sticky.score_sequences(pieces)
-    assert per_sequence.shape == (6,) and sticky.score(X, lengths=lengths, total=True) == pytest.approx(per_sequence.sum())
+    assert per_sequence.shape == (6,) and sticky.score(X, lengths=lengths,
+                                                       total=True) == pytest.approx(per_sequence.sum())
     assert sticky.score(X, lengths=lengths) == pytest.approx(per_sequence.sum() / len(X))  # per frame
     assert sticky.predict(X[:50]).shape == (50,)  # without lengths: one sequence
     with pytest.raises(ValueError, match="X has 3 features, but HDPHMM is expecting 2"):
@@ -162,13 +164,15 @@ def test_callbacks_progress_bar_and_bernoulli_frames(toy, capsys):
 @pytest.mark.parametrize(
     "est, args, kwargs, message",
     [
-        (HDPHMM(), ([[0.0, 1.0]] * 4,), {"lengths": [2, 0, 2]}, r"lengths \[1\] are below 1 frame.*drop the empty sequences"),
+        (HDPHMM(), ([[0.0, 1.0]] * 4,), {"lengths": [2, 0, 2]},
+         r"lengths \[1\] are below 1 frame.*drop the empty sequences"),
         (HDPHMM(), (np.ones((10, 2)),), {"lengths": [4, 5]}, r"lengths add up to 9 frames but X has 10"),
         (HDPHMM(), (np.ones((10, 2)),), {"lengths": [4.5, 5.5]}, r"lengths must be a 1-D list of whole numbers"),
         (HDPHMM(), (np.ones((10, 2)), [5, 5]), {}, r"second argument of fit is y.*2 entries for 10 frames.*lengths="),
         (HDPHMM(), ([np.ones((3, 2)), np.ones((0, 2))],), {}, r"X\[1\] has 0 items"),
         (HDPHMM(), (np.array([[1.0, np.nan]] * 4), [2, 2]), {}, r"NaN values in rows \[0, 1, 2, 3\].*impute"),
-        (HDPHMM(n_batches=3), (np.ones((10, 2)),), {"lengths": [5, 5]}, r"n_batches=3 exceeds the number of sequences \(2\)"),
+        (HDPHMM(n_batches=3), (np.ones((10, 2)),), {"lengths": [5, 5]},
+         r"n_batches=3 exceeds the number of sequences \(2\)"),
         (HDPHMM(algorithm="stochastic"), (np.ones((30, 2)),), {}, r"X holds one sequence.*several sequences"),
         (HDPHMM(obs_model="poisson"), (np.ones((10, 2)),), {}, r"unknown observation model 'poisson'"),
         (HDPHMM(obs_model="mult"), (np.full((10, 2), -1.0),), {}, r"Negative values in data passed to X"),
@@ -178,7 +182,8 @@ def test_callbacks_progress_bar_and_bernoulli_frames(toy, capsys):
         (HDPHMM(algorithm="truncation_free"), (np.ones((10, 2)),), {}, r"algorithm='truncation_free' is not valid"),
         (HDPHMM(init="random"), (np.ones((10, 2)),), {}, r"init='random' is not valid"),
         (HDPHMM(stickiness=-1.0), (np.ones((10, 2)),), {}, r"stickiness must be zero or positive"),
-        (FiniteHMM(transition_concentration=0.0), (np.ones((10, 2)),), {}, r"transition_concentration must be positive"),
+        (FiniteHMM(transition_concentration=0.0), (np.ones((10, 2)),), {},
+         r"transition_concentration must be positive"),
         (HDPHMM(n_states=0), (np.ones((10, 2)),), {}, r"n_states must be >= 1"),
         (HDPHMM(obs_prior={"colour": 1}), (np.ones((10, 2)),), {}, r"unknown prior option\(s\) \['colour'\]"),
         (HDPHMM(move_options={"colour": 1}), (np.ones((10, 2)),), {}, r"unknown move option"),
@@ -203,7 +208,8 @@ def test_decode_returns_the_viterbi_path_and_the_score_it_maximises(toy):
     score, states = model.decode(X, lengths)
     np.testing.assert_array_equal(states, model.predict(X, lengths))
     log_start, log_trans = model.model_._log_transitions(model.params_)
-    loglik = model.model_.obs.expected_loglik(model.params_.obs, model.model_.frames(model._validated(X, lengths, None)))
+    loglik = model.model_.obs.expected_loglik(model.params_.obs,
+                                              model.model_.frames(model._validated(X, lengths, None)))
 
     def path_score(path):  # the path's terms, frame by frame
         total, frame = 0.0, 0

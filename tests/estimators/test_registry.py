@@ -56,7 +56,8 @@ def test_aliases_and_the_names_users_choose_from():
 
 
 def test_an_unknown_or_unsupported_name_lists_the_choices():
-    with pytest.raises(ValueError, match=r"does not support algorithm='mcmc'; choose one of \['vb', 'stochastic', 'svi'"):
+    with pytest.raises(ValueError,
+                       match=r"does not support algorithm='mcmc'; choose one of \['vb', 'stochastic', 'svi'"):
         learner_spec("mcmc")
     with pytest.raises(ValueError, match=r"HMM does not support algorithm='gibbs' \(collapsed inference for LDA.*"
                                          r"choose one of \['vb', 'memoized'\]"):

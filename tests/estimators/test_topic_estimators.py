@@ -23,7 +23,8 @@ def corpus():
 
 @pytest.mark.compile_heavy
 @pytest.mark.parametrize("cls,algorithm", [(LDA, "vb"), (LDA, "stochastic"), (LDA, "memoized"),
-                                           (HDPTopicModel, "memoized"), (HDPTopicModel, "vb"), (HDPTopicModel, "stochastic")])
+                                           (HDPTopicModel,
+                                            "memoized"), (HDPTopicModel, "vb"), (HDPTopicModel, "stochastic")])
 def test_fit_transform_score(cls, algorithm, corpus):
     est = cls(n_topics=6, algorithm=algorithm, n_batches=4 if algorithm != "vb" else 1, max_laps=15, tol=0.0,
               random_state=0).fit(corpus)

@@ -13,7 +13,8 @@ def test_plugin_density_matches_scipy():
     means = rng.normal(size=(2, 3))
     covs = np.stack([np.eye(3) * 2.0, np.diag([1.0, 0.5, 3.0])])
     weights = np.array([0.3, 0.5])  # renormalised to 0.375 / 0.625
-    expected = np.log(0.375 * multivariate_normal(means[0], covs[0]).pdf(X) + 0.625 * multivariate_normal(means[1], covs[1]).pdf(X))
+    expected = np.log(0.375 * multivariate_normal(means[0], covs[0]).pdf(X)
+                      + 0.625 * multivariate_normal(means[1], covs[1]).pdf(X))
     np.testing.assert_allclose(plugin_gaussian_log_density(X, weights, means, covs), expected, rtol=1e-10)
     diag = np.stack([np.diag(c) for c in covs])
     np.testing.assert_allclose(plugin_gaussian_log_density(X, weights, means, diag), expected, rtol=1e-10)

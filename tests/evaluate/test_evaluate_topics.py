@@ -10,7 +10,8 @@ from scipy.special import softmax
 
 from stickbreak import datasets
 from stickbreak.data import BagOfWords, DataError, to_gensim_corpus
-from stickbreak.evaluate import (CompletionScore, completion_from_split, document_completion, heldout_loglik, infer_doc_topics, mean_coherence, perplexity, split_documents, topic_coherence)
+from stickbreak.evaluate import (CompletionScore, completion_from_split, document_completion, heldout_loglik,
+                                 infer_doc_topics, mean_coherence, perplexity, split_documents, topic_coherence)
 from stickbreak.kernels.topics import _reference_evaluate as ref
 from stickbreak.kernels.topics import evaluate as topics_eval
 
@@ -49,7 +50,8 @@ def test_split_preserves_counts_and_fraction(mode, fraction):
         np.testing.assert_array_equal(rowsums(heldout), np.ceil(fraction * rowsums(X) - 1e-9))
     else:
         n_types = np.diff(X.indptr)
-        np.testing.assert_array_equal(np.diff(heldout.indptr), np.clip(np.ceil(fraction * n_types - 1e-9), 1, n_types - 1))
+        np.testing.assert_array_equal(np.diff(heldout.indptr),
+                                      np.clip(np.ceil(fraction * n_types - 1e-9), 1, n_types - 1))
         assert observed.multiply(heldout).nnz == 0  # disjoint by word
     assert heldout.sum() / X.sum() == pytest.approx(fraction, abs=0.03)
 
@@ -106,7 +108,8 @@ def kernel_case(name, rng):
     return X, phi, rng.uniform(0.05, 2.0, size=len(phi))
 
 
-KERNEL_CASES = ["ordinary", "sparse_phi", "tiny_probabilities", "single_token_and_empty_docs", "impossible_word", "one_topic"]
+KERNEL_CASES = ["ordinary", "sparse_phi", "tiny_probabilities", "single_token_and_empty_docs", "impossible_word",
+                "one_topic"]
 
 
 def triplets(X):

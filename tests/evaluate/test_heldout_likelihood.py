@@ -10,7 +10,8 @@ import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
 from stickbreak.data import BagOfWords, DataError
-from stickbreak.evaluate.likelihood import (DEFAULT_N_SAMPLES, DEFAULT_N_SWEEPS, HeldoutScore, dp_heldout_loglik, hdp_importance_loglik)
+from stickbreak.evaluate.likelihood import (DEFAULT_N_SAMPLES, DEFAULT_N_SWEEPS, HeldoutScore, dp_heldout_loglik,
+                                            hdp_importance_loglik)
 from stickbreak.kernels.evaluate import _reference_hdp_importance as ref
 from stickbreak.kernels.evaluate import hdp_importance as kern
 
@@ -70,7 +71,8 @@ def test_dp_matches_brute_force_and_skips_empty_documents():
     assert score.perplexity == pytest.approx(np.exp(-score.per_word))
     # unnormalised topic rows, a BagOfWords and a model object give the same score
     model = type("Fitted", (), {"topic_word_": 3.0 * theta})()
-    assert dp_heldout_loglik(model, pi, BagOfWords.from_counts(X, allow_empty=True)).total == pytest.approx(total, rel=1e-12)
+    assert dp_heldout_loglik(model, pi,
+                             BagOfWords.from_counts(X, allow_empty=True)).total == pytest.approx(total, rel=1e-12)
 
 
 def test_dp_renormalize_flag():
@@ -205,7 +207,8 @@ def test_hdp_small_documents_match_enumeration(doc, n_topics, renormalize):
 def _final_counts(words, tokens, theta_t, prior, n_sweeps, n_chains, seed):
     np.random.seed(seed)
     out = np.empty((n_chains, prior.size))
-    assignment, doc_topic, cumulative = np.empty(tokens.size, dtype=np.int64), np.empty(prior.size), np.empty(prior.size)
+    assignment, doc_topic, cumulative = np.empty(tokens.size,
+                                                 dtype=np.int64), np.empty(prior.size), np.empty(prior.size)
     for c in range(n_chains):
         kern._gibbs(words, tokens, theta_t, prior, n_sweeps, assignment, doc_topic, cumulative)
         out[c] = doc_topic

@@ -100,7 +100,8 @@ def test_transition_counts_match_the_twin():
 
 def _expected_tables(counts, conc):
     """``E[m] = sum_{i<n} c / (c + i)``: customer i+1 opens a table with probability c / (c + i)."""
-    return np.array([np.sum(c / (c + np.arange(int(n)))) for n, c in zip(counts.ravel(), conc.ravel())]).reshape(counts.shape)
+    means = [np.sum(c / (c + np.arange(int(n)))) for n, c in zip(counts.ravel(), conc.ravel())]
+    return np.array(means).reshape(counts.shape)
 
 
 def test_table_counts_and_overrides_have_their_exact_expectations():

@@ -107,7 +107,9 @@ def test_mahalanobis_against_direct_solve():
     means = rng.normal(size=(3, 4))
     direct = np.stack([np.sum(np.linalg.solve(c, (X - m).T) ** 2, axis=0) for c, m in zip(chol, means)], axis=1)
     np.testing.assert_allclose(mahalanobis(X, chol, means), direct, rtol=1e-10)
-    np.testing.assert_allclose(mahalanobis(X, chol), np.stack([np.sum(np.linalg.solve(c, X.T) ** 2, axis=0) for c in chol], axis=1), rtol=1e-10)
+    np.testing.assert_allclose(mahalanobis(X, chol),
+                               np.stack([np.sum(np.linalg.solve(c, X.T) ** 2, axis=0) for c in chol], axis=1),
+                               rtol=1e-10)
 
 
 @pytest.mark.parametrize("n_rows, dim", [(1, 1), (9, 4), (5, 13)])

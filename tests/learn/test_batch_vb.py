@@ -91,10 +91,13 @@ def test_batches_and_threads_do_not_change_batch_vb():
 @pytest.mark.parametrize("init", ["kmeans++", "random"])
 def test_same_seed_same_fit(init):
     X = real_data_for("diag_gauss", 300)
-    a = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=11, max_laps=20).fit(X)
-    b = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=11, max_laps=20).fit(X)
+    a = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=11,
+                  max_laps=20).fit(X)
+    b = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=11,
+                  max_laps=20).fit(X)
     np.testing.assert_array_equal(a.elbo_trace_, b.elbo_trace_)
-    c = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=12, max_laps=20).fit(X)
+    c = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", init=init, random_state=12,
+                  max_laps=20).fit(X)
     assert not np.array_equal(a.elbo_trace_, c.elbo_trace_)
 
 

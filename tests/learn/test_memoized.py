@@ -24,7 +24,8 @@ def test_elbo_never_decreases_after_first_lap(name, moves):
 
 
 @pytest.mark.parametrize("name, n_items, n_batches, n_components, seed",
-                         [("gauss", 400, 5, 1, 3), ("diag_gauss", 900, 3, 2, 6), ("bern", 600, 4, 2, 0), ("mult", 395, 5, 2, 0)])
+                         [("gauss", 400, 5, 1, 3), ("diag_gauss", 900, 3, 2,
+                                                    6), ("bern", 600, 4, 2, 0), ("mult", 395, 5, 2, 0)])
 def test_cached_batch_stats_stay_consistent_through_moves(name, n_items, n_batches, n_components, seed):
     """After laps of births, merges, deletes and reorders over several batches, every batch's cached
     statistics, fast-forwarded through the move log, sum to the whole-data statistics."""
@@ -62,7 +63,8 @@ def test_first_lap_is_a_full_pass_from_an_informative_start():
     (bnpy's doFullPassBeforeMstep), so its ELBO equals batch VB's first lap whatever the batches;
     streaming from the same start steps after every batch and differs."""
     X = real_data_for("diag_gauss", 400)
-    vb = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", max_laps=1, min_laps=1, random_state=2).fit(X)
+    vb = DPMixture(algorithm="vb", n_components=5, obs_model="diag_gauss", max_laps=1, min_laps=1,
+                   random_state=2).fit(X)
     full = DPMixture(n_components=5, obs_model="diag_gauss", algorithm="memoized", moves=(), n_batches=4, max_laps=1,
                      min_laps=1, random_state=2).fit(X)
     assert full.elbo_trace_[0] == pytest.approx(vb.elbo_trace_[0], rel=1e-12)

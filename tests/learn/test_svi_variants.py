@@ -50,7 +50,8 @@ def test_mean_field_dp_statistics_are_responsibilities(bars):
     bow = BagOfWords.from_counts(bars)
     learner = TruncationFreeSVI(np.random.default_rng(1), schedule=RobbinsMonro(1.0, 0.6))
     minibatches = InMemoryMinibatches(bow, 10)
-    state = learner.start(model, minibatches, model.initial_params(bow.n_features, bow.n_items, np.random.default_rng(1)))
+    state = learner.start(model, minibatches,
+                          model.initial_params(bow.n_features, bow.n_items, np.random.default_rng(1)))
     rows = np.arange(30)
     sample = model.sample_local(state.store, bow.counts, rows, 0)
     assert sample.item_stats.sum() == pytest.approx(30)
@@ -62,7 +63,8 @@ def test_mean_field_dp_statistics_are_responsibilities(bars):
 
 @pytest.mark.parametrize("algorithm", ["vb", "svi"])
 def test_two_level_estimator_fits_transforms_and_round_trips(bars, algorithm, tmp_path):
-    est = HDPTopicModel(8, variational_family="two_level", algorithm_options={"doc_truncation": 4}, concentration=1.0, doc_topic_prior=1.0,
+    est = HDPTopicModel(8, variational_family="two_level", algorithm_options={"doc_truncation": 4}, concentration=1.0,
+                        doc_topic_prior=1.0,
                         topic_word_prior=0.1, algorithm=algorithm, batch_size=50, max_laps=3, tol=0.0,
                         init="exponential", random_state=0).fit(bars)
     assert est.components_.shape == (8, bars.shape[1])

@@ -20,7 +20,8 @@ from stickbreak.kernels.special import digamma
 from stickbreak.learn.base import ELBODecreaseWarning
 from stickbreak.learn.schedules import RobbinsMonro
 from stickbreak.learn.stochastic import InMemoryMinibatches
-from stickbreak.models.sampled import ComponentStore, LocalSample, TruncationFreeDPMixture, TruncationFreeHDP, stick_tail
+from stickbreak.models.sampled import (ComponentStore, LocalSample, TruncationFreeDPMixture, TruncationFreeHDP,
+                                      stick_tail)
 from stickbreak.learn.truncation_free import TruncationFreeSVI, minibatch_rows
 
 
@@ -121,7 +122,8 @@ def test_probability_helpers_match_twins(extreme):
         ref.dp_doc_log_probs(post, post_sum, locs, cnts, start, stop, n_tok, -3.5, u, v, m, K, want)
         np.testing.assert_allclose(got, want, rtol=1e-9)
     lam = post[:5, 0]
-    assert kmath.dm_log_evidence(lam, 40.0, cnts[:5]) == pytest.approx(ref.dm_log_evidence(lam, 40.0, cnts[:5]), rel=1e-9)
+    assert kmath.dm_log_evidence(lam, 40.0, cnts[:5]) == pytest.approx(ref.dm_log_evidence(lam, 40.0, cnts[:5]),
+                                                                       rel=1e-9)
     got, want = kern.dp_plugin_loglik(post, post_sum, locs, cnts, doc_ptr, u, v, K, 30), \
         ref.dp_plugin_loglik(post, post_sum, locs, cnts, doc_ptr, u, v, K, 30)
     np.testing.assert_allclose(got, want, rtol=1e-10)
@@ -218,7 +220,8 @@ def test_dp_sampler_draws_a_single_document_from_its_conditional():
     p = np.exp(log_p - np.logaddexp.reduce(log_p))
     n_draws = 4000
     labels = [kern.dp_minibatch_gibbs(X.indptr, X.indices, X.data, rows, store.M_t, store.M_sum, store.scale,
-                                      store.eta, store.u, store.v, store.a, 3, 2, seed)[0][0] for seed in range(n_draws)]
+                                      store.eta, store.u, store.v, store.a, 3, 2,
+                                      seed)[0][0] for seed in range(n_draws)]
     freq = np.bincount(labels, minlength=4) / n_draws
     assert np.all(np.abs(freq - p) <= 4 * np.sqrt(p * (1 - p) / n_draws) + 1e-3), (freq, p)
     assert p.min() > 0.01  # every option, the new component included, is exercised
@@ -288,7 +291,8 @@ def test_running_average_identity_and_floor():
                 total_items[uid] = total_items.get(uid, 0.0) + sample.item_stats[k]
             want = np.stack([total_words[u] for u in uids]) * n / (step * S) + model.topic_word_prior
             np.testing.assert_allclose(store.lam(), want, rtol=1e-12)
-            np.testing.assert_allclose(store.u[:len(uids)] - 1.0, np.array([total_items[u] for u in uids]) * n / (step * S),
+            np.testing.assert_allclose(store.u[:len(uids)] - 1.0,
+                                       np.array([total_items[u] for u in uids]) * n / (step * S),
                                        rtol=1e-12)
         else:
             old = np.zeros((len(uids), data.n_features))

@@ -31,7 +31,8 @@ def test_a_bounding_screen_plans_only_positive_pairs_and_a_ranking_plans_the_bes
     assert bound.tolist() == [[10, 12]]
     ranked = plan_pairs(Screened(SCORES, False), None, STATS, max_pairs=10, per_component=5)
     assert ranked.tolist() == [[10, 12], [12, 13], [10, 11]]  # -inf pairs never
-    assert plan_pairs(Screened(SCORES, False), None, STATS, max_pairs=2, per_component=5).tolist() == [[10, 12], [12, 13]]
+    assert plan_pairs(Screened(SCORES, False), None, STATS, max_pairs=2,
+                      per_component=5).tolist() == [[10, 12], [12, 13]]
 
 
 def test_skipped_pairs_leave_the_budget_to_the_next_ones():

@@ -10,7 +10,8 @@ from stickbreak.core.protocols import total_elbo
 from stickbreak.models.mixture.init import initial_params
 from stickbreak.moves import birth
 
-from conftest import ALL_FAMILIES, assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta, elbo_of, real_data_for
+from conftest import (ALL_FAMILIES, assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta,
+                      elbo_of, real_data_for)
 
 
 def _case(name, n_components=5, n_items=300, seed=0):

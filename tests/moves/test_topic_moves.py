@@ -323,7 +323,8 @@ def test_birth_expansion_equals_a_brute_force_summary_of_the_split_responsibilit
 def test_births_grow_k_from_one_topic_and_keep_the_memoized_elbo_monotone(bars):
     data, topics = bars
     kwargs = dict(n_topics=1, concentration=5.0, algorithm="memoized", n_batches=2, max_laps=12, tol=0.0,
-                  algorithm_options={"local_start": "best"}, random_state=0, init="random")  # births from one random topic
+                  algorithm_options={"local_start": "best"}, random_state=0,
+                  init="random")  # births from one random topic
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         grown = HDPTopicModel(moves=("birth", "merge", "delete"), **kwargs).fit(data)

@@ -28,7 +28,8 @@ def test_params_loglik_is_the_gaussian_log_density():
     data = gauss.check_data(rng.normal(size=(20, 3)))
     prior = gauss.default_prior(data)
     resp = np.repeat(np.eye(2), 10, axis=0)
-    drawn = gauss.sample_params(expfam.posterior(gauss, prior, {"N": resp.sum(0), **gauss.suff_stats(data, resp, prior)}), rng)
+    drawn = gauss.sample_params(expfam.posterior(gauss, prior,
+                                                 {"N": resp.sum(0), **gauss.suff_stats(data, resp, prior)}), rng)
     for k in range(2):
         cov = drawn["chol"][k] @ drawn["chol"][k].T
         np.testing.assert_allclose(gauss.params_loglik(drawn, data)[:, k],

@@ -1,6 +1,7 @@
 """Checkpoint and resume: a fit killed (SIGKILL) after any lap, or within a lap after a checkpoint
-of the lap in progress, and resumed ends exactly where the uninterrupted fit ends; bad checkpoints are refused and left untouched; unsupported settings are
-refused before any work; the command line's ``fit --checkpoint`` and ``resume``."""
+of the lap in progress, and resumed ends exactly where the uninterrupted fit ends; bad checkpoints
+are refused and left untouched; unsupported settings are refused before any work; the command line's
+``fit --checkpoint`` and ``resume``."""
 
 from __future__ import annotations
 
@@ -349,7 +350,8 @@ def test_cli_fit_with_checkpoint_then_resume(tmp_path, monkeypatch, capsys):
     assert main(["resume", "../ckpt"]) == 0
     assert read(tmp_path / "ckpt").document["lap"] == 8
     assert "stopped (max laps) after 8 laps" in capsys.readouterr().out
-    whole, resumed = stickbreak.load(tmp_path / "whole" / "model.npz"), stickbreak.load(tmp_path / "resumed" / "model.npz")
+    whole = stickbreak.load(tmp_path / "whole" / "model.npz")
+    resumed = stickbreak.load(tmp_path / "resumed" / "model.npz")
     assert resumed.lower_bound_ == pytest.approx(whole.lower_bound_, rel=1e-9, abs=0)
     np.testing.assert_allclose(resumed.means_, whole.means_, rtol=1e-9)
 
@@ -397,7 +399,8 @@ def test_cli_resume_extends_a_finished_run(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert main(["resume", "ckpt", "--max-laps", "8", "--executor", "threads"]) == 0
     assert "stopped (max laps) after 8 laps" in capsys.readouterr().out
-    whole, extended = stickbreak.load(tmp_path / "whole" / "model.npz"), stickbreak.load(tmp_path / "short" / "model.npz")
+    whole = stickbreak.load(tmp_path / "whole" / "model.npz")
+    extended = stickbreak.load(tmp_path / "short" / "model.npz")
     assert extended.lower_bound_ == pytest.approx(whole.lower_bound_, rel=1e-9, abs=0)
 
 

@@ -70,7 +70,8 @@ SAMPLES = {
                                            {"eta1": np.ones(2), "eta0": np.ones(2)}),
     "TopicParams": lambda: TopicParams(np.array([1, 4]), {"lam": np.full((2, 5), 0.3)},
                                        {"u": np.ones(1), "v": np.ones(1), "learned": {"alpha": 0.5}}),
-    "HMMParams": lambda: HMMParams(np.array([0, 1]), {"nu": np.ones(2)}, {"rho": np.array([0.3]), "theta": np.ones((3, 2))}),
+    "HMMParams": lambda: HMMParams(np.array([0, 1]), {"nu": np.ones(2)},
+                                   {"rho": np.array([0.3]), "theta": np.ones((3, 2))}),
     "DenseData": lambda: DenseData(np.arange(6.0).reshape(3, 2)),
     "BagOfWords": lambda: BagOfWords(sp.csr_matrix(np.array([[0.0, 2.0, 1.0], [3.0, 0.0, 0.0]])), ("a", "b", "c")),
     "Sequences": lambda: Sequences(np.arange(10.0).reshape(5, 2), np.array([0, 2, 5])),
@@ -95,7 +96,8 @@ SAMPLES = {
     "LapPlan": lambda: LapPlan(np.array([[3, 5]]), (7,), True, frozenset({2})),
     "MemoLapInProgress": lambda: MemoLapInProgress(np.array([2, 0, 1]), 1, {
         "plan": SAMPLES["LapPlan"](), "visited": (2,), "counts": {"merge": {"tried": 1, "accepted": 0}},
-        "delete_total": _stats(), "delete_carried": {1: (_stats(), None)}, "pair_entropy": np.array([0.5]), "stale": True}),
+        "delete_total": _stats(), "delete_carried": {1: (_stats(), None)}, "pair_entropy": np.array([0.5]),
+        "stale": True}),
 }
 
 

@@ -69,7 +69,8 @@ def test_hmm_strips_transitions_and_durations():
     alone = plot.plot_state_sequences(est, seqs.X, lengths=seqs.lengths)  # hmmlearn-style (X, lengths)
     assert len(alone.axes) == 3 and alone.axes[0].images[0].get_array().shape[:2] == (1, 120)
     transitions = plot.plot_transitions(est)
-    assert len(transitions.axes) == 2 and titles(transitions)[0] == f"Transition probabilities ({est.n_active_states_} used states)"
+    assert len(transitions.axes) == 2
+    assert titles(transitions)[0] == f"Transition probabilities ({est.n_active_states_} used states)"
     durations = plot.plot_durations(est, seqs)
     assert len(durations.axes) == 1 and titles(durations) == ["State durations"]
 

@@ -17,7 +17,8 @@ def test_stick_concentration_has_the_closed_form_for_the_dp():
     """With ``Beta(1, gamma)`` sticks the optimum is ``-K / sum_k E log(1 - u_k)``."""
     post = mixture_dp.global_step(mixture_dp.default_prior(2.0), COUNTS)
     log_rest = digamma(post["eta0"]) - digamma(post["eta1"] + post["eta0"])
-    assert empirical_bayes.stick_concentration(1.0, log_rest, 2.0) == pytest.approx(-len(COUNTS) / log_rest.sum(), rel=1e-9)
+    assert empirical_bayes.stick_concentration(1.0, log_rest,
+                                               2.0) == pytest.approx(-len(COUNTS) / log_rest.sum(), rel=1e-9)
 
 
 @pytest.mark.parametrize("stick_a", [0.5, 1.0, 3.0])
@@ -145,7 +146,8 @@ def test_estimators_learn_and_report_their_concentrations():
     assert fixed.concentrations_ == {"doc_topic_prior": 1.0, "concentration": 10.0}
 
     X, offsets, _ = make_sticky_hmm_toy(n_sequences=4, length=150, seed=2)
-    hmm = HDPHMM(stickiness=10.0, learn_concentration=True, max_laps=15, random_state=0).fit(X, lengths=np.diff(offsets))
+    hmm = HDPHMM(stickiness=10.0, learn_concentration=True, max_laps=15,
+                 random_state=0).fit(X, lengths=np.diff(offsets))
     assert np.all(np.diff(hmm.elbo_trace_[1:]) >= -1e-9 * np.abs(hmm.elbo_trace_[2:]))
     assert hmm.concentrations_["stickiness"] != 10.0 and hmm.concentrations_["transition_concentration"] != 0.5
 

@@ -46,9 +46,11 @@ def add_fit_admixture(sub) -> None:
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
     p.add_argument("--algorithm", default=DEFAULTS["algorithm"], choices=ADMIXTURE_ALGORITHMS,
                    help="memoized VI (default; the only one with moves) or batch vb")
-    p.add_argument("--n-batches", type=int, default=1, help="memoized batches of whole groups; at most the number of groups")
+    p.add_argument("--n-batches", type=int, default=1,
+                   help="memoized batches of whole groups; at most the number of groups")
     p.add_argument("--moves", default=None, help=MOVES_HELP)
-    p.add_argument("--move-option", action="append", metavar="KEY=VALUE", help="move setting (repeatable); see MovesConfig")
+    p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
+                   help="move setting (repeatable); see MovesConfig")
     p.add_argument("--init", default=DEFAULTS["init"], choices=ADMIXTURE_INITS, help="how the first topics are drawn")
     p.add_argument("--local-start", default=DEFAULTS["local_start"], choices=START_NAMES,
                    help=f"where each group's local fixed point starts every lap (default {DEFAULTS['local_start']})")

@@ -43,7 +43,8 @@ def out_directory(value: str) -> Path:
     hold the run fails at once instead of after the fit."""
     path = Path(value)
     if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{value!r} is a file, not a directory; give --out a new or existing directory")
+        raise argparse.ArgumentTypeError(f"{value!r} is a file, not a directory; give --out a new or "
+                                         "existing directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

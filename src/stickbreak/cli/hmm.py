@@ -27,11 +27,13 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("data", help="a bundled sequence data set (mocap6) or a sequence file: .npz (X with lengths, "
                                 "offsets or seq_ids; optional Z/labels, Xprev), .npy with --ids, or .csv(.gz) with a "
                                 "sequence-id column")
-    p.add_argument("--obs", default="gauss", choices=HMM_OBS_MODELS, help="emission model of each state (default gauss)")
+    p.add_argument("--obs", default="gauss", choices=HMM_OBS_MODELS,
+                   help="emission model of each state (default gauss)")
     p.add_argument("-K", "--n-states", type=int, default=None,
                    help="initial number of states (HDP-HMM, default 10: the moves learn K) or the number of "
                         "states (--finite, default 50)")
-    p.add_argument("--stickiness", type=float, default=0.0, help="kappa: extra prior mass on self-transitions (0: not sticky)")
+    p.add_argument("--stickiness", type=float, default=0.0,
+                   help="kappa: extra prior mass on self-transitions (0: not sticky)")
     p.add_argument("--transition-concentration", type=float, default=0.5, help="alpha of the transition rows")
     p.add_argument("--start-concentration", type=float, default=5.0, help="alpha_0 of the start distribution")
     p.add_argument("--concentration", type=float, default=None, help="HDP-HMM top-level gamma (default 10)")
@@ -41,7 +43,8 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--n-batches", "--batches", dest="n_batches", type=int, default=1,
                    help="batches (minibatches for stochastic) of whole sequences; at most the number of sequences")
     p.add_argument("--moves", default=None, help=MOVES_HELP)
-    p.add_argument("--move-option", action="append", metavar="KEY=VALUE", help="move setting (repeatable); see MovesConfig")
+    p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
+                   help="move setting (repeatable); see MovesConfig")
     p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
     p.add_argument("--init", default="contiguous_blocks", choices=HMM_INITS)
     p.add_argument("--max-laps", type=int, default=100)
@@ -52,7 +55,8 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--foreground-only", action="store_true",
                    help="also score only frames whose true label is >= 0 (negative labels mark background)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=out_directory, help="directory for model.npz, states.csv, trace.csv, summary.json, run.json and report.html")
+    p.add_argument("--out", type=out_directory,
+                   help="directory for model.npz, states.csv, trace.csv, summary.json, run.json and report.html")
     add_output_options(p, per_lap_table=True)
     add_checkpoint_option(p)
     add_executor_option(p)
@@ -135,9 +139,11 @@ def run_fit_hmm(args) -> int:
     seconds = time.perf_counter() - start
     states = est.predict(seqs)
     scores = _scores(labels, states, args.foreground_only)
-    lines = [_status(est, seconds, seqs.n_frames)] + ([move_summary(est.trace_, moves), k_over_laps(est.trace_)] if moves else [])
+    lines = [_status(est, seconds, seqs.n_frames)] + ([move_summary(est.trace_, moves),
+                                                       k_over_laps(est.trace_)] if moves else [])
     lines += [f"Hamming distance to the true labels after alignment ({text}): {scores[key]:.4f}"
-              for key, text in (("hamming", "all frames"), ("hamming_foreground", "foreground frames")) if key in scores]
+              for key, text in (("hamming", "all frames"), ("hamming_foreground",
+                                                            "foreground frames")) if key in scores]
     print("\n".join(lines))
     if args.out:
         with staged_output(args.out) as stage:

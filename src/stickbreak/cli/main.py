@@ -76,7 +76,8 @@ def _run_resume(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="stickbreak", description="Bayesian nonparametric models by variational inference.")
+    parser = argparse.ArgumentParser(prog="stickbreak",
+                                     description="Bayesian nonparametric models by variational inference.")
     parser.add_argument("--version", action="version", version=f"stickbreak {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     fit = commands.add_parser("fit", help="fit a model")

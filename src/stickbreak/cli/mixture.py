@@ -29,11 +29,13 @@ MIXTURE_ALGORITHMS = (*MIXTURE_PLANS, "svi")
 
 
 def add_fit_mixture(sub) -> None:
-    p = sub.add_parser("mixture", help="DP or finite mixture", description="Fit a DP or finite mixture by variational Bayes.")
+    p = sub.add_parser("mixture", help="DP or finite mixture",
+                       description="Fit a DP or finite mixture by variational Bayes.")
     p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names())}) or a .npy/.npz/.csv file")
     p.add_argument("--obs", default="gauss", choices=MIXTURE_OBS,
                    help="observation model (default gauss; ar_gauss needs sequences: `stickbreak fit hmm`)")
-    p.add_argument("--weights", default="dp", choices=sorted(MIXTURE_WEIGHTS), help="dp (default) or finite mixture weights")
+    p.add_argument("--weights", default="dp", choices=sorted(MIXTURE_WEIGHTS),
+                   help="dp (default) or finite mixture weights")
     p.add_argument("-K", "--n-components", type=int, default=None,
                    help="initial number of clusters (dp, default: one per 100 items, 1 to 100; memoized VI's moves "
                         "learn K; the truncation level under vb or stochastic) or the number of components (finite, "
@@ -73,7 +75,8 @@ def _print_clusters(est, X, labels) -> list:
     means = getattr(est, "means_", None)
     show_means = means is not None and means.shape[1] <= 6
     purity = {r[0]: r for r in cluster_label_table(labels, pred)} if labels is not None else {}
-    header = ["cluster", "items", "weight"] + (["mean"] if show_means else []) + (["majority label", "purity"] if purity else [])
+    header = (["cluster", "items", "weight"] + (["mean"] if show_means else [])
+              + (["majority label", "purity"] if purity else []))
     rows = []
     for k in order:
         row = [int(k), int(counts[k]), round(float(est.weights_[k]), 4)]
@@ -88,7 +91,8 @@ def _print_clusters(est, X, labels) -> list:
         print("  ".join(str(x).rjust(w) for x, w in zip(line, widths)))
     if len(rows) > len(shown):
         rest = rows[len(shown):]
-        print(f"... and {len(rest)} smaller clusters holding {sum(r[1] for r in rest)} items (all rows in clusters.csv)")
+        print(f"... and {len(rest)} smaller clusters holding {sum(r[1] for r in rest)} items (all rows in "
+              "clusters.csv)")
     if labels is not None:
         print(f"majority-vote accuracy against the reference labels: {majority_vote_accuracy(labels, pred):.3f}")
     return [header] + rows
@@ -106,7 +110,8 @@ def _run_fit_mixture(args) -> int:
     est = cls(**chosen, obs_model=args.obs, concentration=args.concentration,
               obs_prior=parse_options(args.prior, "--prior"), moves=parse_moves(args.moves),
               move_options=parse_options(args.move_option, "--move-option"), init=args.init,
-              max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs, executor=args.executor,
+              max_laps=args.max_laps, tol=args.tol, n_batches=args.n_batches, n_jobs=args.n_jobs,
+              executor=args.executor,
               algorithm_options=dict(learning_rate_delay=args.learning_rate_delay,
                                      learning_rate_decay=args.learning_rate_decay, sampling=args.sampling),
               n_active=args.n_active, random_state=args.seed, verbose=0 if args.quiet else 1)
@@ -125,7 +130,8 @@ def _run_fit_mixture(args) -> int:
     seconds = time.perf_counter() - start
     status = stop_status(est)
     print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "
-          f"({est.lower_bound_ / len(est.labels_):.4f} per item); {est.n_active_components_} clusters used of {est.n_components_}")
+          f"({est.lower_bound_ / len(est.labels_):.4f} per item); {est.n_active_components_} clusters used of "
+          f"{est.n_components_}")
     if moves:
         print(move_summary(est.trace_, moves))
         print(k_over_laps(est.trace_))

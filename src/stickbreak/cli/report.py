@@ -15,7 +15,8 @@ from ..datasets import read_data
 from ..report import data_facts, write_report
 from .common import read_sequence_data
 
-#: ``fit hmm`` / ``fit admixture`` options that say how its data file is read, saved so the report reads it the same way.
+#: ``fit hmm`` / ``fit admixture`` options that say how its data file is read, saved so the report
+#: reads it the same way.
 SEQUENCE_READER = ("ids", "id_column", "label_column", "time_column")
 
 

@@ -103,7 +103,8 @@ def _corpus(spec: str) -> BagOfWords:
 
 def _estimator(args):
 
-    common = dict(max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, executor=args.executor, random_state=args.seed,
+    common = dict(max_laps=args.max_laps, tol=args.tol, n_jobs=args.n_jobs, executor=args.executor,
+                  random_state=args.seed,
                   verbose=0 if args.quiet else 1)
     options = {}
     if args.n_batches is not None:
@@ -208,7 +209,8 @@ def run_fit_topics(args) -> int:
     with warnings.catch_warnings():  # the status line below says whether it converged
         warnings.simplefilter("ignore", ConvergenceWarning)
         checkpoint = checkpoint_target(args)
-        est.fit(train, heldout=heldout_tokens, checkpoint=checkpoint) if collapsed else est.fit(train, checkpoint=checkpoint)
+        (est.fit(train, heldout=heldout_tokens, checkpoint=checkpoint) if collapsed
+         else est.fit(train, checkpoint=checkpoint))
     seconds = time.perf_counter() - start
     status = stop_status(est)
     objective = {"truncation_free": "progressive log-lik. per document"}.get(est.algorithm,
@@ -284,7 +286,8 @@ def run_eval(args) -> int:
     score = document_completion(est, bow, mode=args.mode, heldout_fraction=args.fraction, seed=args.seed)
     used = est.topic_word_[est.topic_sizes_ >= 1.0]
     print(f"{type(est).__name__} with {est.n_topics_} topics on {bow.n_items} documents ({args.mode} split, "
-          f"{args.fraction:g} held out): per-word log-likelihood {score.per_word:.4f} nats, perplexity {score.perplexity:.1f}")
+          f"{args.fraction:g} held out): per-word log-likelihood {score.per_word:.4f} nats, perplexity "
+          f"{score.perplexity:.1f}")
     print(f"coherence of the used topics on these documents (top 10 words): "
           f"NPMI {mean_coherence(used, bow, measure='npmi'):.4f}")
     return 0

@@ -118,7 +118,8 @@ class SuffStats:
         """Positions of ``uids`` (an array) among the components; KeyError names a missing one."""
         uids = np.asarray(uids, dtype=np.int64).reshape(-1)
         sorter = np.argsort(self.uids, kind="stable")
-        found = sorter[np.minimum(np.searchsorted(self.uids, uids, sorter=sorter), len(sorter) - 1)] if len(sorter) else \
+        found = sorter[np.minimum(np.searchsorted(self.uids, uids, sorter=sorter),
+                                  len(sorter) - 1)] if len(sorter) else \
             np.zeros(len(uids), dtype=np.int64)
         missing = np.flatnonzero(self.uids[found] != uids) if len(sorter) else np.arange(len(uids))
         if len(missing):
@@ -161,7 +162,8 @@ class SuffStats:
             raise ValueError("cannot combine statistics with different named fields")
         if self.scalars.keys() != other.scalars.keys() or self.square != other.square:
             raise ValueError("cannot combine statistics with different scalars or square fields")
-        if not np.array_equal(self.merge_pairs, other.merge_pairs) or self.merge_fields.keys() != other.merge_fields.keys():
+        if not np.array_equal(self.merge_pairs,
+                              other.merge_pairs) or self.merge_fields.keys() != other.merge_fields.keys():
             raise ValueError("cannot combine statistics gathered for different merge pairs")
 
     def _combine(self, other: "SuffStats", sign: float) -> "SuffStats":

@@ -24,7 +24,8 @@ def as_float_matrix(X, what: str) -> np.ndarray:
                 f"{what} holds values that are not numbers ({exc}); encode text or categorical columns first."
             ) from exc
     if arr.dtype.kind == "c":
-        raise DataError(f"{what} has complex values: Complex data not supported. Pass real numbers, e.g. X.real or abs(X).")
+        raise DataError(f"{what} has complex values: Complex data not supported. Pass real numbers, e.g. X.real or "
+                        "abs(X).")
     if arr.dtype.kind not in "biuf":
         raise DataError(
             f"{what} has dtype {arr.dtype}; it must be numeric (bool, int or float). "
@@ -36,7 +37,8 @@ def as_float_matrix(X, what: str) -> np.ndarray:
             "Reshape your data: X.reshape(-1, 1) for one feature, X.reshape(1, -1) for one item."
         )
     if arr.ndim != 2:
-        raise DataError(f"{what} has {arr.ndim} dimensions (shape {arr.shape}); pass a 2-D array (n_items, n_features).")
+        raise DataError(f"{what} has {arr.ndim} dimensions (shape {arr.shape}); pass a 2-D array "
+                        "(n_items, n_features).")
     if arr.shape[0] == 0:
         raise DataError(f"{what} has 0 items (shape={arr.shape}) while a minimum of 1 is required.")
     if arr.shape[1] == 0:

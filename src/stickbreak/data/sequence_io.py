@@ -67,7 +67,8 @@ def offsets_from_ids(ids, n_frames: int, first_line: int | None = None) -> tuple
     if (counts > 1).any():
         repeated = values[counts > 1][np.argmin(first[counts > 1])]
         rows = starts[run_ids == repeated][1:]
-        where = f"lines {describe_rows(rows + first_line)}" if first_line is not None else f"frames {describe_rows(rows)}"
+        where = (f"lines {describe_rows(rows + first_line)}" if first_line is not None
+                 else f"frames {describe_rows(rows)}")
         raise DataError(f"the frames of sequence {repeated.item()!r} are not contiguous: it starts again at {where}; "
                         f"frames of one sequence must be contiguous: {_SORT_FIX}.")
     offsets = np.concatenate([starts, [n_frames]]).astype(np.int64)
@@ -104,7 +105,8 @@ def _read_npz(path: Path, ids) -> tuple[Sequences, np.ndarray | None, np.ndarray
     with np.load(path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     if "X" not in arrays:
-        raise DataError(f"{path} holds arrays {sorted(arrays)} but no 'X'; save the frames (n_frames x n_features) as X.")
+        raise DataError(f"{path} holds arrays {sorted(arrays)} but no 'X'; save the frames (n_frames x n_features) as "
+                        "X.")
     X = as_float_matrix(arrays["X"], f"{path.name}: X")
     n = X.shape[0]
     structure = [k for k in ("lengths", "offsets", "seq_ids", "sequence_ids") if k in arrays]
@@ -212,7 +214,8 @@ def _read_csv(path: Path, id_column, label_column, time_column) -> tuple[Sequenc
                         "give each role its own column.")
     features = [j for j in range(width) if j not in used.values()]
     if not features:
-        raise DataError(f"{path.name} has no feature columns besides {sorted(used)}; add the frame's values as columns.")
+        raise DataError(f"{path.name} has no feature columns besides {sorted(used)}; add the frame's "
+                        "values as columns.")
     X = _numbers(table, features, path.name)
     times = _numbers(table, [used["time_column"]], path.name)[:, 0] if "time_column" in used else None
     ids = _integers_if_possible(_as_text(table.columns[used["id_column"]]))

@@ -168,7 +168,8 @@ class Sequences:
                 raise DataError(f"a boolean mask of sequences needs {self.n_items} entries, got {index.shape[0]}")
             index = np.flatnonzero(index)
         if index.size and not np.issubdtype(index.dtype, np.integer):
-            raise DataError(f"sequences are selected by integer numbers, a slice or a boolean mask, got {index.dtype} values")
+            raise DataError(f"sequences are selected by integer numbers, a slice or a boolean mask, got {index.dtype} "
+                            "values")
         index = index.astype(np.int64)
         rows = np.concatenate([np.arange(self.offsets[s], self.offsets[s + 1]) for s in index])
         offsets = np.concatenate([[0], np.cumsum(self.lengths[index])])

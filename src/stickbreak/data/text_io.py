@@ -111,7 +111,9 @@ def read_npz(path, vocab_path=None, *, empty: str = "error") -> BagOfWords:
     except DAMAGED_FILE_ERRORS as exc:
         if isinstance(exc, DataError):
             raise
-        raise pickled_arrays(exc, name) or DataError(f"cannot read {name} as a bag-of-words npz ({type(exc).__name__}: {exc}); the file is "
+        raise pickled_arrays(exc,
+                             name) or DataError(f"cannot read {name} as a bag-of-words npz ({type(exc).__name__}: "
+                                                f"{exc}); the file is "
                         "damaged or not written by write_npz: write it again.") from exc
     vocab = words_of(vocab_path) if vocab_path is not None else stored
     if vocab is None:

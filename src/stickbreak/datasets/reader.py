@@ -26,7 +26,8 @@ def _read_csv(path: Path) -> np.ndarray:
     try:
         return np.loadtxt(path, delimiter=",", skiprows=skip, ndmin=2)
     except ValueError as exc:
-        raise DataError(f"{path} is not a numeric CSV table ({exc}); every value after the header must be a number.") from exc
+        raise DataError(f"{path} is not a numeric CSV table ({exc}); every value after the header must be "
+                        "a number.") from exc
 
 
 def _read_npz(path: Path):
@@ -113,7 +114,9 @@ def read_data(spec: str):
     except DataError:
         raise
     except DAMAGED_FILE_ERRORS as exc:
-        raise pickled_arrays(exc, path.name) or DataError(f"cannot read {path.name} ({type(exc).__name__}: {exc}); the file is damaged, or not a "
+        raise pickled_arrays(exc,
+                             path.name) or DataError(f"cannot read {path.name} ({type(exc).__name__}: {exc}); the file "
+                                                     "is damaged, or not a "
                         f"{suffix} file of numbers (object arrays are refused: they would need pickle).") from exc
     raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, a text corpus (.dat/.ldac, .mm/.mtx, "
                     "docword.*), a corpus directory, or a bundled data set name.")

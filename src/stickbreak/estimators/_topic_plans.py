@@ -97,7 +97,7 @@ def _local_tol(options, stochastic: bool, defaults: tuple[float, float]) -> floa
     return float(options.local_tol if options.local_tol is not None else defaults[stochastic])
 
 
-def accelerated(est, options, stochastic: bool) -> bool:
+def accelerated(settings, stochastic: bool) -> bool:
     """Whether the document fixed point runs SQUAREM: ``local_accelerate`` if given, else LDA's
     batch and memoized steps (not the HDP's, not stochastic steps).
 
@@ -108,49 +108,54 @@ def accelerated(est, options, stochastic: bool) -> bool:
     -7.9788; K=50 ELBO 0.025 higher, -7.9037 against -7.9299. The memoized HDP with moves on AP
     (``make run``) ends 0.022 nats per token lower in ELBO, -7.9138 held out against -7.8857, in the
     same time; Wikipedia SVI LDA scored -7.8636 against -7.8564 (with the unfloored step)."""
-    if options.local_accelerate is not None:
-        return options.local_accelerate
-    return not stochastic and est._weight_model == "lda"
+    if settings.options.local_accelerate is not None:
+        return settings.options.local_accelerate
+    return not stochastic and settings.weight_model == "lda"
 
 
-def direct_model(est, obs_prior, options, stochastic: bool) -> TopicModel:
+def direct_model(settings, obs_prior, stochastic: bool) -> TopicModel:
     """The direct-assignment family (LDA, or the HDP with Hughes's surrogate bound)."""
-    local = LocalOptions(options.local_max_iter, _local_tol(options, stochastic, (BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL)),
-                         options.n_restarts, options.local_start, est._n_chunks(), est._n_active(),
-                         accelerate=accelerated(est, options, stochastic))
-    return TopicModel(obs_prior, TOPIC_WEIGHTS[est._weight_model], est._weights_prior(), local)
+    options = settings.options
+    tol = _local_tol(options, stochastic, (BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL))
+    local = LocalOptions(options.local_max_iter, tol,
+                         options.n_restarts, options.local_start, settings.n_chunks, settings.n_active,
+                         accelerate=accelerated(settings, stochastic))
+    return TopicModel(obs_prior, TOPIC_WEIGHTS[settings.weight_model], settings.weights_prior, local)
 
 
-def two_level_model(est, obs_prior, options, stochastic: bool) -> TwoLevelHDP:
+def two_level_model(settings, obs_prior, stochastic: bool) -> TwoLevelHDP:
     """The HDP's two-level stick-breaking family with ``doc_truncation`` atoms per document."""
+    options = settings.options
     tol = _local_tol(options, stochastic, (TWO_LEVEL_LOCAL_TOL, TWO_LEVEL_STOCHASTIC_LOCAL_TOL))
-    return TwoLevelHDP(obs_prior, est.concentration, est.doc_topic_prior, options.doc_truncation,
-                       options.local_max_iter, tol, est._n_chunks())
+    return TwoLevelHDP(obs_prior, settings.concentration, settings.doc_topic_prior, options.doc_truncation,
+                       options.local_max_iter, tol, settings.n_chunks)
 
 
-def sampled_model(est, obs_prior, options, stochastic: bool) -> TruncationFreeTopics:
+def sampled_model(settings, obs_prior, stochastic: bool) -> TruncationFreeTopics:
     """The view of an HDP fit without truncation (truncation-free SVI, direct-assignment Gibbs)."""
-    sampler = TruncationFreeHDP(est._topic_word_prior(), est.concentration, est.doc_topic_prior, options.n_sweeps)
+    sampler = TruncationFreeHDP(settings.topic_word_prior, settings.concentration, settings.doc_topic_prior,
+                                settings.options.n_sweeps)
     return TruncationFreeTopics(sampler, obs_prior)
 
 
 # ---------------------------------------------------------------------------------------------------- fit plans
-def variational(est, model, data, layout, learn_cfg, options, rng, heldout) -> FitPlan:
+def variational(settings, model, data, layout, learn_cfg, rng, heldout) -> FitPlan:
     """The model itself by "vb", "stochastic" or "memoized", from ``init``'s topics."""
-    moves = learn_cfg.algorithm == "memoized" and bool(est._moves_config().moves)
-    lam = est._initial_topics(layout.sample, model, rng, moves)
-    params = est._initial_params(model, lam, layout.batches.n_items, rng)
+    moves = learn_cfg.algorithm == "memoized" and bool(settings.moves.moves)
+    lam = settings.initial_topics(layout.sample, model, rng, moves)
+    params = settings.initial_params(model, lam, layout.batches.n_items, rng)
     return variational_plan(learn_cfg.algorithm, model, layout.source, params, layout.batches.data)
 
 
-def two_level_svi(est, model: TwoLevelHDP, data, layout, learn_cfg, options, rng, heldout) -> FitPlan:
+def two_level_svi(settings, model: TwoLevelHDP, data, layout, learn_cfg, rng, heldout) -> FitPlan:
     """SVI for the two-level family (Hoffman et al. 2013, Fig. 9): the same model on the lazy component
-    store of :mod:`stickbreak.learn.truncation_free` (its ``Sampled`` side): each step touches only its minibatch's word types (the
-    dense ``K x V`` blend and ``E log beta`` of :class:`~stickbreak.learn.StochasticVI` cost more than
-    the local step at S = 500). Same updates, same ``rho_t = (tau + t)^-kappa`` (no floor, no stick
+    store of :mod:`stickbreak.learn.truncation_free` (its ``Sampled`` side): each step touches only
+    its minibatch's word types (the dense ``K x V`` blend and ``E log beta`` of
+    :class:`~stickbreak.learn.StochasticVI` cost more than the local step at S = 500). Same updates,
+    same ``rho_t = (tau + t)^-kappa`` (no floor, no stick
     reordering); an exact pass over the corpus at the end."""
     _ = model.topic_word_prior  # an asymmetric prior is refused here, before any work
-    params = variational(est, model, data, layout, learn_cfg, options, rng, heldout).start
+    params = variational(settings, model, data, layout, learn_cfg, rng, heldout).start
     schedule = RobbinsMonro(learn_cfg.learning_rate_delay, learn_cfg.learning_rate_decay)
     return FitPlan("truncation_free", model, layout.source, model.store_params(params),
                    dict(prune_every=NEVER, floor=False, schedule=schedule),
@@ -158,8 +163,9 @@ def two_level_svi(est, model: TwoLevelHDP, data, layout, learn_cfg, options, rng
                    for_callbacks=model.from_store_params, final_pass=layout.batches.data, rescore=True)
 
 
-def truncation_free(est, view: TruncationFreeTopics, data, layout, learn_cfg, options, rng, heldout) -> FitPlan:
+def truncation_free(settings, view: TruncationFreeTopics, data, layout, learn_cfg, rng, heldout) -> FitPlan:
     """Truncation-free SVI from no topics over the minibatches."""
+    options = settings.options
     return FitPlan("truncation_free", view.sampler, layout.source,
                    learner_options=dict(n_items=options.total_docs, prune_every=options.prune_every),
                    as_fitted=lambda p: (view, view.from_sampler(p)), for_callbacks=view.from_sampler)
@@ -169,12 +175,13 @@ def _heldout_attributes(result) -> dict:
     return {"heldout_per_word_": np.array(result.state.heldout_per_word)}
 
 
-def collapsed_lda(est, model: TopicModel, data, layout, learn_cfg, options, rng, heldout) -> FitPlan:
+def collapsed_lda(settings, model: TopicModel, data, layout, learn_cfg, rng, heldout) -> FitPlan:
     """Collapsed inference for LDA (:mod:`stickbreak.learn.collapsed`), one sweep per lap; the fit
     is the LDA form of the final counts (topics ``beta + N_wk``), its statistics from one exact
     local step under them."""
-    alpha = np.full(est.n_topics, float(model.weights_prior["alpha"]))
-    collapsed = CollapsedLDA(alpha, float(est._topic_word_prior()), data.n_features, learn_cfg.algorithm,
+    options = settings.options
+    alpha = np.full(settings.start_topics, float(model.weights_prior["alpha"]))
+    collapsed = CollapsedLDA(alpha, float(settings.topic_word_prior), data.n_features, learn_cfg.algorithm,
                              float(options.sample_threshold))
 
     def as_lda(p):
@@ -184,14 +191,14 @@ def collapsed_lda(est, model: TopicModel, data, layout, learn_cfg, options, rng,
                    as_fitted=as_lda, final_pass=[data], attributes=_heldout_attributes)
 
 
-def hdp_gibbs(est, view: TruncationFreeTopics, data, layout, learn_cfg, options, rng, heldout) -> FitPlan:
+def hdp_gibbs(settings, view: TruncationFreeTopics, data, layout, learn_cfg, rng, heldout) -> FitPlan:
     """The HDP's direct-assignment collapsed Gibbs sampler (:mod:`stickbreak.learn.collapsed_hdp`).
     The fit keeps the used topics, largest first, as ``lam = eta + N_wk`` and sticks ``u_k = m_k``,
     ``v_k = gamma + sum_{l>k} m_l`` from the last table counts (the stick form of ``Dir(m, gamma)``,
     so ``E[pi_k]`` is the posterior mean of ``beta_k`` given the tables). With
     ``concentration_priors`` alpha and gamma are resampled every sweep; their last values are
     ``concentrations_``."""
-    sampler = view.sampler
+    sampler, options = view.sampler, settings.options
     model = CollapsedHDP(sampler.doc_concentration, sampler.corpus_concentration, sampler.topic_word_prior,
                          data.n_features, options.concentration_priors)
 
@@ -210,20 +217,24 @@ def hdp_gibbs(est, view: TruncationFreeTopics, data, layout, learn_cfg, options,
 
     def attributes(result):
         p = result.params
-        return {**_heldout_attributes(result), "concentrations_": {"doc_topic_prior": p.alpha, "concentration": p.gamma}}
+        concentrations = {"doc_topic_prior": p.alpha, "concentration": p.gamma}
+        return {**_heldout_attributes(result), "concentrations_": concentrations}
 
-    return FitPlan("direct_assignment_gibbs", model, data, learner_options=dict(heldout=heldout, burn_in=options.burn_in),
+    return FitPlan("direct_assignment_gibbs", model, data,
+                   learner_options=dict(heldout=heldout, burn_in=options.burn_in),
                    as_fitted=as_topics, stats_of=stats_of, attributes=attributes)
 
 
 # ---------------------------------------------------------------------------------------------------- the tables
 @dataclass(frozen=True)
 class TopicVariant:
-    """One way a topic estimator fits: ``model(est, obs_prior, options, stochastic)`` is the model it
-    keeps (and saves), ``plan(...)`` how it trains; ``sparse``: ``n_active`` (L-sparse local steps)
-    applies; ``streams``: ``partial_fit`` can take stochastic steps on the model; ``resumable``: it
-    can write checkpoints (``fit(checkpoint=...)``); ``shards``: it fits from a
-    :class:`~stickbreak.data.ShardStore` (out of core); ``integer_counts``: it samples tokens, so the
+    """One way a topic estimator fits: ``model(settings, obs_prior, stochastic)`` is the model it
+    keeps (and saves), ``plan(settings, model, data, layout, learn_cfg, rng, heldout)`` how it
+    trains (``settings``: the estimator's :class:`~.topic_settings.TopicSettings`); ``sparse``:
+    ``n_active`` (L-sparse local steps) applies; ``streams``: ``partial_fit`` can take stochastic
+    steps on the model; ``resumable``: it can write checkpoints (``fit(checkpoint=...)``);
+    ``shards``: it fits from a :class:`~stickbreak.data.ShardStore` (out of core);
+    ``integer_counts``: it samples tokens, so the
     counts must be whole numbers (the variational fits take any non-negative weights, e.g. tf-idf)."""
 
     model: Callable
@@ -238,7 +249,8 @@ class TopicVariant:
 DIRECT = TopicVariant(direct_model, variational, sparse=True, streams=True, resumable=True, shards=True)
 _VARIATIONAL = ("vb", "stochastic", "memoized")
 LDA_VARIANTS = {**{(name, "direct"): DIRECT for name in _VARIATIONAL},
-                **{(name, "direct"): TopicVariant(direct_model, collapsed_lda, integer_counts=True) for name in COLLAPSED_ALGORITHMS}}
+                **{(name, "direct"): TopicVariant(direct_model, collapsed_lda,
+                                                  integer_counts=True) for name in COLLAPSED_ALGORITHMS}}
 HDP_VARIANTS = {**{(name, "direct"): DIRECT for name in _VARIATIONAL},
                 ("vb", "two_level"): TopicVariant(two_level_model, variational, streams=True),
                 ("stochastic", "two_level"): TopicVariant(two_level_model, two_level_svi, streams=True),

@@ -28,8 +28,9 @@ from ..models.mixture.model import MixtureModel
 from ..models.topics.admixture import UNSUPPORTED, Admixture
 from ..models.topics.options import START_NAMES, LocalOptions
 from ..priors import MIXTURE_WEIGHTS, topic_hdp
-from .admixture_use import FittedAdmixture
-from ._common import ReportMixin, SavableMixin, as_generator, checked_family, chunks_for, check_feature_names, check_fit_memory, check_n_jobs, numba_threads
+from .admixture_use import GROUPS, FittedAdmixture
+from ._common import (ReportMixin, SavableMixin, as_generator, checked_family, chunks_for, check_feature_names,
+                      check_fit_memory, check_n_jobs, composed, numba_threads)
 from ._fitting import run_plan, variational_plan
 from .hmm_input import as_sequences
 
@@ -42,7 +43,8 @@ ADMIXTURE_MOVES = ("birth", "merge", "delete")
 
 
 @persist.register
-class HDPAdmixture(FittedAdmixture, SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class HDPAdmixture(FittedAdmixture, SavableMixin, ReportMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                   BaseEstimator):
     """HDP admixture of any single-item observation model: topic models beyond word counts.
 
     Each group (an image, a document, a user) has its own topic weights ``pi_d ~ DP(alpha pi^G)``
@@ -199,7 +201,8 @@ class HDPAdmixture(FittedAdmixture, SavableMixin, ReportMixin, ClassNamePrefixFe
     def _family(self):
         name = str(self.obs_model)
         return checked_family(name, self.obs_prior, ADMIXTURE_OBS_MODELS,
-                              f"is not supported by HDPAdmixture ({UNSUPPORTED.get(name, 'not a family of single items')})")
+                              "is not supported by HDPAdmixture "
+                              f"({UNSUPPORTED.get(name, 'not a family of single items')})")
 
     def _configs(self):
         """``(learn config, moves config, local options)``, checking every setting before any data are read."""
@@ -231,11 +234,13 @@ class HDPAdmixture(FittedAdmixture, SavableMixin, ReportMixin, ClassNamePrefixFe
 
     def _initial(self, model: Admixture, seqs: Sequences, items: DenseData, rng: np.random.Generator):
         """Topics from the items alone, as a mixture of the family would start (k-means++ or random items)."""
-        mixture = MixtureModel(model.obs, model.obs_prior, MIXTURE_WEIGHTS["dp"], MIXTURE_WEIGHTS["dp"].default_prior(1.0))
+        mixture = MixtureModel(model.obs, model.obs_prior, MIXTURE_WEIGHTS["dp"],
+                               MIXTURE_WEIGHTS["dp"].default_prior(1.0))
         topics = mixture_initial_params(mixture, items, int(self.n_topics), self.init, rng).obs
         return model.initial_params(topics, seqs.n_items)
 
     # ------------------------------------------------------------------ fitting
+    @composed(**GROUPS)
     def fit(self, X, y=None, *, lengths=None):
         """Fit the admixture to groups of items.
 
@@ -243,12 +248,7 @@ class HDPAdmixture(FittedAdmixture, SavableMixin, ReportMixin, ClassNamePrefixFe
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
+        $groups
         y : None
             Ignored; for scikit-learn's API.
 

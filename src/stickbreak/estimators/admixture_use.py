@@ -10,9 +10,19 @@ from sklearn.utils.validation import check_is_fitted
 from .. import persist
 from ..core.suffstats import SuffStats
 from ..data import Sequences
-from ._common import check_feature_names, check_n_features, numba_threads
+from ._common import check_feature_names, check_n_features, composed, numba_threads
 from .hmm_input import as_sequences
 
+
+
+#: numpydoc text of the groups every method takes, by its ``$groups`` in the docstrings
+#: (:func:`._common.composed`).
+GROUPS = {"groups": """X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
+            arrays, one per group; or a :class:`~stickbreak.Sequences`.
+        lengths : array-like of int of shape (n_groups,), optional
+            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
+            default: one group."""}
 
 class FittedAdmixture:
     """The fitted admixture's methods; the estimator sets ``model_``, ``params_``, ``stats_`` and the
@@ -30,6 +40,7 @@ class FittedAdmixture:
         with numba_threads(self.n_jobs):
             return self.model_.local_step(self.params_, seqs)
 
+    @composed(**GROUPS)
     def topic_proportions(self, X, lengths=None) -> np.ndarray:
         """Each group's expected topic proportions ``E[pi_dk]`` under the fitted topics.
 
@@ -38,12 +49,7 @@ class FittedAdmixture:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
+        $groups
 
         Returns
         -------
@@ -56,17 +62,13 @@ class FittedAdmixture:
         theta = self._local(seqs).doc_topic + prior[None, :]
         return theta / (theta.sum(axis=1, keepdims=True) + prior_rest)
 
+    @composed(**GROUPS)
     def transform(self, X, lengths=None) -> np.ndarray:
         """Each item's topic responsibilities within its group.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
+        $groups
 
         Returns
         -------
@@ -75,17 +77,13 @@ class FittedAdmixture:
         """
         return self._local(self._validated(X, lengths)).word_topic
 
+    @composed(**GROUPS)
     def fit_transform(self, X, y=None, *, lengths=None) -> np.ndarray:
         """Fit the admixture, then return :meth:`transform` of the same groups.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
+        $groups
         y : None
             Ignored; for scikit-learn's API.
 
@@ -101,17 +99,13 @@ class FittedAdmixture:
         """One output column per topic (``get_feature_names_out``: hdpadmixture0, ...)."""
         return self.params_.n_components
 
+    @composed(**GROUPS)
     def predict(self, X, lengths=None) -> np.ndarray:
         """Each item's most responsible topic within its group.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
+        $groups
 
         Returns
         -------
@@ -120,6 +114,7 @@ class FittedAdmixture:
         """
         return np.argmax(self.transform(X, lengths), axis=1)
 
+    @composed(**GROUPS)
     def score_samples(self, X, lengths=None) -> np.ndarray:
         """Held-out log predictive density of each item given the other half of its group, in nats.
 
@@ -131,12 +126,7 @@ class FittedAdmixture:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), list of arrays or Sequences
-            The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
-            arrays, one per group; or a :class:`~stickbreak.Sequences`.
-        lengths : array-like of int of shape (n_groups,), optional
-            Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group.
+        $groups
 
         Returns
         -------

@@ -23,17 +23,18 @@ from .topic_base import TopicEstimator
 from ..evaluate.completion_mc import model_completion
 
 
-def diln_model(est, obs_prior, options, stochastic: bool) -> DILNModel:
+def diln_model(settings, obs_prior, stochastic: bool) -> DILNModel:
     """DILN for batch VI (the paper's Algorithm 1: each document's locations optimised, warm starts
     allowed) or for stochastic steps (Algorithm 2: Newton steps, documents from scratch)."""
+    options = settings.options
     local_tol = options.local_tol if options.local_tol is not None else (STOCHASTIC_LOCAL_TOL if stochastic
                                                                          else BATCH_LOCAL_TOL)
     update = options.concentration_update
     if update == "auto":
         update = "joint" if stochastic else "paper"
-    return DILNModel(obs_prior, est._prior(), bool(est.correlated), "newton_step" if stochastic else "optimize",
+    return DILNModel(obs_prior, settings.model_prior, settings.correlated, "newton_step" if stochastic else "optimize",
                      "scratch" if stochastic else options.local_start, int(options.local_max_iter), float(local_tol),
-                     location_tol=1e-3, newton_steps=int(options.newton_steps), n_chunks=est._n_chunks(),
+                     location_tol=1e-3, newton_steps=int(options.newton_steps), n_chunks=settings.n_chunks,
                      keep_documents=not stochastic or update == "joint", concentration_update=update)
 
 
@@ -182,16 +183,16 @@ class DILN(TopicEstimator):
         return DILNPrior(float(self.topic_word_prior), tuple(self.alpha_prior), tuple(self.beta_prior),
                          int(self.latent_dim), float(variance))
 
-    def _check_settings(self) -> None:
-        super()._check_settings()
+    def _start_topics(self) -> int:
         check_int("n_topics", self.n_topics, 2)
+        return int(self.n_topics)
+
+    def _model_settings(self) -> dict:
         check_positive("initial_beta", self.initial_beta)
         if not isinstance(self.correlated, (bool, np.bool_)):
             raise TypeError(f"correlated must be True (DILN) or False (its HDP special case), got {self.correlated!r}")
-        self._prior()
-
-    def _initial_params(self, model, lam, n_docs, rng):
-        return model.initial_params(lam, rng, float(self.initial_beta))
+        return {"model_prior": self._prior(), "correlated": bool(self.correlated),
+                "initial_beta": float(self.initial_beta)}
 
     def _set_fitted(self, model, params, stats, trace, stop_reason, lower_bound=None):
         stats = stats.core if isinstance(stats, DilnStats) else stats  # what is saved: no per-document arrays

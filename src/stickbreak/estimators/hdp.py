@@ -16,7 +16,8 @@ from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart
 from ..models.topics.model import TopicModel, TopicParams
 from ..priors import TOPIC_WEIGHTS
 from ._topic_plans import DIRECT, HDP_VARIANTS
-from .topic_base import DEFAULT_START_TOPICS, TopicEstimator, topic_docstring
+from .topic_base import TopicEstimator, topic_docstring
+from .topic_settings import DEFAULT_START_TOPICS
 
 #: The HDP's concentrations ``learn_concentration`` may set by empirical Bayes.
 LEARNABLE = ("doc_topic_prior", "concentration")
@@ -136,7 +137,8 @@ $attributes
     def __init__(self, n_topics=None, *, concentration=10.0, doc_topic_prior=1.0, topic_word_prior=0.05,
                  algorithm="memoized", variational_family="direct", algorithm_options=None, n_batches=10,
                  batch_size=None, init="gibbs", max_laps=100, min_laps=2, tol=1e-4, n_active=None, moves=None,
-                 move_options=None, learn_concentration=False, n_jobs=1, executor=None, random_state=None, verbose=0, callbacks=None):
+                 move_options=None, learn_concentration=False, n_jobs=1, executor=None, random_state=None, verbose=0,
+                 callbacks=None):
         self.n_topics, self.concentration = n_topics, concentration
         self.learn_concentration = learn_concentration
         self.doc_topic_prior, self.topic_word_prior = doc_topic_prior, topic_word_prior
@@ -174,8 +176,8 @@ $attributes
         elif "concentrations_" in vars(self):  # a refit in another family must not keep the last fit's
             del self.concentrations_
 
-    def _check_weights_options(self) -> None:
-        self._learned()
+    def _model_settings(self) -> dict:
+        return {"concentration": self.concentration, "doc_topic_prior": self.doc_topic_prior}
 
     def _gibbs_start(self) -> GibbsStart:
         """The HDP's own sampler, ``algorithm_options["init_sweeps"]`` sweeps on at most

@@ -209,7 +209,8 @@ class FittedHMM:
     def _from_saved(cls, meta, arrays):
         est = cls._from_params(cls._loaded_params(meta))
         model = est._make_model(obs_prior=persist.nested_arrays(arrays, "obs_prior."))
-        fitted = HMMParams(arrays["uids"], persist.nested_arrays(arrays, "obs."), persist.nested_arrays(arrays, "trans."))
+        fitted = HMMParams(arrays["uids"], persist.nested_arrays(arrays, "obs."),
+                           persist.nested_arrays(arrays, "trans."))
         extra = meta["extra"]
         est._restore_input(extra)
         est._set_fitted(model, fitted, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],

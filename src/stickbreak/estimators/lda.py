@@ -14,7 +14,8 @@ from .topic_base import TopicEstimator, topic_docstring
 
 @persist.register
 class LDA(TopicEstimator):
-    __doc__ = topic_docstring("""Latent Dirichlet allocation by variational inference (Blei et al. 2003; Hoffman et al. 2013).
+    __doc__ = topic_docstring(
+        """Latent Dirichlet allocation by variational inference (Blei et al. 2003; Hoffman et al. 2013).
 
     The topics ``beta_k ~ Dir(eta)`` and each document's proportions ``pi_d ~ Dir(alpha)`` are
     fitted by batch, stochastic or memoized VI on the direct family, or by collapsed inference.

@@ -67,13 +67,16 @@ class DPMixture(MixtureEstimator):
 
     def __init__(self, n_components="auto", *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="memoized", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
-                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, executor=None, n_active=None,
+                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, executor=None,
+                 n_active=None,
                  learn_concentration=False, random_state=None, verbose=0, callbacks=None):
         super().__init__(n_components, obs_model=obs_model, concentration=concentration, obs_prior=obs_prior,
                          algorithm=algorithm, algorithm_options=algorithm_options, moves=moves,
                          move_options=move_options, init=init, n_kmeans_iters=n_kmeans_iters, max_laps=max_laps,
-                         min_laps=min_laps, tol=tol, n_batches=n_batches, n_jobs=n_jobs, executor=executor, n_active=n_active,
-                         learn_concentration=learn_concentration, random_state=random_state, verbose=verbose, callbacks=callbacks)
+                         min_laps=min_laps, tol=tol, n_batches=n_batches, n_jobs=n_jobs, executor=executor,
+                         n_active=n_active,
+                         learn_concentration=learn_concentration, random_state=random_state, verbose=verbose,
+                         callbacks=callbacks)
 
 
 @persist.register

@@ -201,7 +201,8 @@ _PARAMETERS_AFTER_CONCENTRATION = """
 """
 
 
-class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, ReportMixin, DensityMixin, ClusterMixin, BaseEstimator):
+class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, ReportMixin, DensityMixin, ClusterMixin,
+                       BaseEstimator):
     """Shared shell of :class:`~stickbreak.DPMixture` and :class:`~stickbreak.FiniteMixture` (settings and
     ``fit``; the fitted model's methods are :class:`.mixture_use.FittedMixture`'s); subclasses set
     ``_weight_model``."""
@@ -215,7 +216,8 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
 
     def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="vb", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
-                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, executor=None, n_active=None,
+                 n_kmeans_iters=3, max_laps=200, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, executor=None,
+                 n_active=None,
                  learn_concentration=False, random_state=None, verbose=0, callbacks=None):
         self.n_components = n_components
         self.learn_concentration = learn_concentration
@@ -254,7 +256,8 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
         init = InitConfig(method=self.init, n_kmeans_iters=self.n_kmeans_iters)
         options = self._options()
         learn = LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
-                            n_batches=self.n_batches, n_jobs=self.n_jobs, learning_rate_delay=options.learning_rate_delay,
+                            n_batches=self.n_batches, n_jobs=self.n_jobs,
+                            learning_rate_delay=options.learning_rate_delay,
                             learning_rate_decay=options.learning_rate_decay, sampling=options.sampling)
         moves = moves_config(self.moves, self.move_options, owner=type(self).__name__, algorithm=learn.algorithm,
                              default_moves=self._default_moves)
@@ -296,8 +299,9 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
             Ignored; for scikit-learn's API.
         checkpoint : str, path-like or CheckpointDir, optional
             A directory where the fit's state is saved after every lap (and, under memoized and
-            stochastic VI, within long laps; see :class:`~stickbreak.CheckpointDir`), to be continued by :func:`stickbreak.resume` after a crash; algorithms "vb",
-            "stochastic" and "memoized". The directory must not hold a checkpoint already.
+            stochastic VI, within long laps; see :class:`~stickbreak.CheckpointDir`), to be
+            continued by :func:`stickbreak.resume` after a crash; algorithms "vb", "stochastic" and
+            "memoized". The directory must not hold a checkpoint already.
 
         Returns
         -------

@@ -137,5 +137,6 @@ class FittedMixture:
         extra = meta["extra"]
         est._restore_input(extra)
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
-                        arrays["labels"], extra.get("lower_bound"), extra.get("move_log", ()))  # older files kept neither
+                        arrays["labels"], extra.get("lower_bound"),
+                        extra.get("move_log", ()))  # older files kept neither
         return est

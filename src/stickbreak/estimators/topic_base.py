@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-from functools import partial
 from string import Template
 
 import numpy as np
@@ -15,30 +13,26 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .. import driver
 from ..models.topics.model import TopicModel, TopicParams
-from ..config import LearnConfig, MovesConfig, TopicOptions, check_choice, check_int, check_positive, moves_config
+from ..config import MovesConfig, TopicOptions, check_choice, check_int, check_positive, moves_config
 from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, DataError, ShardStore
 from ..data.documents import as_bag_of_words
 from ..parallel import open_executor
-from ..progress import phase
 from ..learn import check_moves, learner_spec, make_learner
 from ..learn.registry import LEARNERS, canonical
-from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart, initial_topics, start_elbo, with_n_topics
+from ..models.topics.init import GibbsStart
 from ..obs import mult
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
-                      check_fit_memory, check_n_features, check_n_jobs, chunks_for, numba_threads,
+                      check_n_features, check_n_jobs, chunks_for, numba_threads,
                       prepare_data)
 from ._fitting import lookup_plan, run_plan
 from ._options import AlgorithmOptionsMixin
+from .topic_settings import TopicSettings
 from .topic_use import FittedTopics
 from ._topic_plans import (LDA_VARIANTS, PRESETS, VARIATIONAL_FAMILIES, TopicVariant)
 
-
-#: The start of the HDP's inits that do not learn their own number of topics when ``n_topics=None``
-#: (and the topics the memory check assumes for a learned start).
-DEFAULT_START_TOPICS = 100
 
 #: Parameters every topic estimator's docstring shares, by their ``$name`` in :func:`topic_docstring`.
 SHARED_PARAMETERS = {
@@ -143,17 +137,6 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
     _options_class = TopicOptions
 
     # ------------------------------------------------------------------ configuration
-    def _learn_config(self, n_docs: int | None = None, options=None) -> LearnConfig:
-        """The loop's settings; with ``batch_size`` the minibatches per lap are ``ceil(n_docs / batch_size)``."""
-        options = options or self._options()
-        n_batches = self.n_batches
-        if self.batch_size is not None:
-            check_int("batch_size", self.batch_size, 1)
-            n_batches = max(1, -(-int(n_docs or 1) // int(self.batch_size)))
-        return LearnConfig(algorithm=self.algorithm, max_laps=self.max_laps, min_laps=self.min_laps, tol=self.tol,
-                           n_batches=n_batches, n_jobs=1, learning_rate_delay=options.learning_rate_delay,
-                           learning_rate_decay=options.learning_rate_decay, sampling=options.sampling)
-
     @classmethod
     def paper_preset(cls, name: str, **overrides):
         """An estimator with a seed paper's settings.
@@ -217,54 +200,44 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
                             type(self).__name__, self._move_defaults, algorithm=self._algorithm,
                             default_moves=self._default_moves)
 
-    def _check_settings(self) -> None:
-        """The settings every variant reads, checked before any work."""
-        self._start_topics()
-        check_positive("topic_word_prior", self._topic_word_prior())
+    def _settings(self) -> TopicSettings:
+        """Every setting checked and gathered into one frozen value, before any data are read (the
+        model and plan builders read it, never the estimator)."""
+        variant, options = self._variant(), self._options()
+        start_topics = self._start_topics()
+        topic_word_prior = self._topic_word_prior()
+        check_positive("topic_word_prior", topic_word_prior)
         check_n_jobs(self.n_jobs)
         check_executor_for(self.algorithm, self.executor)
-
-    def _n_chunks(self) -> int:
-        return chunks_for(self.n_jobs)
-
-    def _check_memory(self, data, learn_cfg: LearnConfig) -> None:
-        """K x V arrays: the topics, their expectations, the kernels' likelihood copies and statistics
-        (and memoized VI's cached statistics per batch); K per document for the local steps; the
-        token samplers' per-token assignments and word ids (a count of 1e10 is 1e10 tokens), and a
-        learned start's sampler (:meth:`GibbsStart.memory_floats`)."""
-        n_topics, n_words, n_docs = self._start_topics() or DEFAULT_START_TOPICS, data.n_features, data.n_items
-        caches = learn_cfg.n_batches if self._algorithm == "memoized" else 0
-        tokens = float(data.counts.sum()) if self._variant().integer_counts else 0.0
-        gibbs = self._gibbs_start() if self.init in LEARNED_INIT_METHODS else None
-        sampled = float("inf") if isinstance(data, ShardStore) else data.counts.sum()  # (shards: not counted here)
-        start = 0.0 if gibbs is None else gibbs.memory_floats(self._start_topics(), n_docs, sampled)
-        check_fit_memory(type(self).__name__, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens + start,
-                         f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
-                         + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "")
-                         + (f"; the sampler holds every one of the {tokens:.3g} tokens" if tokens else "") + ".")
-
-    def _fits_minibatches(self) -> bool:
-        """Whether ``fit``'s learner steps on minibatches (its model then has the stochastic local tolerance)."""
-        return learner_spec(self._algorithm, list(LEARNERS)).minibatches
-
-    def _make_model(self, n_words: int = 0, obs_prior=None, stochastic: bool | None = None):
-        """The model this estimator keeps for its algorithm and family (topic-word prior over
-        ``n_words`` words unless ``obs_prior`` is given); ``stochastic`` (default: the learner's
-        kind) selects the local step's tolerance for steps on minibatches."""
-        variant, options = self._variant(), self._options()
-        self._check_settings()
         n_active = self._n_active()
         if n_active is not None and not variant.sparse:
             raise ValueError(f"n_active (L-sparse local steps) applies to algorithm 'vb', 'svi' or 'memoized' with "
-                             f"the direct variational family, not {self.algorithm!r}; drop n_active or change algorithm")
-        if stochastic is None:
-            stochastic = self._fits_minibatches()
-        if obs_prior is None:
-            obs_prior = {"lam": np.full(n_words, float(self._topic_word_prior()))}
-        return variant.model(self, obs_prior, options, stochastic)
+                             f"the direct variational family, not {self.algorithm!r}; drop n_active or "
+                             "change algorithm")
+        if self.batch_size is not None:
+            check_int("batch_size", self.batch_size, 1)
+        moves = self._moves_config()
+        settings = TopicSettings(
+            owner=type(self).__name__, variant=variant, options=options, moves=moves,
+            weight_model=self._weight_model, weights_prior=self._weights_prior(), topic_word_prior=topic_word_prior,
+            start_topics=start_topics, init=self.init, gibbs=self._gibbs_start(), n_active=n_active,
+            n_chunks=chunks_for(self.n_jobs), algorithm=self.algorithm, max_laps=self.max_laps,
+            min_laps=self.min_laps, tol=self.tol, n_batches=self.n_batches, batch_size=self.batch_size,
+            minibatches=learner_spec(self._algorithm, list(LEARNERS)).minibatches, verbose=self.verbose,
+            **self._model_settings())
+        check_moves(settings.learn_config().algorithm, moves.moves)  # (the loop's settings checked too)
+        return settings
+
+    def _model_settings(self) -> dict:
+        """The :class:`TopicSettings` fields only some estimators set (the HDP's concentrations, DILN's prior)."""
+        return {}
 
     def _topic_word_prior(self) -> float:
         return self.topic_word_prior
+
+    def _weights_prior(self) -> dict:
+        """The document weights' prior in the direct family (DILN's model keeps its own, ``model_prior``)."""
+        return {}
 
     def _n_active(self) -> int | None:
         """``n_active`` validated: a positive integer for the variational direct-assignment step, or None."""
@@ -275,35 +248,14 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
             raise ValueError(f"n_active must be a positive integer (topics per word type) or None, got {n_active!r}")
         return int(n_active)
 
-    def _check_weights_options(self) -> None:
-        """Checks of the document-weight settings before any work (the HDP's learned concentrations)."""
-
     def _start_topics(self) -> int:
         """The number of topics the fit starts from (0: a learned start, from none), checked."""
         check_int("n_topics", self.n_topics, 1)
         return int(self.n_topics)
 
-    def _initial_topics(self, data, model, rng: np.random.Generator, moves: bool) -> np.ndarray:
-        """The first topics ``lam`` by ``init``. A learned start keeps the number of topics it found
-        where moves go on learning K (memoized VI with moves) or where ``n_topics`` is None; elsewhere
-        ``n_topics`` is the truncation, so it keeps that many (:func:`with_n_topics`)."""
-        prior_lam, gibbs = model.obs_prior["lam"], self._gibbs_start()
-        learned = self.init in LEARNED_INIT_METHODS and gibbs is not None  # (else initial_topics says why not)
-        with phase(self.verbose, f"{type(self).__name__}: learned start, the best chain of the HDP's collapsed Gibbs "
-                                 f"sampler, {gibbs.n_sweeps} sweeps") if learned else nullcontext():
-            lam = initial_topics(data, prior_lam, self._start_topics(), self.init, rng, gibbs=gibbs,
-                                 judge=partial(start_elbo, model))
-        if learned and self._start_topics() and not moves:
-            lam = with_n_topics(lam, self._start_topics(), prior_lam, rng)
-        return lam
-
     def _gibbs_start(self) -> GibbsStart | None:
         """The sampler a learned start (``init="gibbs"``) runs; None: this estimator has no such start."""
         return None
-
-    def _initial_params(self, model, lam: np.ndarray, n_docs: int, rng: np.random.Generator):
-        """The first global parameters around the initial topics ``lam`` (subclasses may draw more)."""
-        return model.initial_params(lam, n_docs)
 
     def _as_bow(self, X, vocabulary=None, empty: str = "keep", integer: bool = False, tokens_over=None) -> BagOfWords:
         """``X`` as counts; token lists are counted over ``tokens_over`` (a fitted model's vocabulary)."""
@@ -343,33 +295,22 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
         self
             The fitted estimator.
         """
-        variant = self._variant()
-        check_feature_names(self, X, reset=True)
-        if vocabulary is None and "feature_names_in_" in vars(self):  # a DataFrame's columns name the words
-            vocabulary = list(self.feature_names_in_)
-        data = self._as_bow(X, vocabulary, empty=empty, integer=variant.integer_counts)
-        if isinstance(data, ShardStore) and not variant.shards:
-            raise DataError(f"algorithm={self.algorithm!r} (variational_family={self._family!r}) keeps the whole "
-                            "corpus in memory and does not read shards; fit it on the documents themselves "
-                            "(e.g. concat_items(list(store))) or use algorithm 'vb', 'stochastic' or 'memoized'.")
-        self._check_weights_options()
-        options = self._options()
-        learn_cfg = self._learn_config(data.n_items, options)
-        self._check_memory(data, learn_cfg)
-        moves_cfg = self._moves_config()
-        check_moves(learn_cfg.algorithm, moves_cfg.moves)
-        rng = as_generator(self.random_state)
-        session = open_checkpoint(self, checkpoint, rng, variant.resumable, data)
-        model = self._make_model(data.n_features)
-        layout = prepare_data(data, mult, learn_cfg, rng)
+        settings = self._settings()                                               # 1. the settings
+        data = self._training_documents(X, vocabulary, empty, settings.variant)    # 2. the data
         heldout_counts = None if heldout is None else self._as_bow(heldout, integer=True).counts
-        plan = variant.plan(self, model, data, layout, learn_cfg, options, rng, heldout_counts)
+        learn_cfg = settings.learn_config(data.n_items)                           # 3. the plan
+        settings.check_memory(data, learn_cfg)
+        rng = as_generator(self.random_state)
+        session = open_checkpoint(self, checkpoint, rng, settings.variant.resumable, data)
+        model = settings.model(data.n_features)
+        layout = prepare_data(data, mult, learn_cfg, rng)
+        plan = settings.variant.plan(settings, model, data, layout, learn_cfg, rng, heldout_counts)
         if heldout is not None and "heldout" not in plan.learner_options:
             raise ValueError(f"heldout is scored during collapsed inference only; algorithm={self.algorithm!r} "
                              "fits without it (score held-out documents afterwards with score())")
         with numba_threads(self.n_jobs), open_executor(self.executor, self.n_jobs, kernel_threads=True) as executor:
-            fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
-                              verbose=self.verbose, executor=executor, checkpoint=session)
+            fitted = run_plan(plan, learn_cfg, settings.moves, rng, owner=settings.owner,  # 4. the run
+                              callbacks=self.callbacks, verbose=self.verbose, executor=executor, checkpoint=session)
         self.n_features_in_ = data.n_features
         self.vocabulary_ = data.vocabulary
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
@@ -377,10 +318,23 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
         for name, value in fitted.attributes.items():
             setattr(self, name, value)
         vars(self).pop("_stream", None)
-        if variant.streams:  # partial_fit goes on from here, as the step after this fit's last
-            self._stream = self._new_stream(len(fitted.trace) * learn_cfg.n_batches, data.n_items, rng,
-                                            self._fits_minibatches())
+        if settings.variant.streams:  # partial_fit goes on from here, as the step after this fit's last
+            self._stream = self._new_stream(settings, len(fitted.trace) * learn_cfg.n_batches, data.n_items,
+                                            settings.minibatches)
         return self
+
+    def _training_documents(self, X, vocabulary, empty: str, variant):
+        """``X`` as counts (a DataFrame's columns name the words), whole numbers where ``variant``
+        samples tokens, and a shard store only where ``variant`` reads shards."""
+        check_feature_names(self, X, reset=True)
+        if vocabulary is None and "feature_names_in_" in vars(self):
+            vocabulary = list(self.feature_names_in_)
+        data = self._as_bow(X, vocabulary, empty=empty, integer=variant.integer_counts)
+        if isinstance(data, ShardStore) and not variant.shards:
+            raise DataError(f"algorithm={self.algorithm!r} (variational_family={self._family!r}) keeps the whole "
+                            "corpus in memory and does not read shards; fit it on the documents themselves "
+                            "(e.g. concat_items(list(store))) or use algorithm 'vb', 'stochastic' or 'memoized'.")
+        return data
 
     def partial_fit(self, X, y=None, vocabulary=None):
         """One stochastic VI step on a minibatch of documents (streaming; Hoffman et al. 2013, Alg. 2).
@@ -407,18 +361,19 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
         """
         check_feature_names(self, X, reset="params_" not in vars(self))
         data = self._as_bow(X, vocabulary)
-        if not self._variant().streams:
+        settings = self._settings()
+        if not settings.variant.streams:
             raise ValueError(f"partial_fit runs stochastic VI steps, which algorithm={self.algorithm!r} does not take; "
                              "call fit (truncation_free: with algorithm_options={'total_docs': ...} for a stream's "
                              "assumed size)")
-        options = self._options()
+        options = settings.options
         rng = as_generator(self.random_state)
         if "_stream" not in vars(self):  # the first call (fit leaves the stream at its last step and documents)
-            self._stream = self._new_stream(0, 0, rng, stochastic_model=True)
+            self._stream = self._new_stream(settings, 0, 0, stochastic_model=True)
         if not hasattr(self, "params_"):
-            model = self._make_model(data.n_features, stochastic=True)
-            lam = self._initial_topics(data, model, rng, moves=False)
-            params = self._initial_params(model, lam, options.total_docs or data.n_items, rng)
+            model = settings.model(data.n_features, stochastic=True)
+            lam = settings.initial_topics(data, model, rng, moves=False)
+            params = settings.initial_params(model, lam, options.total_docs or data.n_items, rng)
             self.n_features_in_, self.vocabulary_ = data.n_features, data.vocabulary
             self.trace_, self.model_, self.params_ = [], model, params
         check_n_features(self, data.n_features)
@@ -432,11 +387,10 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
         self._set_fitted(self.model_, params, stats, self.trace_ + [record], "partial_fit")
         return self
 
-    def _new_stream(self, step: int, seen: int, rng=None, stochastic_model: bool = True) -> dict:
+    def _new_stream(self, settings: TopicSettings, step: int, seen: int, stochastic_model: bool = True) -> dict:
         """A ``partial_fit`` stream after ``step`` calls and ``seen`` documents (its whole state: the
-        SVI step draws nothing at random)."""
-        learner = make_learner(self._learn_config(options=self._options()), MovesConfig(),
-                               rng if rng is not None else as_generator(self.random_state), "stochastic")
+        SVI step draws nothing at random, so its generator is a fresh one)."""
+        learner = make_learner(settings.learn_config(), MovesConfig(), as_generator(self.random_state), "stochastic")
         return {"learner": learner, "step": step, "seen": seen, "stochastic_model": stochastic_model}
 
     def _set_fitted(self, model: TopicModel, params: TopicParams, stats: SuffStats, trace, stop_reason: str,

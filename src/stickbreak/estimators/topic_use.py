@@ -18,7 +18,7 @@ from ._topic_plans import TruncationFreeTopics
 
 
 #: numpydoc text of the documents the methods take (:func:`._common.composed`).
-DOCUMENTS = {"documents": """X : array-like or sparse matrix of shape (n_documents, n_words), BagOfWords, corpus or token lists
+DOCUMENTS = {"documents": """X : array-like, sparse matrix, BagOfWords, gensim-style corpus or token lists
             The documents' word counts, in any form :meth:`fit` takes (raw text and token lists are
             counted over the fitted vocabulary)."""}
 
@@ -201,7 +201,8 @@ class FittedTopics:
         est = cls._from_params(meta["params"])
         stream = meta["extra"].get("stream")
         stochastic = None if stream is None else stream.get("stochastic_model", True)  # older files lack it
-        model = est._make_model(0, obs_prior=persist.nested_arrays(arrays, "obs_prior."), stochastic=stochastic)
+        settings = est._settings()
+        model = settings.model(0, obs_prior=persist.nested_arrays(arrays, "obs_prior."), stochastic=stochastic)
         params = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs.")["lam"],
                                    persist.nested_arrays(arrays, "weights."))
         extra = meta["extra"]
@@ -209,5 +210,6 @@ class FittedTopics:
         est.vocabulary_ = tuple(arrays["vocabulary"].tolist()) if "vocabulary" in arrays else None
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"])
         if stream is not None:
-            est._stream = est._new_stream(int(stream["step"]), int(stream["seen"]), stochastic_model=stochastic)
+            est._stream = est._new_stream(settings, int(stream["step"]), int(stream["seen"]),
+                                          stochastic_model=stochastic)
         return est

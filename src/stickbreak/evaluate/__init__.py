@@ -7,7 +7,8 @@ from .likelihood import HeldoutScore, dp_heldout_loglik, hdp_importance_loglik
 from .segmentation import align_states, hamming_distance, segmentation_report
 from .coherence import mean_coherence, topic_coherence
 from .splitting import split_documents
-from .topics import CompletionScore, completion_from_split, document_completion, heldout_loglik, infer_doc_topics, perplexity
+from .topics import (CompletionScore, completion_from_split, document_completion, heldout_loglik, infer_doc_topics,
+                     perplexity)
 
 __all__ = [
     "CompletionScore",

@@ -48,5 +48,6 @@ def checked_prior(prior, n_topics: int) -> np.ndarray:
     if a.ndim == 0:
         a = np.full(n_topics, float(a))
     if a.shape != (n_topics,) or not np.isfinite(a).all() or (a <= 0).any():
-        raise DataError(f"prior must be a positive number or {n_topics} positive numbers (one per topic); got {prior!r}.")
+        raise DataError(f"prior must be a positive number or {n_topics} positive numbers (one per topic); got "
+                        f"{prior!r}.")
     return a

@@ -17,7 +17,8 @@ def _top_word_ids(top_words_or_topic_word, n_words: int, n_top: int) -> np.ndarr
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.size == 0:
-        raise DataError(f"expected a (n_topics, vocabulary_size) weight matrix or (n_topics, n) word ids, got shape {arr.shape}.")
+        raise DataError("expected a (n_topics, vocabulary_size) weight matrix or (n_topics, n) word ids, got shape "
+                        f"{arr.shape}.")
     if arr.dtype.kind in "iu":
         ids = arr.astype(np.int64)
     else:

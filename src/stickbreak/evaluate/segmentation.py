@@ -49,7 +49,8 @@ def _scored_frames(true_labels, pred_labels, foreground_only: bool) -> tuple[np.
                         "pass one predicted label per frame, sequences in the same order.")
     if foreground_only:
         if true.dtype.kind not in "iuf":
-            raise DataError(f"foreground_only needs numeric true labels (negative = background); got dtype {true.dtype}.")
+            raise DataError("foreground_only needs numeric true labels (negative = background); got dtype "
+                            f"{true.dtype}.")
         keep = true >= 0
         if not keep.any():
             raise DataError("foreground_only=True but every true label is negative (background); "

@@ -17,5 +17,6 @@ from .gauss import blockwise_squared_norms, packed_outer_products
 from .mixture.dense import RESP_FLOOR, column_entropy, normalize_log_resp, pair_merge_entropy
 from .mixture.sparse import sparse_column_entropy, sparse_pair_merge_entropy, sparse_weighted_outer_sums, top_l_resp
 
-__all__ = ["RESP_FLOOR", "blockwise_squared_norms", "column_entropy", "normalize_log_resp", "packed_outer_products", "pair_merge_entropy", "sparse_column_entropy",
+__all__ = ["RESP_FLOOR", "blockwise_squared_norms", "column_entropy", "normalize_log_resp", "packed_outer_products",
+           "pair_merge_entropy", "sparse_column_entropy",
            "sparse_lgamma_ratio", "sparse_pair_merge_entropy", "sparse_weighted_outer_sums", "top_l_resp"]

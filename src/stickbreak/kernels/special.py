@@ -16,7 +16,8 @@ FAST = {"reassoc", "contract", "arcp", "nsz"}
 # fdlibm's e_log.c (Sun Microsystems, 1993): log 2 split in two, and the minimax coefficients of
 # ``log(1 + f) = 2s + s R(s^2)`` with ``s = f / (2 + f)``.
 LN2_HI, LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
-LG1, LG2, LG3, LG4 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01, 2.222219843214978396e-01
+LG1, LG2 = 6.666666666666735130e-01, 3.999999999940941908e-01
+LG3, LG4 = 2.857142874366239149e-01, 2.222219843214978396e-01
 LG5, LG6, LG7 = 1.818357216161805012e-01, 1.531383769920937332e-01, 1.479819860511658591e-01
 # fdlibm's e_exp.c: the minimax coefficients of ``r (e^r + 1) / (e^r - 1)`` on |r| <= log(2) / 2.
 INV_LN2 = 1.44269504088896338700e00

@@ -169,7 +169,8 @@ def main(argv=None) -> int:
     parser.add_argument("--report", type=int, default=0, metavar="N", help="print the N slowest compilations")
     parser.add_argument("--check", action="store_true", help="only check that every public kernel has an example")
     parser.add_argument("--only", default="", metavar="MODULES",
-                        help="comma-separated kernel modules to compile (e.g. topics.dense,topics.evaluate); default all")
+                        help="comma-separated kernel modules to compile (e.g. topics.dense,topics.evaluate); default "
+                             "all")
     args = parser.parse_args(argv)
     if args.check:
         if missing := uncovered():

@@ -71,7 +71,8 @@ def carried_log(log, seen, placed, batches, executor) -> tuple:
         if isinstance(record, DeleteRecord) and record.held:
             which = [b for b in range(len(batches)) if placed[b] and seen[b] <= i and not record.carries(b)]
             fetched = held_proposals(batches, executor, which, record.lap)
-            record = DeleteRecord(record.lap, record.targets, {**record.proposals, **{b: p[0] for b, p in fetched.items()}},
+            proposals = {**record.proposals, **{b: p[0] for b, p in fetched.items()}}
+            record = DeleteRecord(record.lap, record.targets, proposals,
                                   {**record.warm, **{b: p[1] for b, p in fetched.items()}}, held=True)
         out.append(record)
     return tuple(out)

@@ -1,14 +1,13 @@
 """Memoized variational inference with birth, merge and delete moves (Hughes 2016, Alg. 3.3 and §4, §6.4).
 
-The data are split once into fixed batches. Each batch's statistics from its last visit are
-cached where the batch lives (the executor's workers, :mod:`stickbreak.parallel.caches`); a visit
-computes fresh ones there, replays on the cached ones every move accepted since (the move log),
-and sends back their difference, which the driver adds to the whole-data statistics (the only
-statistics it holds) before the global step. After the first lap the whole-data statistics
-cover every item, so the ELBO is exact and (with warm-started local steps) never decreases, batch after batch and across accepted moves (it is evaluated only when a move
-is judged against it or the lap ends: for topics the O(K V) normalizers cost as much as a local
-step). With one batch and no moves this
-is batch VB.
+The data are split once into fixed batches. Each batch's statistics from its last visit are cached
+where the batch lives (the executor's workers, :mod:`stickbreak.parallel.caches`); a visit computes
+fresh ones there, replays on the cached ones every move accepted since (the move log), and sends
+back their difference, which the driver adds to the whole-data statistics (the only statistics it
+holds) before the global step. After the first lap the whole-data statistics cover every item, so
+the ELBO is exact and (with warm-started local steps) never decreases, batch after batch and across
+accepted moves (it is evaluated only when a move is judged against it or the lap ends: for topics
+the O(K V) normalizers cost as much as a local step). With one batch and no moves this is batch VB.
 
 Lap schedule (§6.4): plan merges (pairs) and a delete (a group of targets) from the whole-data
 statistics at the start of the lap; try births at each batch; at the lap's end try the delete, then

@@ -116,7 +116,8 @@ class TruncationFreeSVI:
             if since_prune >= self.prune_every:
                 store.keep(model.keep_mask(store))
                 since_prune = 0
-        new = TruncationFreeState(store, model.params_from_store(store), model.summary(store), step, n_seen, since_prune)
+        new = TruncationFreeState(store, model.params_from_store(store), model.summary(store), step, n_seen,
+                                  since_prune)
         return LapResult(new, {"progressive_loglik": loglik / max(n_docs, 1)}, exact=False)
 
 

@@ -27,5 +27,6 @@ def make_mixture_model(config, data=None, obs_prior=None) -> MixtureModel:
                         n_active=check_n_active(config.n_active))
 
 
-__all__ = ["HMMLocal", "HMMModel", "HMMParams", "LocalOptions", "MixtureLocal", "MixtureModel", "MixtureParams", "TopicLocal", "TopicModel",
+__all__ = ["HMMLocal", "HMMModel", "HMMParams", "LocalOptions", "MixtureLocal", "MixtureModel", "MixtureParams",
+           "TopicLocal", "TopicModel",
            "TopicParams", "make_mixture_model"]

@@ -22,11 +22,11 @@ restricted local step (Eq. 4.12-4.16):
 whose statistics are the batch's *expansion* (Eq. 4.17-4.19); with L-sparse responsibilities
 (``n_active``, Hughes 2016 Sec. 7.1) ``p_n`` is the top-m softmax, m = ``model.split_slots`` (one:
 the item's share goes to its best of [target, newborns]), so every item keeps at most L non-zeros,
-even under overlapping births, and the proposal stays in the family the local step optimises; the posteriors are re-estimated from
-all expansions so far. By default j gives up all its mass (Eq. 4.11, ``log pi_j = -inf``); with
-``birth_keep_target`` it competes for its items too. Once every batch has been expanded, the
-whole-data candidate is the current statistics with j's row replaced by its kept part and the
-newborns appended (Eq. 4.22), accepted only if the exact ELBO rises.
+even under overlapping births, and the proposal stays in the family the local step optimises; the
+posteriors are re-estimated from all expansions so far. By default j gives up all its mass (Eq.
+4.11, ``log pi_j = -inf``); with ``birth_keep_target`` it competes for its items too. Once every
+batch has been expanded, the whole-data candidate is the current statistics with j's row replaced by
+its kept part and the newborns appended (Eq. 4.22), accepted only if the exact ELBO rises.
 
 Everything model-specific is a hook of :class:`~stickbreak.core.protocols.Movable`:
 ``birth_ownership(local)`` (each item's share of each component), ``birth_pool_items`` (the data
@@ -148,7 +148,8 @@ def advance(model: Movable, proposal: TrackedBirth, b: int, answer, params, conf
                    expansions=expansions, remaining=remaining, passes_left=passes_left), False
 
 
-def start(model: Movable, b: int, batch, local, params, target: int, new_uids, n_batches: int, config, rng, expand_all=None):
+def start(model: Movable, b: int, batch, local, params, target: int, new_uids, n_batches: int, config, rng,
+          expand_all=None):
     """A new proposal for ``target`` that starts collecting at batch ``b`` (see :func:`extend`)."""
     proposal = TrackedBirth(target, tuple(int(u) for u in new_uids), n_batches)
     return extend(model, proposal, b, batch, local, params, config, rng, expand_all)
@@ -186,7 +187,8 @@ def _create(model: Movable, proposal: TrackedBirth, params, config, rng) -> Trac
         return None
     split = split[:, alive]
     newborns = _posterior_of(model, pool, split)
-    centers = expfam.concat_components(expfam.select_components(params.obs, [_column(params, proposal.target)]), newborns)
+    centers = expfam.concat_components(expfam.select_components(params.obs, [_column(params, proposal.target)]),
+                                       newborns)
     log_weights = np.concatenate([[-np.log(split.shape[1] + 1.0) if config.birth_keep_target else -np.inf],
                                   _log_proportions(split.sum(axis=0))])
     born = np.asarray(proposal.new_uids[:split.shape[1]], dtype=np.int64)

@@ -11,10 +11,11 @@ step and without sending them anywhere (:class:`~stickbreak.parallel.caches.Loca
   (:func:`row_keys`), so the sample is the same however the batch is split among workers;
 * :class:`Expand`: a created birth's expansion (:meth:`~stickbreak.core.protocols.TrackedBirths.birth_expansion`).
 
-Every answer adds up over parts (or, for the pool, merges by key), so the batch's answer is the
-same on every executor: the owned counts and the pool exactly, the expansion up to round-off. Parts kept on their own features (a
-:class:`~stickbreak.core.protocols.FeatureSliced` model on a worker) are sent the newborns'
-parameters on those features and map what they pool and expand back to all features.
+Every answer adds up over parts (or, for the pool, merges by key), so the batch's answer is the same
+on every executor: the owned counts and the pool exactly, the expansion up to round-off. Parts kept
+on their own features (a :class:`~stickbreak.core.protocols.FeatureSliced` model on a worker) are
+sent the newborns' parameters on those features and map what they pool and expand back to all
+features.
 """
 
 from __future__ import annotations

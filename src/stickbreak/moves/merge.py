@@ -4,10 +4,10 @@ Planning happens at the start of a lap from the whole-data statistics alone: for
 pair's m-score ``Delta L_data + Delta L_weights`` is an *upper bound* on the true gain (merging can
 only lower the entropy term; the thesis's "lower bound" is a typo, §10), so pairs with a negative
 score are never worth trying; where a model's score only ranks pairs (topic models:
-``merge_scores_bound_gain``), the best-ranked are tried whatever their sign. During the lap every batch gathers the merged entropy of the planned pairs. At the
-lap's end pairs are tried greedily, best score first, each accepted only if the exact whole-data
-ELBO rises; a pair that shares a component with an accepted one is skipped (its cached entropy is
-stale).
+``merge_scores_bound_gain``), the best-ranked are tried whatever their sign. During the lap every
+batch gathers the merged entropy of the planned pairs. At the lap's end pairs are tried greedily,
+best score first, each accepted only if the exact whole-data ELBO rises; a pair that shares a
+component with an accepted one is skipped (its cached entropy is stale).
 
 Each model screens pairs with its own score (:meth:`~stickbreak.core.protocols.Movable.merge_scores`):
 for mixtures the m-score above (:func:`stickbreak.models.mixture.moves.pair_scores`); for hidden Markov

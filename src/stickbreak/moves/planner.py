@@ -1,9 +1,9 @@
 """Which components each move targets, and the record of failed attempts (Hughes 2016, §4.2.4, §4.3.4).
 
 Rules: at most one kind of move per component per lap (a planned delete suspends births for that
-lap; merges leave the delete's targets out; births get a shortlist of targets first, which merge planning leaves out); a target that
-failed is retried only once it has changed (its size moved by more than ``RETRY_CHANGE``) or
-``RETRY_LAPS`` laps have passed.
+lap; merges leave the delete's targets out; births get a shortlist of targets first, which merge
+planning leaves out); a target that failed is retried only once it has changed (its size moved by
+more than ``RETRY_CHANGE``) or ``RETRY_LAPS`` laps have passed.
 """
 
 from __future__ import annotations

@@ -65,7 +65,8 @@ def per_feature(value, dim: int, name: str) -> np.ndarray:
     """A scalar or a length-D vector option as a (D,) array, with a clear error for other shapes."""
     arr = np.asarray(value, dtype=float)
     if arr.ndim > 1 or (arr.ndim == 1 and len(arr) != dim):
-        raise ValueError(f"prior option {name!r} must be a scalar or have n_features={dim} values, got shape {arr.shape}")
+        raise ValueError(f"prior option {name!r} must be a scalar or have n_features={dim} values, got shape "
+                         f"{arr.shape}")
     arr = np.broadcast_to(arr, (dim,)).copy()
     if not np.isfinite(arr).all():
         raise ValueError(f"prior option {name!r} must be finite")

@@ -41,7 +41,8 @@ def check_data(data, what: str = "X") -> DenseData:
     return data
 
 
-def default_prior(data: DenseData, pseudo_count_one=DEFAULT_PSEUDO_COUNT, pseudo_count_zero=DEFAULT_PSEUDO_COUNT) -> Natural:
+def default_prior(data: DenseData, pseudo_count_one=DEFAULT_PSEUDO_COUNT,
+                  pseudo_count_zero=DEFAULT_PSEUDO_COUNT) -> Natural:
     lam1 = per_feature(pseudo_count_one, data.n_features, "pseudo_count_one")
     lam0 = per_feature(pseudo_count_zero, data.n_features, "pseudo_count_zero")
     if not ((lam1 > 0).all() and (lam0 > 0).all()):

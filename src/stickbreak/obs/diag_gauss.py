@@ -39,7 +39,8 @@ def default_prior(data: DenseData, mean=None, mean_precision=G.DEFAULT_MEAN_PREC
     kappa = positive_scalar(mean_precision, "mean_precision")
     nu = positive_scalar(dof, "dof")
     if covariance is not None and np.ndim(covariance) == 2:
-        raise ValueError("prior option 'covariance' of diag_gauss is a scalar or one variance per feature, not a matrix")
+        raise ValueError("prior option 'covariance' of diag_gauss is a scalar or one variance per "
+                         "feature, not a matrix")
     variance = np.diag(G.prior_covariance(covariance, X.var(axis=0), G.DEFAULT_COVARIANCE_FRACTION)).copy()
     nat = {"nu": np.array(nu), "kappa": np.array(kappa), "kappa_mean": np.zeros(X.shape[1]), "scatter": nu * variance}
     return G.with_origin(nat, origin)

@@ -30,7 +30,8 @@ def default_prior(data: DenseData, covariance=None, dof=None) -> Natural:
     if not nu > dim - 1:
         raise ValueError(f"prior option 'dof' must exceed n_features - 1 = {dim - 1}, got {nu}")
     second_moment = (data.X**2).mean(axis=0)
-    return {"nu": np.array(nu), "scatter": nu * G.prior_covariance(covariance, second_moment, G.DEFAULT_COVARIANCE_FRACTION)}
+    scale = G.prior_covariance(covariance, second_moment, G.DEFAULT_COVARIANCE_FRACTION)
+    return {"nu": np.array(nu), "scatter": nu * scale}
 
 
 def suff_stats(data: DenseData, resp, prior: Natural) -> dict[str, np.ndarray]:

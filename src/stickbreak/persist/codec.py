@@ -51,7 +51,8 @@ class CheckpointError(ValueError):
 #: memoized VI (and its lap in progress), the statistics, the move log and history, birth proposals (with the data items
 #: they pool) and the global parameters of mixtures, direct-family topic models and HMMs.
 STATE_TYPES: dict[str, type] = {cls.__name__: cls for cls in (
-    BatchState, StochasticState, StochasticLapInProgress, MemoState, MemoLapInProgress, LapPlan, SuffStats, MoveHistory, TrackedBirth,
+    BatchState, StochasticState, StochasticLapInProgress, MemoState, MemoLapInProgress, LapPlan, SuffStats,
+    MoveHistory, TrackedBirth,
     BirthRecord, MergeRecord, DeleteRecord, ReorderRecord, PruneRecord,
     MixtureParams, TopicParams, HMMParams, DenseData, BagOfWords, Sequences, LaggedData)}
 

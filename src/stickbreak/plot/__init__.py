@@ -8,6 +8,7 @@ from .topics import (plot_admixture_sizes, plot_group_topics, plot_topic_correla
                      plot_topic_words)
 from .trace import accepted_moves, plot_trace
 
-__all__ = ["MAX_SHOWN", "accepted_moves", "plot_admixture_sizes", "plot_group_topics", "plot_cluster_means", "plot_cluster_sizes", "plot_durations", "plot_projection",
+__all__ = ["MAX_SHOWN", "accepted_moves", "plot_admixture_sizes", "plot_group_topics", "plot_cluster_means",
+           "plot_cluster_sizes", "plot_durations", "plot_projection",
            "plot_state_sequences", "plot_topic_correlation", "plot_topic_sizes", "plot_topic_words", "plot_trace",
            "plot_transitions"]

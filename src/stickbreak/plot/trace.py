@@ -76,7 +76,8 @@ def plot_trace(estimator, heldout=None) -> Figure:
     axes[0].plot(laps, elbo, color="C0", marker=".")
     axes[0].set_title("ELBO over laps")
     axes[0].set_ylabel("ELBO (nats)")
-    axes[1].step(laps, [r["n_components"] for r in trace], where="post", color="k", linestyle="--", linewidth=1, label="K")
+    axes[1].step(laps, [r["n_components"] for r in trace], where="post", color="k", linestyle="--", linewidth=1,
+                 label="K")
     axes[1].step(laps, [r["n_effective"] for r in trace], where="post", color="C1", label="K in use")
     axes[1].set_title("K over laps")
     axes[1].set_ylabel("components")

@@ -144,10 +144,12 @@ def global_step(prior, start_counts: np.ndarray, trans_counts: np.ndarray, previ
         rounds = ALTERNATIONS if same_size else ALTERNATIONS_AFTER_CHANGE
     for _ in range(rounds):
         start, trans = _theta(current, rho, start_counts, trans_counts)
-        weights = current["start_alpha"] * expected_log_rows(start) + current["alpha"] * expected_log_rows(trans).sum(axis=0)
+        weights = (current["start_alpha"] * expected_log_rows(start)
+                   + current["alpha"] * expected_log_rows(trans).sum(axis=0))
         weights[:-1] += _sticky_slope(current)
         omega = sticks.heuristic_omega(on, off, current["gamma"])
-        new_rho = sticks.optimize(current["gamma"], rho, omega, on, off, weights[:-1], weights[-1], 1.0 / (n_states + 2.0))
+        new_rho = sticks.optimize(current["gamma"], rho, omega, on, off, weights[:-1], weights[-1],
+                                  1.0 / (n_states + 2.0))
         converged = np.max(np.abs(new_rho - rho)) < 1e-8
         rho = new_rho
         if prior["learn"]:
@@ -171,7 +173,9 @@ def expected_log_trans(post) -> np.ndarray:
 
 
 def top_elbo(prior, rho: np.ndarray, omega: np.ndarray) -> float:
-    """``prior`` holding the concentrations in use (:func:`elbo` passes the learned ones): the surrogate for ``sum_j E c_Dir(prior_j)`` plus ``E log p(u) - E log q(u)`` (Eq. 6.28 / 6.33 corrected)."""
+    """``prior`` holding the concentrations in use (:func:`elbo` passes the learned ones): the
+    surrogate for ``sum_j E c_Dir(prior_j)`` plus ``E log p(u) - E log q(u)`` (Eq. 6.28 / 6.33
+    corrected)."""
     n_states = len(rho)
     on, off = surrogate_counts(prior, n_states)
     value = n_states * np.log(prior["start_alpha"]) + n_states ** 2 * np.log(prior["alpha"])

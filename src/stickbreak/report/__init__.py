@@ -62,7 +62,8 @@ def write_report(estimator, path, X=None, *, labels=None, lengths=None, Xprev=No
     data = ReportData(X, labels, lengths, Xprev, None if image_shape is None else tuple(image_shape))
     params = {k: v for k, v in estimator.get_params().items() if k != "callbacks"}
     run = dict(run or {})
-    tables = {"Fit": fit_facts(estimator), "Data": {**run.pop("data", {}), **(data_facts(X, lengths) if X is not None else {})},
+    facts = data_facts(X, lengths) if X is not None else {}
+    tables = {"Fit": fit_facts(estimator), "Data": {**run.pop("data", {}), **facts},
               **kind_tables(estimator), "Run": run, "Settings": params, "Versions": versions()}
     shown = figures(estimator, data)
     text = page(title or f"stickbreak report: {type(estimator).__name__}", tables, shown)

@@ -253,7 +253,8 @@ def brute_force_elbo(model, params, X, docs):
         cnts = X.data[X.indptr[d]:X.indptr[d + 1]]
         log_z = digamma(a) - np.log(b)
         rate = np.exp(-(loc @ u)) if model.correlated else np.ones(len(s))
-        total += float(cnts @ (phi * (elog_eta[:, words].T + log_z[None, :] - np.log(np.maximum(phi, 1e-300)))).sum(axis=1))
+        terms = elog_eta[:, words].T + log_z[None, :] - np.log(np.maximum(phi, 1e-300))
+        total += float(cnts @ (phi * terms).sum(axis=1))
         total -= cnts.sum() * (np.log(xi) + ((a / b).sum() - xi) / xi)
         total += float((s * np.log(rate) - gammaln(s) + (s - 1) * log_z - rate * a / b).sum())
         total += float((a - np.log(b) + gammaln(a) + (1 - a) * digamma(a)).sum())

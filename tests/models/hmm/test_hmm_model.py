@@ -81,7 +81,8 @@ def test_stick_gradient_matches_finite_differences(kappa):
         up, down = rho.copy(), rho.copy()
         up[j] += h
         down[j] -= h
-        fd = (sticks.objective(3.0, up, omega, on, off, w, w_rest) - sticks.objective(3.0, down, omega, on, off, w, w_rest)) / (2 * h)
+        fd = (sticks.objective(3.0, up, omega, on, off, w,
+                               w_rest) - sticks.objective(3.0, down, omega, on, off, w, w_rest)) / (2 * h)
         assert np.isclose(grad[j], fd, rtol=1e-5, atol=1e-6)
 
 
@@ -119,7 +120,8 @@ def test_sticky_kappa_zero_reduces_to_the_non_sticky_model():
     rows = hdp_hmm.global_step(sticky.transitions_prior, stats.fields["start"], stats.fields["trans"], fixed, rounds=0)
     assert np.allclose(rows["trans"], reference["trans"], rtol=1e-8) and np.allclose(rows["start"], reference["start"])
     local = sticky.local_step(params.__class__(params.uids, params.obs, rows), data)
-    assert np.allclose(local.resp, plain.local_step(params.__class__(params.uids, params.obs, reference), data).resp, atol=1e-8)
+    assert np.allclose(local.resp, plain.local_step(params.__class__(params.uids, params.obs, reference), data).resp,
+                       atol=1e-8)
 
 
 # ---------------------------------------------------------------------------------------- exact ELBO
@@ -210,7 +212,8 @@ def test_merge_delta_elbo_equals_brute_force(kappa, learn):
         for name in merged.fields:
             assert np.allclose(merged.fields[name], brute.fields[name], rtol=1e-8, atol=1e-8), name
         assert np.isclose(merged.elbo_terms["entropy"].sum(), brute.elbo_terms["entropy"].sum(), rtol=1e-8)
-        assert np.isclose(sum(model.score(merged, params)[1].values()), sum(model.score(brute, params)[1].values()), rtol=1e-10)
+        assert np.isclose(sum(model.score(merged, params)[1].values()), sum(model.score(brute, params)[1].values()),
+                          rtol=1e-10)
 
 
 def test_second_merge_in_a_lap_is_a_lower_bound():
@@ -365,7 +368,8 @@ def test_stochastic_step_of_size_one_on_all_data_is_a_batch_step():
         assert np.allclose(stepped.trans[key], batch.trans[key])
     for key in model.obs.natural_keys:
         assert np.allclose(stepped.obs[key], batch.obs[key])
-    result = driver.fit(model, InMemoryMinibatches(data, 2), params, StochasticVI(lambda s: (1 + s) ** -0.51, np.random.default_rng(0)),
+    result = driver.fit(model, InMemoryMinibatches(data, 2), params,
+                        StochasticVI(lambda s: (1 + s) ** -0.51, np.random.default_rng(0)),
                         LearnConfig(algorithm="stochastic", max_laps=4, n_batches=2))
     assert np.isfinite(result.elbo) and result.n_laps == 4
 

@@ -60,7 +60,8 @@ def test_finite_elbo_equals_expected_log_lik_minus_kl():
     q, p = st.dirichlet(post["theta"]), st.dirichlet(np.full(4, prior["alpha"]))
     values = q.logpdf(draws.T) - p.logpdf(draws.T)
     expected = float(counts @ finite_mixture.expected_log_weights(post)) - values.mean()
-    assert finite_mixture.elbo(prior, post, counts) == pytest.approx(expected, abs=5 * values.std() / np.sqrt(len(values)))
+    assert finite_mixture.elbo(prior, post, counts) == pytest.approx(expected,
+                                                                     abs=5 * values.std() / np.sqrt(len(values)))
     se = np.log(draws).std(axis=0) / np.sqrt(len(draws))
     assert np.all(np.abs(finite_mixture.expected_log_weights(post) - np.log(draws).mean(axis=0)) < 5 * se)
 
@@ -119,4 +120,5 @@ def test_local_step_is_the_exact_optimum(name):
     log_pi = model.weights.expected_log_weights(params.weights)
     weights_kl = float(stats.counts @ log_pi) - model.weights.elbo(model.weights_prior, params.weights, stats.counts)
     obs_kl = expfam.kl_to_prior(model.obs, model.obs_prior, params.obs).sum()
-    assert total_elbo(model.elbo_terms(params, stats)) == pytest.approx(local.log_norm.sum() - obs_kl - weights_kl, rel=1e-9)
+    assert total_elbo(model.elbo_terms(params, stats)) == pytest.approx(local.log_norm.sum() - obs_kl - weights_kl,
+                                                                        rel=1e-9)

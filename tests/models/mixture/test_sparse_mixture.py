@@ -25,7 +25,8 @@ from stickbreak import kernels
 from stickbreak.models.mixture.init import initial_params
 from stickbreak.obs import _gaussian
 
-from conftest import ALL_FAMILIES, assert_cache_consistent, assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta, elbo_of, fit_memoized, small_data
+from conftest import (ALL_FAMILIES, assert_cache_consistent, assert_same_stats, check_birth_delta, check_delete_delta,
+                      check_merge_delta, elbo_of, fit_memoized, small_data)
 
 LOGITS = {
     "ordinary": lambda rng: rng.normal(size=(60, 9)),
@@ -130,7 +131,9 @@ def test_sparse_entropy_outer_and_pair_kernels_match_twins():
     # by hand: entries where neither is selected add nothing, where one is, its own term
     dense = sparse_resp.to_dense(sparse_resp.from_top_l(values, indices, n_comp))
     merged = dense[:, first] + dense[:, second]
-    np.testing.assert_allclose(fast, -np.sum(np.where(merged > 0, merged * np.log(np.where(merged > 0, merged, 1)), 0), axis=0),
+    np.testing.assert_allclose(fast,
+                               -np.sum(np.where(merged > 0, merged * np.log(np.where(merged > 0, merged, 1)), 0),
+                                       axis=0),
                                rtol=1e-12)
 
 
@@ -179,7 +182,8 @@ def test_sparse_local_step_layout_and_values():
     np.testing.assert_array_equal(resp.indptr, np.arange(0, (data.n_items + 1) * 2, 2))
     logits = model.log_weights(params, data)
     values, indices, log_norm, entropy = ref.top_l_resp(logits, 2, RESP_FLOOR)
-    np.testing.assert_allclose(resp.toarray(), sparse_resp.to_dense(sparse_resp.from_top_l(values, indices, 6)), rtol=1e-12)
+    np.testing.assert_allclose(resp.toarray(), sparse_resp.to_dense(sparse_resp.from_top_l(values, indices, 6)),
+                               rtol=1e-12)
     np.testing.assert_allclose(local.log_norm, log_norm, rtol=1e-12)
     np.testing.assert_allclose(local.entropy, entropy, rtol=1e-10, atol=1e-300)
     stats = model.summarize(data, local, params.uids)
@@ -211,7 +215,8 @@ def test_sparse_suff_stats_equal_dense_stats_of_the_densified_resp(name):
     local = model.local_step(_params(_model(name, data, None, 6), data, 6, laps=1), data)
     with_pairs = model.summarize(data, local, np.arange(6), merge_pairs=np.column_stack([first, second]))
     v, i = sparse_resp.top_l_parts(local.resp)
-    np.testing.assert_allclose(with_pairs.merge_entropy, ref.sparse_pair_merge_entropy(v, i, 6, first, second, RESP_FLOOR),
+    np.testing.assert_allclose(with_pairs.merge_entropy,
+                               ref.sparse_pair_merge_entropy(v, i, 6, first, second, RESP_FLOOR),
                                rtol=1e-12, atol=1e-300)
 
 
@@ -328,7 +333,8 @@ def test_overlapping_births_with_l_above_k_keep_every_item_within_l():
     brute = model.summarize_resp(data, full, np.concatenate([params.uids] + [uids for uids, _ in born]))
     assert_same_stats(stats, brute.reorder(stats.uids))
     after = model.global_step(stats)
-    assert elbo_of(model, model.summarize(data, model.local_step(after, data), after.uids)) >= elbo_of(model, stats) - 1e-9
+    assert elbo_of(model,
+                   model.summarize(data, model.local_step(after, data), after.uids)) >= elbo_of(model, stats) - 1e-9
 
 
 @pytest.mark.slow

@@ -212,7 +212,8 @@ def test_concentration_updates_leave_their_exact_posterior_invariant(which):
 def test_hdp_gibbs_with_concentration_priors_records_the_last_values(corpus):
     from stickbreak import HDPTopicModel
 
-    est = HDPTopicModel(algorithm="gibbs", algorithm_options={"concentration_priors": ((1, 1), (1, 0.1))}, max_laps=5, tol=0.0,
+    est = HDPTopicModel(algorithm="gibbs", algorithm_options={"concentration_priors": ((1, 1), (1, 0.1))}, max_laps=5,
+                        tol=0.0,
                         random_state=0).fit(corpus)
     assert set(est.concentrations_) == {"doc_topic_prior", "concentration"}
     assert est.concentrations_["doc_topic_prior"] != est.doc_topic_prior  # moved from the start

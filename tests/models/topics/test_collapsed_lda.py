@@ -54,8 +54,10 @@ def test_sweep_matches_numpy_twin(corpus, algorithm):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
         learner.lap(model, None, state)
     H = corpus.copy()
-    np.testing.assert_allclose(kern.predictive_probs(H.indptr, H.indices, *state.params.counts[:3], model.alpha, model.beta),
-                               ref.predictive_probs(H.indptr, H.indices, *state.params.counts[:3], model.alpha, model.beta),
+    np.testing.assert_allclose(kern.predictive_probs(H.indptr, H.indices, *state.params.counts[:3], model.alpha,
+                                                     model.beta),
+                               ref.predictive_probs(H.indptr, H.indices, *state.params.counts[:3], model.alpha,
+                                                    model.beta),
                                rtol=1e-12)
 
 

@@ -25,7 +25,8 @@ def bars():
 
 def _recovered(topic_word, truth) -> np.ndarray:
     """Each true topic's best cosine among ``topic_word``'s rows."""
-    cosine = (truth @ topic_word.T) / np.linalg.norm(truth, axis=1)[:, None] / np.linalg.norm(topic_word, axis=1)[None, :]
+    cosine = (truth @ topic_word.T) / np.linalg.norm(truth,
+                                                     axis=1)[:, None] / np.linalg.norm(topic_word, axis=1)[None, :]
     return cosine.max(axis=1)
 
 

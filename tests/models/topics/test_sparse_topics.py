@@ -119,7 +119,8 @@ def test_top_l_step_is_the_optimum_of_its_constrained_objective_by_enumeration()
         for L in range(1, K + 1):
             index, resp = np.empty(L, dtype=np.int64), np.empty(L)
             value = top_l_of_row(log_row, log_p, np.arange(K), K, L, index, resp)
-            best = max(logsumexp(W[list(S)]) for size in range(1, L + 1) for S in itertools.combinations(range(K), size))
+            subsets = (S for size in range(1, L + 1) for S in itertools.combinations(range(K), size))
+            best = max(logsumexp(W[list(S)]) for S in subsets)
             assert value == pytest.approx(best, rel=1e-12, abs=1e-12)
             attained = float(resp @ (W[index] - np.log(resp)))
             assert attained == pytest.approx(best, rel=1e-10, abs=1e-10)
@@ -249,7 +250,8 @@ def test_memoized_vi_with_moves_is_monotone_and_cache_consistent_under_l_sparse_
 def test_births_under_l_sparse_steps_keep_the_memoized_elbo_monotone(bars):
     data, _ = bars
     kwargs = dict(n_topics=1, concentration=5.0, algorithm="memoized", n_batches=2, max_laps=10, tol=0.0,
-                  algorithm_options={"local_start": "best"}, n_active=2, random_state=0, init="random")  # births from one random topic
+                  algorithm_options={"local_start": "best"}, n_active=2, random_state=0,
+                  init="random")  # births from one random topic
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         grown = HDPTopicModel(moves=("birth", "merge", "delete"), **kwargs).fit(data)

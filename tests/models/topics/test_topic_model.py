@@ -249,7 +249,8 @@ def test_hdp_concentrates_on_the_true_topics():
     data = BagOfWords.from_counts(counts)
     model = make_model("hdp", data.n_features, n_restarts=5)
     result = fit(model, split_batches(data, 4, seed=0).data, start_params(model, data, 12, seed=2),
-                 MemoizedVI(MovesConfig(), np.random.default_rng(0)), LearnConfig(algorithm="memoized", max_laps=60, tol=1e-7))
+                 MemoizedVI(MovesConfig(), np.random.default_rng(0)),
+                 LearnConfig(algorithm="memoized", max_laps=60, tol=1e-7))
     sizes = result.stats.counts
     top = np.argsort(-sizes)[:4]
     assert sizes[top].sum() > 0.9 * sizes.sum()

@@ -208,7 +208,8 @@ def test_words_start_points_atoms_at_the_documents_leading_topics():
     top = np.argsort(-mass, kind="mergesort")[:4]
     logits = log_theta[top, None] + elog_beta_t[words][:, order[top]].T
     np.testing.assert_allclose(phi, np.exp(logits) / np.exp(logits).sum(axis=0), rtol=1e-10)
-    one_word = ref.words_start(elog_beta_t[[3]].T, np.array([2.0]), elog_corpus, 8)  # T > K: the extra atoms start empty
+    one_word = ref.words_start(elog_beta_t[[3]].T, np.array([2.0]), elog_corpus,
+                               8)  # T > K: the extra atoms start empty
     assert one_word.shape == (8, 1) and np.all(one_word[6:] == 0) and one_word.sum() == pytest.approx(1.0)
 
 

@@ -320,7 +320,8 @@ def diln_chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, loca
         local = _gather(words, exp_loglik)
         s_doc, weight_doc = s[: words.size], weight[: words.size]
         n_iters[d], xi[d] = _solve_doc(local, cnts, shape, locations, correlated, start, a[d], b[d], xi[d], u[d],
-                                       doc_topic[d], p, log_p, s_doc, weight_doc, x, work, spare, max_iter, tol, location_tol,
+                                       doc_topic[d], p, log_p, s_doc, weight_doc, x, work, spare, max_iter, tol,
+                                       location_tol,
                                        newton_steps)
         accumulate_document(words, cnts, local, centered_loglik, p, log_p, s_doc, word_topic, entropy, doc_entropy)
         n_tokens = 0.0
@@ -334,11 +335,11 @@ def diln_local_step(indptr, indices, counts, exp_loglik, centered_loglik, shape,
                     a, b, xi, u, doc_topic, max_iter, tol, location_tol, newton_steps, n_chunks):
     """Run the document-level coordinate ascent for every document (``n_chunks`` chunks of documents on threads).
 
-    ``a, b, doc_topic`` (D, T), ``xi`` (D,), ``u`` (D, d) hold the warm state when ``start`` is WARM or
-    BEST and receive the final one. Stops a document when ``max_k |Delta N_k| < tol`` and ``max |Delta u| < location_tol``
-    (at least two iterations).
-    Returns ``doc_topic`` (D, T) = ``N_dk``, ``word_topic`` (V, T) = ``sum_d sum_u c_u phi_duk [v_u = v]``,
-    the per-document local ELBO (D,) and the iterations (D,).
+    ``a, b, doc_topic`` (D, T), ``xi`` (D,), ``u`` (D, d) hold the warm state when ``start`` is WARM
+    or BEST and receive the final one. Stops a document when ``max_k |Delta N_k| < tol`` and ``max
+    |Delta u| < location_tol`` (at least two iterations). Returns ``doc_topic`` (D, T) = ``N_dk``,
+    ``word_topic`` (V, T) = ``sum_d sum_u c_u phi_duk [v_u = v]``, the per-document local ELBO (D,)
+    and the iterations (D,).
     """
     n_docs, n_topics = a.shape
     bounds = even_bounds(n_docs, n_chunks)

@@ -23,7 +23,8 @@ def sweep(indptr, indices, counts, sampled, token_start, z, Q, Nwk, Njk, Nk, Vwk
                     Nwk[w, old] -= 1
                     Njk[j, old] -= 1
                     Nk[old] -= 1
-                    p = (np.maximum(Nwk[w], 0) + beta) * (1.0 / (np.maximum(Nk, 0) + W * beta)) * (np.maximum(Njk[j], 0) + alpha)
+                    p = ((np.maximum(Nwk[w], 0) + beta) * (1.0 / (np.maximum(Nk, 0) + W * beta))
+                         * (np.maximum(Njk[j], 0) + alpha))
                     cumulative = np.cumsum(p)  # summed in order, as the kernel does
                     u = np.random.random() * cumulative[-1]
                     new = int(np.count_nonzero(cumulative[:-1] <= u))  # the first topic whose sum passes u

@@ -42,9 +42,9 @@ Here ``corner_t = G(s_aa + s_ab, s_ba + s_bb) + G(s_aa, s_ab) + G(s_ba, s_bb)``.
 *not* always <= 0. The merged chain's table entropy is that of its Markov projection, which can
 exceed the original (see ``tests/test_hmm_kernels.py::test_pair_gain_can_be_positive``).
 
-Both public kernels run chunks of whole sequences on threads (:mod:`~stickbreak.kernels.chunked`). The chunks are balanced
-by frame count, and each chunk keeps its own (K, K) accumulators, summed at the end. NumPy twins
-live in :mod:`stickbreak.kernels.hmm._reference`.
+Both public kernels run chunks of whole sequences on threads (:mod:`~stickbreak.kernels.chunked`).
+The chunks are balanced by frame count, and each chunk keeps its own (K, K) accumulators, summed at
+the end. NumPy twins live in :mod:`stickbreak.kernels.hmm._reference`.
 """
 
 import numpy as np

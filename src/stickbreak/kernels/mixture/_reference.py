@@ -1,4 +1,5 @@
-"""NumPy twins of :mod:`stickbreak.kernels.mixture.dense` and :mod:`~stickbreak.kernels.mixture.sparse`, used only by the tests."""
+"""NumPy twins of :mod:`stickbreak.kernels.mixture.dense` and :mod:`~stickbreak.kernels.mixture.sparse`,
+used only by the tests."""
 
 import numpy as np
 

@@ -45,7 +45,8 @@ class _Doc:
                 self.index[u] = self.active[chosen]
             else:
                 w = self.C[u, self.index[u]] + self.log_p[self.index[u]]
-                resp, log_s = np.exp(w - w.max()) / np.exp(w - w.max()).sum(), w.max() + np.log(np.exp(w - w.max()).sum())
+                shifted = np.exp(w - w.max())
+                resp, log_s = shifted / shifted.sum(), w.max() + np.log(shifted.sum())
             self.resp[u], self.log_s[u] = resp, log_s
             N[self.index[u]] += self.c[u] * resp
         return N

@@ -287,7 +287,8 @@ def _fixed_point(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weigh
 def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight, scratch, work, acc,
                max_iter, tol, n_restarts, accelerate):
     """One document: the fixed point from ``start`` (SCRATCH, WARM or BEST of both; by
-    :func:`_accelerated` when ``accelerate``, else plain iterations), then restarts. Returns ``(evaluations of the map, accepted restarts)``;
+    :func:`_accelerated` when ``accelerate``, else plain iterations), then restarts. Returns
+    ``(evaluations of the map, accepted restarts)``;
     ``state``, ``p``, ``log_p`` and ``s`` hold the result."""
     warm_copy = work[5]
     if start != SCRATCH:
@@ -381,8 +382,8 @@ def topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior
     """
     state = np.ascontiguousarray(doc_topic)
     bounds = even_bounds(state.shape[0], n_chunks)
-    word_topic, entropy, pair_entropy, n_iters, n_accepted = chunk_accumulators(bounds, exp_loglik.shape[0], state.shape,
-                                                                                pairs.shape[0])
+    word_topic, entropy, pair_entropy, n_iters, n_accepted = chunk_accumulators(
+        bounds, exp_loglik.shape[0], state.shape, pairs.shape[0])
 
     def run(c, first, last):
         topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, float(prior_rest), state, int(start),

@@ -60,14 +60,15 @@ Doc = namedtuple("Doc", ["words", "counts", "local", "word_max", "centered_logli
 #: vocabulary word: rows ``index``, ``resp``, ``lik`` (V, L) and ``log_s`` (V,).
 PriorSelection = namedtuple("PriorSelection", ["index", "resp", "lik", "log_s", "p", "log_p"])
 
-#: One document's working state (buffers sized for the longest document of a chunk, sliced per document):
-#: ``doc_topic`` N_dk (K), ``p``/``log_p`` exp psi(theta) and its log (K), ``active`` topics in
-#: ascending order (K) with ``sizes[0]`` of them active (``sizes[1]``: how many were at the last
-#: selection, -1 before the first), per word type the selected topics ``index`` (U, L) (-1 past the selection), ``resp`` and
-#: cached likelihoods ``lik`` (U, L) and ``log_s`` (U,), and a scratch vector ``next_counts`` (K).
-#: ``order``, ``order_p`` and ``position`` (K) are the active topics by weight
-#: (:func:`~stickbreak.kernels.topics.sparse_select.order_by_weight`); ``held``, ``threshold``, ``live`` (U),
-#: ``hidden``, ``best_index`` and ``best_value`` (U L) are :func:`_select_rows`' scratch.
+#: One document's working state (buffers sized for the longest document of a chunk, sliced per
+#: document): ``doc_topic`` N_dk (K), ``p``/``log_p`` exp psi(theta) and its log (K), ``active``
+#: topics in ascending order (K) with ``sizes[0]`` of them active (``sizes[1]``: how many were at
+#: the last selection, -1 before the first), per word type the selected topics ``index`` (U, L) (-1
+#: past the selection), ``resp`` and cached likelihoods ``lik`` (U, L) and ``log_s`` (U,), and a
+#: scratch vector ``next_counts`` (K). ``order``, ``order_p`` and ``position`` (K) are the active
+#: topics by weight (:func:`~stickbreak.kernels.topics.sparse_select.order_by_weight`); ``held``,
+#: ``threshold``, ``live`` (U), ``hidden``, ``best_index`` and ``best_value`` (U L) are
+#: :func:`_select_rows`' scratch.
 DocState = namedtuple("DocState", ["doc_topic", "p", "log_p", "active", "sizes", "index", "resp", "lik", "log_s",
                                    "next_counts", "order", "order_p", "position", "held", "threshold", "live",
                                    "hidden", "best_index", "best_value"])
@@ -396,8 +397,8 @@ def sparse_topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik
     """
     state = np.ascontiguousarray(doc_topic)
     bounds = even_bounds(state.shape[0], n_chunks)
-    word_topic, entropy, pair_entropy, n_iters, n_accepted = chunk_accumulators(bounds, exp_loglik.shape[0], state.shape,
-                                                                                pairs.shape[0])
+    word_topic, entropy, pair_entropy, n_iters, n_accepted = chunk_accumulators(
+        bounds, exp_loglik.shape[0], state.shape, pairs.shape[0])
     row_max = _row_max(exp_loglik)
     vocabulary = exp_loglik if int(start) != WARM else exp_loglik[:0]  # WARM never looks the table up
     table = prior_selection(vocabulary, row_max, centered_loglik, prior, np.int64(n_active))

@@ -184,7 +184,8 @@ def _select_rows(words, local, word_max, active, order, order_p, n_topics, cente
     :func:`order_by_weight`); ``local`` is the document's slice and ``word_max`` its word types' largest
     likelihoods (:func:`gather_topic_major`). No exps; logs for a word type whose products all
     underflow. Fills the rows ``u`` of ``index``, ``resp``, ``lik`` (the selected likelihoods) and
-    ``log_s[u]``; ``held``, ``threshold``, ``live`` (U) and ``hidden``, ``best_index``, ``best_value`` (U L) are scratch."""
+    ``log_s[u]``; ``held``, ``threshold``, ``live`` (U) and ``hidden``, ``best_index``, ``best_value``
+    (U L) are scratch."""
     size = index.shape[1]
     n_words = words.size
     if n_topics <= size:  # every active topic is selected: nothing to rank

@@ -25,7 +25,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..sampling import sample_index, sample_log_index, add_log_word_products, antoniak_tables, dp_doc_log_probs, hdp_token_probs, log_rising, stick_log_probs
+from ..sampling import (sample_index, sample_log_index, add_log_word_products, antoniak_tables, dp_doc_log_probs,
+                        hdp_token_probs, log_rising, stick_log_probs)
 
 #: Columns opened per growth of a sampler's component arrays (at least).
 GROW_BY = 8

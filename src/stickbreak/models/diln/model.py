@@ -8,12 +8,13 @@ Truncation ``T`` (``V_T := 1``). Mean-field family (Eqs. 17-18): ``q(C) = Mult(p
 ``q(Z_mk) = Gamma(a, b)``, ``q(eta_k) = Dir(lam_k)``, point masses on ``V, l, u, alpha, beta``, and the
 auxiliary ``xi_m`` of App. 7.2. ``correlated=False`` replaces ``exp(-l'u)`` by one: the HDP.
 
-:class:`DILNModel` implements :class:`~stickbreak.core.protocols.Model` (batch VB and SVI) over :class:`DilnStats`; its ELBO (digest §2, Eq. 21
-made explicit) is exact for any global parameters whenever the statistics keep the documents
-(:class:`~.documents.DilnDocuments`; batch VI: the term ``sum_m E[Z_mk] exp(-l_k'u_m)`` is not additive
-in ``l``); without them it is exact at the topic locations the statistics were gathered at (a
-stochastic step's). With the joint concentration update (the default, ours) it is the ELBO with every
-document's ``q(Z_m)`` at its optimum for the new ``(V, beta, l)`` (:func:`~.documents.profile_gain`).
+:class:`DILNModel` implements :class:`~stickbreak.core.protocols.Model` (batch VB and SVI) over
+:class:`DilnStats`; its ELBO (digest §2, Eq. 21 made explicit) is exact for any global parameters
+whenever the statistics keep the documents (:class:`~.documents.DilnDocuments`; batch VI: the term
+``sum_m E[Z_mk] exp(-l_k'u_m)`` is not additive in ``l``); without them it is exact at the topic
+locations the statistics were gathered at (a stochastic step's). With the joint concentration update
+(the default, ours) it is the ELBO with every document's ``q(Z_m)`` at its optimum for the new ``(V,
+beta, l)`` (:func:`~.documents.profile_gain`).
 """
 
 from __future__ import annotations
@@ -336,7 +337,8 @@ class DILNModel(Model):
         return self.make_params(stats.uids, lam, {"sticks": v, "locations": loc, "alpha": alpha, "beta": beta})
 
     def _gammas(self, stats: DilnStats, locations: np.ndarray):
-        """The documents' Gamma terms ``G(s)`` of the ``V`` and ``beta`` updates (:mod:`~stickbreak.priors.diln_sticks`)."""
+        """The documents' Gamma terms ``G(s)`` of the ``V`` and ``beta`` updates
+        (:mod:`~stickbreak.priors.diln_sticks`)."""
         if self.concentration_update == "joint":
             if stats.documents is None:
                 raise ValueError("the joint concentration update needs each document's counts; summarize with "

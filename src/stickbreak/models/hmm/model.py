@@ -100,7 +100,8 @@ class HMMModel(WholeDataBirths):
         frames = self.frames(batch)
         fields = {"N": resp.sum(axis=0), **self.obs.suff_stats(frames, resp, self.obs_prior),
                   "start": local.start, "trans": local.trans}
-        pairs = np.zeros((0, 2), dtype=np.int64) if merge_pairs is None else np.asarray(merge_pairs, dtype=np.int64).reshape(-1, 2)
+        pairs = (np.zeros((0, 2), dtype=np.int64) if merge_pairs is None
+                 else np.asarray(merge_pairs, dtype=np.int64).reshape(-1, 2))
         columns = _pair_columns(uids, pairs)
         pair_entropy = entropy[columns[:, 0]] + entropy[columns[:, 1]] + local.pair_gain if len(pairs) else np.zeros(0)
         return SuffStats(uids=uids, fields=fields, elbo_terms={"entropy": entropy},
@@ -157,7 +158,8 @@ class HMMModel(WholeDataBirths):
         for m, (a, b) in enumerate(zip(first, second)):
             merged_start = np.delete(fold(start, a, b), b)
             merged_trans = np.delete(np.delete(fold(trans, a, b, square=True), b, axis=0), b, axis=1)
-            aligned = {**params.trans, "rho": _aligned_rho(params, np.delete(stats.uids, b))} if "rho" in params.trans else None
+            aligned = ({**params.trans, "rho": _aligned_rho(params, np.delete(stats.uids, b))}
+                       if "rho" in params.trans else None)
             gain[m] += self._transition_only_elbo(merged_start, merged_trans, aligned) - base
         return gain
 
@@ -199,7 +201,8 @@ class HMMModel(WholeDataBirths):
         return local.resp
 
     def birth_scores(self, local: HMMLocal) -> np.ndarray:
-        """The b-scores of the states' frames, as for mixtures (:func:`~stickbreak.models.mixture.moves.birth_scores`)."""
+        """The b-scores of the states' frames, as for mixtures
+        (:func:`~stickbreak.models.mixture.moves.birth_scores`)."""
         return birth_scores(local.resp, local.loglik)
 
     def birth_row_items(self, batch) -> np.ndarray:
@@ -243,7 +246,8 @@ class HMMModel(WholeDataBirths):
             start = self.transitions.expected_start(params.trans)
             trans = self.transitions.expected_trans(params.trans)
             start, trans = np.log(start / start.sum()), np.log(trans / trans.sum(axis=1, keepdims=True))
-        return forward_backward(start, np.ascontiguousarray(trans), loglik, batch.offsets, np.zeros((0, 2), dtype=np.int64))[4]
+        no_pairs = np.zeros((0, 2), dtype=np.int64)
+        return forward_backward(start, np.ascontiguousarray(trans), loglik, batch.offsets, no_pairs)[4]
 
     def expected_transition_matrix(self, params: HMMParams) -> tuple[np.ndarray, np.ndarray]:
         return self.transitions.expected_start(params.trans), self.transitions.expected_trans(params.trans)
@@ -251,7 +255,8 @@ class HMMModel(WholeDataBirths):
 
 def _aligned_rho(previous: HMMParams, new_uids) -> np.ndarray:
     """The previous sticks re-aligned to ``new_uids`` (see :func:`.sticks.align`)."""
-    return sticks.align({"rho": previous.trans["rho"], "omega": previous.trans["omega"]}, previous.uids, new_uids)["rho"]
+    return sticks.align({"rho": previous.trans["rho"], "omega": previous.trans["omega"]}, previous.uids,
+                        new_uids)["rho"]
 
 
 def _rebuild(obs_name, obs_prior, transitions_name, transitions_prior) -> HMMModel:

@@ -119,7 +119,8 @@ class WeakLimitHMM(ChainSweeps):
         """``log p(x | z)`` (each state's marginal likelihood, Eq. 2.95 at hard labels) and
         ``log p(z | beta)`` (Dirichlet-multinomial rows)."""
         start_prior, row_prior = self.row_concentrations(beta)
-        log_x = expfam.elbo_data_optimal(self.obs, self.obs_prior, posterior, self.obs.log_base(self.obs.frames_of(data)))
+        log_x = expfam.elbo_data_optimal(self.obs, self.obs_prior, posterior,
+                                         self.obs.log_base(self.obs.frames_of(data)))
         log_z = (_log_dirichlet_multinomial(start_counts, start_prior)
                  + _log_dirichlet_multinomial(trans_counts, row_prior))
         return {"log_p_x_given_z": float(log_x), "log_p_z_given_beta": log_z}

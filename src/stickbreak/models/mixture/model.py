@@ -167,7 +167,8 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
         }
 
     # ---------------------------------------------------------------- moves (Hughes 2016, Ch. 4)
-    def merge_scores(self, params: MixtureParams, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    def merge_scores(self, params: MixtureParams, stats: SuffStats, first: np.ndarray,
+                     second: np.ndarray) -> np.ndarray:
         """The m-score ``Delta L_data + Delta L_weights`` (§4.1): an upper bound on the gain."""
         return moves.pair_scores(self, params, stats, first, second)
 

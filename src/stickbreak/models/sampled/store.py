@@ -1,7 +1,8 @@
 """The component store and parameters shared by the models of truncation-free SVI (Wang & Blei 2012)
-and the truncated stochastic baseline of ``benchmarks/mean_field_dp.py``: only the ``T`` instantiated components are stored, every
-other one sits at the prior. The learner is :mod:`stickbreak.learn.truncation_free`; the models
-declare :class:`~stickbreak.core.protocols.Sampled`.
+and the truncated stochastic baseline of ``benchmarks/mean_field_dp.py``: only the ``T``
+instantiated components are stored, every other one sits at the prior. The learner is
+:mod:`stickbreak.learn.truncation_free`; the models declare
+:class:`~stickbreak.core.protocols.Sampled`.
 """
 
 from __future__ import annotations

@@ -115,7 +115,8 @@ class Admixture(DocumentWeights, TrackedBirths):
         return params, self.elbo_terms(params, stats)
 
     # ---------------------------------------------------------------- moves (Hughes 2016, §5.5)
-    def merge_scores(self, params: MixtureParams, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    def merge_scores(self, params: MixtureParams, stats: SuffStats, first: np.ndarray,
+                     second: np.ndarray) -> np.ndarray:
         """Screening score of merging topic ``second[m]`` into ``first[m]``: the exact ``Delta L_data``
         (the document terms change too, known once the lap has gathered each pair's merged terms;
         acceptance is on the exact ELBO)."""

@@ -85,7 +85,8 @@ def document_stats(local: TopicLocal, n_items: int, row_fields: dict, uids=None,
     rest_terms = 0.0, 0.0
     if local.prior_rest > 0:
         log_rest = digamma(local.prior_rest) - digamma(total)
-        rest_terms = float(log_rest.sum()), float(len(total) * gammaln(local.prior_rest) - local.prior_rest * log_rest.sum())
+        rest_terms = (float(log_rest.sum()),
+                      float(len(total) * gammaln(local.prior_rest) - local.prior_rest * log_rest.sum()))
     merge_terms = {}
     if merge_pairs is not None and len(merge_pairs):
         if not np.array_equal(np.asarray(merge_pairs, dtype=np.int64), local.merge_pairs):
@@ -150,7 +151,8 @@ class DocumentWeights:
         (the model's ``kept_topics(params, columns)`` gives the remaining topics' parameters)."""
         keep = np.flatnonzero(~np.isin(params.uids, np.atleast_1d(targets)))
         others = params.uids[keep]
-        return self.make_params(others, self.kept_topics(params, keep), self.weights.align(params.weights, params.uids, others))
+        return self.make_params(others, self.kept_topics(params, keep),
+                                self.weights.align(params.weights, params.uids, others))
 
     def delete_params(self, params, targets):
         return self.without_topic(params, targets)
@@ -247,5 +249,6 @@ def birth_expansion(model, local: TopicLocal, column: int, log_weights: np.ndarr
         scalars={"n_items": float(n_docs), "log_pi_rest": 0.0, "doc_gamma_rest": 0.0},
         merge_pairs=np.column_stack([uids[a], uids[b]]).astype(np.int64), merge_entropy=np.asarray(pair_entropy),
         merge_fields={"log_pi": merged_log_pi.sum(axis=0),
-                      "doc_gamma": (gammaln(merged) - (prior_new[a] + prior_new[b])[None, :] * merged_log_pi).sum(axis=0)},
+                      "doc_gamma": (gammaln(merged)
+                                    - (prior_new[a] + prior_new[b])[None, :] * merged_log_pi).sum(axis=0)},
     )

@@ -99,11 +99,12 @@ def _seed_l1(X: sp.csr_matrix, n_clusters: int, rng: np.random.Generator) -> np.
 def kmeans_l1_topics(data, prior_lam, n_topics: int, rng: np.random.Generator, n_iters: int = 3,
                      smoothing: float = 0.1) -> np.ndarray:
     """Paisley, Wang & Blei (2012, §5.2): ``n_iters`` iterations of k-means with the L1 distance on the
-    documents' word distributions ``x_d = n_d / N_d``, seeded k-means++-style in the L1 distance (the
-    paper does not say how; from uniformly drawn documents, three iterations left word-disjoint groups
-    merged); each centroid is the mean of its documents (an empty cluster keeps its centroid). Clusters are ordered by usage (documents in the
-    last assignment, most first), then ``lam_k = prior + scale normalise(c_k + smoothing (1 + U_k) / V)``,
-    ``U_k ~ Uniform(0, 1)^V``, ``scale`` = corpus tokens / K: the paper "scales the centroids and adds a
+    documents' word distributions ``x_d = n_d / N_d``, seeded k-means++-style in the L1 distance
+    (the paper does not say how; from uniformly drawn documents, three iterations left word-disjoint
+    groups merged); each centroid is the mean of its documents (an empty cluster keeps its
+    centroid). Clusters are ordered by usage (documents in the last assignment, most first), then
+    ``lam_k = prior + scale normalise(c_k + smoothing (1 + U_k) / V)``, ``U_k ~ Uniform(0, 1)^V``,
+    ``scale`` = corpus tokens / K: the paper "scales the centroids and adds a
     small constant plus noise"; these constants are ours."""
     counts = data.counts
     lengths = np.asarray(counts.sum(axis=1)).ravel()

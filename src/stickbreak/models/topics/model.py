@@ -1,11 +1,11 @@
 """Topic models: multinomial topics times LDA or HDP document weights (Hughes 2016, Ch. 5; Ch. 7 §7.3).
 
 :class:`TopicModel` implements :class:`~stickbreak.core.protocols.TrackedBirths` (the verbs and
-every move hook) for bag-of-words batches. Its statistics per topic are the token count ``N_k``, the word counts ``S_kv``, the
-entropy ``H_k`` and, for the document terms, ``P_k = sum_d E log pi_dk`` (``log_pi``) and
-``Q_k = sum_d [log Gamma(theta_dk) - a_k E log pi_dk]`` (``doc_gamma``), plus the scalars
-``P_>K`` and ``Q_0 + Q_>K`` (Eq. 5.47-5.48, signs corrected as in the digest §1.8). With them the
-whole-data ELBO is exact after any global step:
+every move hook) for bag-of-words batches. Its statistics per topic are the token count ``N_k``, the
+word counts ``S_kv``, the entropy ``H_k`` and, for the document terms, ``P_k = sum_d E log pi_dk``
+(``log_pi``) and ``Q_k = sum_d [log Gamma(theta_dk) - a_k E log pi_dk]`` (``doc_gamma``), plus the
+scalars ``P_>K`` and ``Q_0 + Q_>K`` (Eq. 5.47-5.48, signs corrected as in the digest §1.8). With
+them the whole-data ELBO is exact after any global step:
 
     L = L_data(S) + sum_k H_k + [Q_0 + sum_k Q_k + Q_>K + sum_k a_k P_k + a_>K P_>K] + L_top
 

@@ -60,4 +60,5 @@ class LocalOptions:
                                            doc_topic, start, int(n_active), max_iter, self.tol, n_restarts, pairs,
                                            self.n_chunks, doc_weight)
         return topic_local_step(indptr, indices, counts, exp_loglik, centered_loglik, prior, prior_rest, doc_topic,
-                                start, max_iter, self.tol, n_restarts, pairs, self.n_chunks, doc_weight, self.accelerate)
+                                start, max_iter, self.tol, n_restarts, pairs, self.n_chunks, doc_weight,
+                                self.accelerate)
