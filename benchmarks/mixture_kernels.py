@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from mixtures import load_fashion, shared_priors
 from stickbreak import DPMixture, obs
-from stickbreak.obs import _gaussian as G
+from stickbreak.obs import gaussian_common as G
 from _rss import peak_rss_mib  # noqa: E402
 
 K = 50

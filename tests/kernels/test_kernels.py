@@ -98,7 +98,7 @@ def test_blockwise_squared_norms_matches_twin(n_comp, dim):
 
 
 def test_mahalanobis_against_direct_solve():
-    from stickbreak.obs._gaussian import mahalanobis
+    from stickbreak.obs.gaussian_common import mahalanobis
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(300, 4))
@@ -126,7 +126,7 @@ def test_packed_outer_products_match_twin(n_rows, dim):
 def test_weighted_outer_sums_packed_and_per_component_agree_with_a_direct_sum(dim, monkeypatch):
     """Both dense paths (packed blocks below PACKED_MAX_DIM features, one update per component
     above) equal sum_n r_nk x_n x_n^T computed directly, across several blocks of rows."""
-    from stickbreak.obs import _gaussian as G
+    from stickbreak.obs import gaussian_common as G
 
     monkeypatch.setattr(G, "PACKED_BLOCK", 64 * dim * (dim + 1) // 2)  # 64 rows a block: 5 blocks
     rng = np.random.default_rng(7)

@@ -32,7 +32,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 
 from ..data import DataError, LaggedData, Sequences
-from . import _gaussian as G
+from . import gaussian_common as G
 from .expfam import Natural
 
 name = "ar_gauss"

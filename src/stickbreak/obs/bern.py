@@ -13,7 +13,7 @@ from scipy.special import digamma, gammaln
 from ..core.sparse_resp import column_sums, weighted_sums
 from ..data import DataError, DenseData
 from ..data.errors import describe_rows
-from ._gaussian import dense_frames, per_feature
+from .gaussian_common import dense_frames, per_feature
 from .expfam import Natural
 
 name = "bern"

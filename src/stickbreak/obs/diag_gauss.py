@@ -14,8 +14,8 @@ from scipy.special import digamma, gammaln
 
 from ..core.sparse_resp import weighted_sums
 from ..data import DenseData
-from . import _gaussian as G
-from ._gaussian import LOG_2PI
+from . import gaussian_common as G
+from .gaussian_common import LOG_2PI
 from .expfam import Natural, positive_scalar
 
 name = "diag_gauss"

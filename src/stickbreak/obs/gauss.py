@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.sparse_resp import weighted_sums
 from ..data import DenseData
-from . import _gaussian as G
+from . import gaussian_common as G
 from .expfam import Natural, positive_scalar
 
 name = "gauss"

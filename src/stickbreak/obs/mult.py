@@ -14,7 +14,7 @@ from scipy.special import digamma, gammaln
 from ..core.sparse_resp import is_sparse
 from ..data import BagOfWords
 from ..kernels import sparse_lgamma_ratio
-from ._gaussian import per_feature
+from .gaussian_common import per_feature
 from .expfam import Natural
 
 name = "mult"

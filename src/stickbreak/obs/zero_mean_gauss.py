@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import DenseData
-from . import _gaussian as G
+from . import gaussian_common as G
 from .expfam import Natural
 
 name = "zero_mean_gauss"

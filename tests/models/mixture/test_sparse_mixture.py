@@ -23,7 +23,7 @@ from stickbreak.models.mixture import moves as mixture_moves
 from stickbreak.moves import birth
 from stickbreak import kernels
 from stickbreak.models.mixture.init import initial_params
-from stickbreak.obs import _gaussian
+from stickbreak.obs import gaussian_common
 
 from conftest import (ALL_FAMILIES, assert_cache_consistent, assert_same_stats, check_birth_delta, check_delete_delta,
                       check_merge_delta, elbo_of, fit_memoized, small_data)
@@ -142,8 +142,8 @@ def test_sparse_outer_sums_equal_the_dense_path():
     values, indices, _, _ = kernels.top_l_resp(rng.normal(size=(80, 6)), 2, RESP_FLOOR)
     resp = sparse_resp.from_top_l(values, indices, 6)
     X = rng.normal(size=(80, 5))
-    np.testing.assert_allclose(_gaussian.weighted_outer_sums(X, resp),
-                               _gaussian.weighted_outer_sums(X, resp.toarray()), rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(gaussian_common.weighted_outer_sums(X, resp),
+                               gaussian_common.weighted_outer_sums(X, resp.toarray()), rtol=1e-11, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------- model

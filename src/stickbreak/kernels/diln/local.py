@@ -36,7 +36,7 @@ from numba import njit
 
 from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from ..topics.dense import LOG_P_FLOOR, _gather, _r_step, copy_into, longest_row
+from ..topics.dense import LOG_P_FLOOR, topic_major_slice, r_step, copy_into, longest_row
 from ..topics.doc_statistics import accumulate_document
 
 SCRATCH, WARM, BEST = 0, 1, 2
@@ -232,7 +232,7 @@ def _iterate_doc(local, cnts, shape, locations, correlated, start, a, b, xi, u, 
     for it in range(max_iter):
         if it > 0:
             _weights(a, b, p, log_p)
-        _r_step(local, cnts, p, s, weight, scratch)
+        r_step(local, cnts, p, s, weight, scratch)
         change = 0.0
         for k in range(n_topics):
             change = max(change, abs(scratch[k] - doc_topic[k]))
@@ -317,7 +317,7 @@ def diln_chunk(indptr, indices, counts, exp_loglik, centered_loglik, shape, loca
              np.empty(n_topics), np.empty(longest), np.empty(n_topics))
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
-        local = _gather(words, exp_loglik)
+        local = topic_major_slice(words, exp_loglik)
         s_doc, weight_doc = s[: words.size], weight[: words.size]
         n_iters[d], xi[d] = _solve_doc(local, cnts, shape, locations, correlated, start, a[d], b[d], xi[d], u[d],
                                        doc_topic[d], p, log_p, s_doc, weight_doc, x, work, spare, max_iter, tol,

@@ -4,7 +4,7 @@ from .._example_args import csr, csr64, f8, i8
 from .dense import dense_token_share, topic_chunk
 from .evaluate import fixed_point_chunk, heldout_loglik_chunk
 from .kmeans_l1 import assign_chunk
-from .sparse import PriorSelection, _token_share, prior_selection, sparse_topic_chunk
+from .sparse import PriorSelection, token_share, prior_selection, sparse_topic_chunk
 from .two_level import sticks_chunk
 
 
@@ -25,7 +25,7 @@ def examples():
         (sparse_topic_chunk, _chunk(1)),
         (dense_token_share, (*csr()[:2], f8(1, 1), f8(1, 1), 0)),
         (prior_selection, (f8(1, 1), f8(1), f8(1, 1), f8(1), 1)),
-        (_token_share, (*csr()[:2], f8(1, 1), f8(1), f8(1, 1), f8(1, 1), 0, 1)),
+        (token_share, (*csr()[:2], f8(1, 1), f8(1), f8(1, 1), f8(1, 1), 0, 1)),
         (sticks_chunk, (*csr(), f8(1, 1), i8(1), f8(1), 1.0, 1, 1, 0.0, 2, 0, 1, f8(1, 1), f8(1), f8(1), f8(1), i8(1),
                         f8(0, 1))),
         (fixed_point_chunk, (*csr64(), f8(1, 1), f8(1), 1, 0.0, 0, 1, f8(1, 1), i8(1))),

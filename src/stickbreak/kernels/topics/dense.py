@@ -60,7 +60,7 @@ def _theta_step(doc_topic, prior, p, log_p):
 
 
 @njit(cache=True, nogil=True, fastmath=FAST, error_model="numpy")
-def _r_step(local, counts, p, s, weight, doc_topic):
+def r_step(local, counts, p, s, weight, doc_topic):
     """``N_k = p_k sum_u c_u E[v_u,k] / s_u``, filling ``s_u = sum_k E[v_u,k] p_k``.
 
     ``local[k, u] = E[v_u, k]`` is the document's slice of the likelihood, topic-major, so every
@@ -105,7 +105,7 @@ def _r_step(local, counts, p, s, weight, doc_topic):
 
 
 @njit(cache=True, nogil=True)
-def _gather(words, exp_loglik):
+def topic_major_slice(words, exp_loglik):
     """The document's topic-major likelihood slice ``local[k, u] = exp_loglik[words[u], k]`` (a new
     array: a reshaped slice of one buffer would compile reshape's error path, a second of first use)."""
     n_topics = exp_loglik.shape[1]
@@ -148,7 +148,7 @@ def _iterate(local, counts, prior, doc_topic, p, log_p, s, weight, scratch, n_it
     """Up to ``n_iters`` theta/r steps from ``doc_topic``; returns the number of iterations."""
     for it in range(n_iters):
         _theta_step(doc_topic, prior, p, log_p)
-        _r_step(local, counts, p, s, weight, scratch)
+        r_step(local, counts, p, s, weight, scratch)
         change = 0.0
         for k in range(p.size):
             change = max(change, abs(scratch[k] - doc_topic[k]))
@@ -176,9 +176,9 @@ def _accelerated(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weigh
     while evals < max_evals:
         copy_into(start, doc_topic)
         _theta_step(start, prior, p, log_p)
-        _r_step(local, counts, p, s, weight, first)
+        r_step(local, counts, p, s, weight, first)
         _theta_step(first, prior, p, log_p)
-        _r_step(local, counts, p, s, weight, second)
+        r_step(local, counts, p, s, weight, second)
         evals += 2
         change, rr, vv = 0.0, 0.0, 0.0
         for k in range(p.size):
@@ -201,7 +201,7 @@ def _accelerated(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weigh
             floor = EXTRAPOLATION_FLOOR * min(first[k], second[k])
             doc_topic[k] = max(start[k] - 2.0 * alpha * r + alpha * alpha * v, floor)
         _theta_step(doc_topic, prior, p, log_p)
-        _r_step(local, counts, p, s, weight, scratch)
+        r_step(local, counts, p, s, weight, scratch)
         evals += 1
         if _objective(counts, s, scratch, prior, prior_rest, log_p) >= plain:
             change = 0.0
@@ -232,7 +232,7 @@ def _keep_better(counts, prior, prior_rest, doc_topic, p, log_p, s, trial, trial
 
 
 @njit(cache=True, nogil=True)
-def _next_smallest(values, visited):
+def next_smallest(values, visited):
     """The unvisited topic with the smallest value above ``RESTART_MIN_COUNT`` (ties: the lowest
     index), now marked visited; -1 when none is left. Restarts visit topics in this order, a
     selection rather than a sort, which is one more kernel to compile on first use."""
@@ -254,7 +254,7 @@ def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, 
     initial, visited = doc_topic.copy(), np.zeros(n_topics, dtype=np.bool_)
     accepted, tried = 0, 0
     while tried < n_restarts:
-        j = _next_smallest(initial, visited)  # smallest used topics first, in their order before any restart
+        j = next_smallest(initial, visited)  # smallest used topics first, in their order before any restart
         if j < 0:
             break
         if doc_topic[j] <= RESTART_MIN_COUNT:
@@ -296,7 +296,7 @@ def _solve_doc(local, cnts, prior, prior_rest, state, start, p, log_p, s, weight
     if start != WARM:  # initialise from the likelihood and the prior weights (Alg. 5.1, line 1)
         for k in range(prior.size):
             p[k] = max(prior[k], P_FLOOR)
-        _r_step(local, cnts, p, s, weight, state)
+        r_step(local, cnts, p, s, weight, state)
     iters = _fixed_point(local, cnts, prior, prior_rest, state, p, log_p, s, weight, scratch, acc, max_iter, tol,
                          accelerate)
     if start == BEST:  # also from the previous counts; keep the better (never below last lap's)
@@ -343,7 +343,7 @@ def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, pri
     n_touched = 0
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
-        local = _gather(words, exp_loglik)
+        local = topic_major_slice(words, exp_loglik)
         s_doc, weight_doc = s[: words.size], weight[: words.size]
         n_iters[d], n_accepted[d] = _solve_doc(local, cnts, prior, prior_rest, doc_topic[d], start, p, log_p,
                                                s_doc, weight_doc, scratch, work, acc, max_iter, tol, n_restarts,

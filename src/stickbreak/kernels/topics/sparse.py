@@ -36,10 +36,10 @@ from numba import njit
 
 from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from .dense import (LOG_P_FLOOR, P_FLOOR, RESTART_MIN_COUNT, SCRATCH, WARM, _next_smallest, chunk_accumulators,
+from .dense import (LOG_P_FLOOR, P_FLOOR, RESTART_MIN_COUNT, SCRATCH, WARM, next_smallest, chunk_accumulators,
                     longest_row, sum_chunks)
 from .doc_statistics import PAIR_MIN_COUNT
-from .sparse_select import (_reweight_rows, _select_rows, gather_topic_major, order_by_weight,  # noqa: F401
+from .sparse_select import (reweight_rows, select_rows, gather_topic_major, order_by_weight,  # noqa: F401
                             top_l_of_row)  # (top_l_of_row: public here too)
 
 #: A topic leaves a document's active set once its expected count is at most this.
@@ -68,7 +68,7 @@ PriorSelection = namedtuple("PriorSelection", ["index", "resp", "lik", "log_s", 
 #: scratch vector ``next_counts`` (K). ``order``, ``order_p`` and ``position`` (K) are the active
 #: topics by weight (:func:`~stickbreak.kernels.topics.sparse_select.order_by_weight`); ``held``,
 #: ``threshold``, ``live`` (U), ``hidden``, ``best_index`` and ``best_value`` (U L) are
-#: :func:`_select_rows`' scratch.
+#: :func:`select_rows`' scratch.
 DocState = namedtuple("DocState", ["doc_topic", "p", "log_p", "active", "sizes", "index", "resp", "lik", "log_s",
                                    "next_counts", "order", "order_p", "position", "held", "threshold", "live",
                                    "hidden", "best_index", "best_value"])
@@ -80,19 +80,19 @@ def _select(doc, state):
     n_active_topics = state.sizes[0]
     state.sizes[1] = n_active_topics
     order_by_weight(state.active, n_active_topics, state.p, state.order, state.order_p, state.position)
-    _select_rows(doc.words, doc.local, doc.word_max, state.active, state.order, state.order_p, n_active_topics,
+    select_rows(doc.words, doc.local, doc.word_max, state.active, state.order, state.order_p, n_active_topics,
                  doc.centered_loglik, state.log_p, state.index, state.resp, state.lik, state.log_s, state.position,
                  state.held, state.threshold, state.live, state.hidden, state.best_index, state.best_value)
 
 
 @njit(cache=True, nogil=True)
-def _r_step(doc, state, full, doc_topic):
+def r_step(doc, state, full, doc_topic):
     """One r-step over the document (full selection or re-weighting); refills ``doc_topic`` over all topics."""
     if full:
         _select(doc, state)
         _fill_counts(doc.counts, state, doc_topic)
     else:
-        _reweight_rows(doc.words, doc.counts, state.p, doc.centered_loglik, state.log_p, state.index, state.resp,
+        reweight_rows(doc.words, doc.counts, state.p, doc.centered_loglik, state.log_p, state.index, state.resp,
                        state.lik, state.log_s, np.bool_(False), doc_topic)
 
 
@@ -147,10 +147,10 @@ def _iterate(doc, state, max_iter, tol, always_full, keep_first):
         full = (always_full or force_full or it < FULL_FIRST or it % FULL_EVERY == 0 or it == max_iter - 1
                 or (holds_all and not exact))
         if full and exact:
-            _reweight_rows(doc.words, doc.counts, state.p, doc.centered_loglik, state.log_p, state.index, state.resp,
+            reweight_rows(doc.words, doc.counts, state.p, doc.centered_loglik, state.log_p, state.index, state.resp,
                            state.lik, state.log_s, np.bool_(True), state.next_counts)
         else:
-            _r_step(doc, state, full, state.next_counts)
+            r_step(doc, state, full, state.next_counts)
         change = 0.0
         for k in range(state.doc_topic.size):
             change = max(change, abs(state.next_counts[k] - state.doc_topic[k]))
@@ -159,7 +159,7 @@ def _iterate(doc, state, max_iter, tol, always_full, keep_first):
             if full:
                 return it + 1
             if holds_all:  # an exact re-weighting ends it: redo it with the logs (identical values)
-                _reweight_rows(doc.words, doc.counts, state.p, doc.centered_loglik, state.log_p, state.index,
+                reweight_rows(doc.words, doc.counts, state.p, doc.centered_loglik, state.log_p, state.index,
                                state.resp, state.lik, state.log_s, np.bool_(True), state.next_counts)
                 return it + 1
             force_full = True
@@ -262,7 +262,7 @@ def _restarts(doc, prior_rest, state, trial, n_restarts):
     initial, visited = doc_topic.copy(), np.zeros(n_topics, dtype=np.bool_)
     accepted, tried = 0, 0
     while tried < n_restarts:
-        j = _next_smallest(initial, visited)  # ties (L = 1 gives whole counts) by index
+        j = next_smallest(initial, visited)  # ties (L = 1 gives whole counts) by index
         if j < 0:
             break
         if doc_topic[j] <= RESTART_MIN_COUNT:
@@ -422,12 +422,12 @@ def sparse_token_share(indptr, indices, exp_loglik, centered_loglik, doc_weight,
     """Each token's responsibility for topic ``column`` under the sparse step's final state,
     rebuilt from ``doc_weight`` (D, K) of :func:`sparse_topic_local_step` by the same selection (a
     birth's target share). Shape (nnz,)."""
-    return _token_share(indptr, indices, exp_loglik, _row_max(exp_loglik), centered_loglik, doc_weight,
+    return token_share(indptr, indices, exp_loglik, _row_max(exp_loglik), centered_loglik, doc_weight,
                         np.int64(column), np.int64(n_active))
 
 
 @njit(cache=True, nogil=True)
-def _token_share(indptr, indices, exp_loglik, row_max, centered_loglik, doc_weight, column, n_active):
+def token_share(indptr, indices, exp_loglik, row_max, centered_loglik, doc_weight, column, n_active):
     n_docs, n_topics = doc_weight.shape
     share = np.zeros(indices.size)
     longest = longest_row(indptr, np.int64(0), n_docs)

@@ -84,7 +84,7 @@ def top_l_of_row(log_row, log_p, active, n_active_topics, size, index, resp):
 @njit(cache=True, nogil=True)
 def order_by_weight(active, n_active_topics, p, order, order_p, position):
     """``order[:n]``: the active topics by ``p`` descending (ties: lower topic first), ``order_p``
-    their weights and ``position[k]`` topic k's place there (-1: not active), for :func:`_select_rows`."""
+    their weights and ``position[k]`` topic k's place there (-1: not active), for :func:`select_rows`."""
     position[:] = -1
     for j in range(n_active_topics):
         order[j] = active[j]
@@ -176,7 +176,7 @@ def _scan(local, word_max, order, order_p, n_topics, held, threshold, live, best
 
 
 @njit(cache=True, nogil=True)
-def _select_rows(words, local, word_max, active, order, order_p, n_topics, centered_loglik, log_p, index, resp, lik,
+def select_rows(words, local, word_max, active, order, order_p, n_topics, centered_loglik, log_p, index, resp, lik,
                  log_s, position, held, threshold, live, hidden, best_index, best_value):
     """Top-``L`` selection (Alg. 7.2) of every word type ``u < words.size`` by the products
     ``local[k, u] p_k`` over the active topics ``active[:n_topics]`` (ascending), also sorted by ``p``
@@ -226,7 +226,7 @@ def _select_rows(words, local, word_max, active, order, order_p, n_topics, cente
 
 
 @njit(cache=True, nogil=True)
-def _reweight_rows(words, counts, p, centered_loglik, log_p, index, resp, lik, log_s, with_log, doc_topic):
+def reweight_rows(words, counts, p, centered_loglik, log_p, index, resp, lik, log_s, with_log, doc_topic):
     """Responsibilities of every word type over its current topics ``index[u]`` (Alg. 7.4 between
     selections) from the cached ``lik``: ``doc_topic[k] = sum_u c_u r_uk`` and, ``with_log``, ``resp``
     and ``log_s``. Only the last re-weighting of a fixed point needs those (they are read once the
@@ -262,7 +262,7 @@ def _reweight_rows(words, counts, p, centered_loglik, log_p, index, resp, lik, l
 
 @njit(cache=True, nogil=True)
 def _reweight_log(log_row, log_p, held, index, resp):
-    """:func:`_reweight_rows` of one word type in the log domain; returns ``log s``."""
+    """:func:`reweight_rows` of one word type in the log domain; returns ``log s``."""
     top = -np.inf
     for j in range(held):
         top = max(top, log_row[index[j]] + log_p[index[j]])
