@@ -17,11 +17,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/stickbreak fit topics ap --model hdp --heldout 0.1 --seed 0 --out runs/ap
 
-# Lint (ruff: pyflakes rules and the line length, configured in pyproject.toml), then compile the numba kernels into
+# Lint (ruff: pyflakes rules and the line length) and type-check (mypy, the packages listed in
+# pyproject.toml), then compile the numba kernels into
 # their cache once, before the test workers start (they would each compile the same kernels on a
 # cold cache); then run every test.
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks docs
+	$(BIN)/python -m mypy
 	$(BIN)/python -m stickbreak.kernels.warm -j $(JOBS)
 	$(BIN)/python -m pytest -q -n $(JOBS)
 

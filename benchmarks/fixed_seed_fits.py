@@ -12,9 +12,11 @@ Run twice on the same machine, before and after a change, and compare:
     .venv/bin/python benchmarks/fixed_seed_fits.py --out before.json     # at the old commit
     .venv/bin/python benchmarks/fixed_seed_fits.py --compare before.json # at the new one
 
-Compare runs whose numba cache is in the same state (both warm, e.g. after ``make warm``): a run
-that compiles its kernels on a cold cache differed from a warm-cache run of the same code in the
-last digits of the direct family's ELBOs (seen on 835de93, noted in issue 46).
+``--times FILE`` records each fit's CPU seconds (the same cases, for a side-by-side timing; run the
+two commits interleaved, each on a warm cache). Compare runs whose numba cache is in the same state
+(both warm, e.g. after ``make warm``): a run that compiles its kernels on a cold cache differed from a
+warm-cache run of the same code in the last digits of the direct family's ELBOs (seen on 835de93,
+noted in issue 46).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import argparse
 import hashlib
 import json
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -72,12 +75,16 @@ def cases() -> dict:
     }
 
 
-def fingerprints() -> dict:
+def fingerprints(cpu: dict | None = None) -> dict:
+    """Each case's fingerprint; ``cpu`` (if given) receives each fit's CPU seconds (fit only)."""
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, make in cases().items():
+            began = time.process_time()
             est = make()
+            if cpu is not None:
+                cpu[name] = time.process_time() - began
             out[name] = {"elbo": [float(v) for v in est.elbo_trace_], "lower_bound": float(est.lower_bound_),
                          "topics": hashlib.sha256(np.ascontiguousarray(est.components_).tobytes()).hexdigest()[:16],
                          "k": int(est.n_topics_)}
@@ -88,8 +95,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", help="write the fingerprints to this JSON file")
     parser.add_argument("--compare", help="compare with the fingerprints in this JSON file")
+    parser.add_argument("--times", help="write each fit's CPU seconds to this JSON file")
     args = parser.parse_args(argv)
-    now = fingerprints()
+    cpu: dict = {}
+    now = fingerprints(cpu)
+    if args.times:
+        with open(args.times, "w") as f:
+            json.dump(cpu, f, indent=1)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(now, f, indent=1)

@@ -155,7 +155,8 @@ def moves_config(moves, move_options, allowed=MOVE_KINDS, owner: str = "this mod
     estimator's own ``defaults``), with clear errors. ``moves=None`` means the estimator's
     ``default_moves`` under memoized VI (``algorithm``) and none under any other algorithm."""
     if moves is None:
-        moves = default_moves if ALGORITHM_ALIASES.get(algorithm, algorithm) == "memoized" else ()
+        named = algorithm or ""
+        moves = default_moves if ALGORITHM_ALIASES.get(named, named) == "memoized" else ()
     options = dict(move_options or {})
     valid = set(MovesConfig.__dataclass_fields__) - {"moves"}
     unknown = sorted(set(options) - valid)

@@ -181,6 +181,7 @@ class _Within:
         return perf_counter() - self.last >= self.every
 
     def save(self, state) -> None:
+        assert self.write is not None  # (only a checkpointed run saves)
         self.write(state)
         self.last = perf_counter()
 

@@ -74,13 +74,13 @@ def _print_clusters(est, X, labels) -> list:
     order = [k for k in np.argsort(-counts) if counts[k] > 0]
     means = getattr(est, "means_", None)
     show_means = means is not None and means.shape[1] <= 6
-    purity = {r[0]: r for r in cluster_label_table(labels, pred)} if labels is not None else {}
+    purity: dict = {r[0]: r for r in cluster_label_table(labels, pred)} if labels is not None else {}
     header = (["cluster", "items", "weight"] + (["mean"] if show_means else [])
               + (["majority label", "purity"] if purity else []))
     rows = []
     for k in order:
-        row = [int(k), int(counts[k]), round(float(est.weights_[k]), 4)]
-        if show_means:
+        row: list = [int(k), int(counts[k]), round(float(est.weights_[k]), 4)]
+        if show_means and means is not None:
             row.append(" ".join(f"{v:.3g}" for v in means[k]))
         if purity:
             row += [purity[k][2], round(purity[k][3], 3)]

@@ -205,13 +205,13 @@ def run_fit_topics(args) -> int:
     how = est.algorithm + (f" + {','.join(moves)}" if moves else "")
     print(f"{type(est).__name__}({truncation}, {how}) on {args.data} "
           f"({train.n_items} documents, {train.n_features} words, {int(train.total_counts.sum())} tokens)")
-    start = time.perf_counter()
+    began = time.perf_counter()
     with warnings.catch_warnings():  # the status line below says whether it converged
         warnings.simplefilter("ignore", ConvergenceWarning)
         checkpoint = checkpoint_target(args)
         (est.fit(train, heldout=heldout_tokens, checkpoint=checkpoint) if collapsed
          else est.fit(train, checkpoint=checkpoint))
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - began
     status = stop_status(est)
     objective = {"truncation_free": "progressive log-lik. per document"}.get(est.algorithm,
                                                                              "log joint" if collapsed else "ELBO")

@@ -127,7 +127,7 @@ class SuffStats:
         return found
 
     def _replace(self, **changes) -> "SuffStats":
-        values = dict(
+        values: dict = dict(
             uids=self.uids,
             fields=self.fields,
             elbo_terms=self.elbo_terms,

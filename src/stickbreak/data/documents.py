@@ -202,9 +202,9 @@ def _document_kind(X) -> tuple[str, Iterable]:
         return "text", docs
     if first is not None and not isinstance(first, Sized):
         return "rows", docs
-    if first is not None and len(first) and isinstance(first[0], str):
+    if first is not None and len(first) and isinstance(first[0], str):  # type: ignore[index]  # (a sequence)
         return "tokens", docs
-    if first is not None and len(first) and np.isscalar(first[0]):
+    if first is not None and len(first) and np.isscalar(first[0]):  # type: ignore[index]
         return "rows", docs
     return "pairs", docs
 

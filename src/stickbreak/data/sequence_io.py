@@ -204,6 +204,7 @@ def _read_csv(path: Path, id_column, label_column, time_column) -> tuple[Sequenc
             raise DataError(f"{path.name} has no sequence-id column ({' / '.join(ID_COLUMN_NAMES)}) in "
                             f"{'its header ' + str(header) if header is not None else 'a header line'}; "
                             "pass id_column= (a column name or 0-based number).")
+        assert header is not None  # (the names found are the header's)
         id_column = min(found, key=header.index)
     used = {"id_column": _column_index(id_column, header, width, "id_column")}
     for option, spec in (("label_column", label_column), ("time_column", time_column)):

@@ -107,7 +107,7 @@ class ShardStore(Sequence):
                                 f"earlier chunks were {kind} with {n_features}")
             _write_shard(directory, index, data)
             sizes.append(data.n_items)
-        if not sizes:
+        if not sizes or n_features is None:
             raise DataError("no chunks to write; pass at least one non-empty chunk")
         meta = {"format": FORMAT, "version": VERSION, "kind": kind, "n_features": int(n_features), "sizes": sizes,
                 "vocabulary": list(vocabulary) if vocabulary is not None else None}

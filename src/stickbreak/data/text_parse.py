@@ -90,8 +90,8 @@ def join_columns(columns, seps) -> np.ndarray:
 class _Scan(NamedTuple):
     values: np.ndarray  # int64, one per run of digits
     line: np.ndarray  # 0-based line of each run
-    colon_before: np.ndarray
-    colon_after: np.ndarray
+    colon_before: np.ndarray | None  # (None: colons not scanned)
+    colon_after: np.ndarray | None
 
 
 def _scan(raw: bytes, colons: bool) -> _Scan | None:
@@ -152,7 +152,10 @@ def triple_entries(body: bytes, first_line: int) -> Entries | None:
 def ldac_entries(raw: bytes) -> tuple[Entries, int] | None:
     """Fast path for ``N id:count id:count ...`` lines: (entries, number of documents)."""
     scan = _scan(raw, colons=True)
-    if scan is None or (scan.colon_before & scan.colon_after).any():
+    if scan is None:
+        return None
+    assert scan.colon_before is not None and scan.colon_after is not None  # (colons were scanned)
+    if (scan.colon_before & scan.colon_after).any():
         return None
     heads = np.flatnonzero(~scan.colon_before & ~scan.colon_after)
     n_runs = len(scan.values)
@@ -182,7 +185,8 @@ def _number(token: str, where: str, what: str, integer: bool):
 
 def split_uci_header(raw: bytes, name: str) -> tuple[list[int], bytes, int]:
     """The header (D, W, NNZ), the body and the number of lines before it."""
-    values, pos, line_no = [], 0, 0
+    values: list[int] = []
+    pos, line_no = 0, 0
     while len(values) < 3:
         if pos >= len(raw):
             raise DataError(f"{name} ends after {len(values)} header line(s); a UCI docword file starts with "

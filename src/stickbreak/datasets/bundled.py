@@ -92,6 +92,7 @@ def _mocap6() -> Dataset:
 
     with resources.as_file(_path("mocap6.npz")) as path:
         found = read_sequences(path)
+        assert found.labels is not None  # (the bundled file holds them)
         with np.load(path) as z:
             channels, actions = tuple(str(c) for c in z["channel_names"]), tuple(str(a) for a in z["action_names"])
     return Dataset(

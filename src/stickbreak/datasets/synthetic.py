@@ -53,11 +53,11 @@ def bar_topics(side: int = 30, n_bars: int = 10, noise: float = 0.02) -> np.ndar
     if n_bars != 2 * half or side % half:
         raise ValueError(f"n_bars must be even and n_bars / 2 must divide side, got n_bars={n_bars}, side={side}")
     width = side // half
-    topics = np.zeros((n_bars, side, side))
+    images = np.zeros((n_bars, side, side))
     for j in range(half):
-        topics[j, j * width:(j + 1) * width, :] = 1.0
-        topics[half + j, :, j * width:(j + 1) * width] = 1.0
-    topics = topics.reshape(n_bars, -1)
+        images[j, j * width:(j + 1) * width, :] = 1.0
+        images[half + j, :, j * width:(j + 1) * width] = 1.0
+    topics = images.reshape(n_bars, -1)
     topics /= topics.sum(axis=1, keepdims=True)
     return (1.0 - noise) * topics + noise / topics.shape[1]
 
@@ -95,10 +95,10 @@ def make_sticky_hmm_toy(n_sequences: int = 32, length: int = 1000, n_states: int
     np.fill_diagonal(jump, self_transition)
     labels = np.empty(n_sequences * length, dtype=np.int64)
     for s in range(n_sequences):  # simulation: a loop over steps is fine in a generator
-        state = rng.integers(n_states)
+        state = int(rng.integers(n_states))
         for t in range(length):
             labels[s * length + t] = state
-            state = rng.choice(n_states, p=jump[state])
+            state = int(rng.choice(n_states, p=jump[state]))
     noise = rng.normal(size=(len(labels), 2))
     X = means[labels] + np.einsum("nde,ne->nd", chols[labels], noise)
     return X, np.arange(0, n_sequences * length + 1, length), labels

@@ -38,7 +38,7 @@ def majority_vote_accuracy(labels_true, labels_pred) -> float:
     correct = 0
     for cluster in np.unique(labels_pred):
         members = labels_true[labels_pred == cluster]
-        correct += np.max(np.unique(members, return_counts=True)[1])
+        correct += int(np.max(np.unique(members, return_counts=True)[1]))
     return correct / len(labels_true)
 
 

@@ -36,7 +36,8 @@ def _infer(phi: np.ndarray, observed: sp.csr_matrix, prior, max_iter: int, tol: 
     if int(max_iter) < 1 or not tol >= 0:
         raise DataError(f"need max_iter >= 1 and tol >= 0, got max_iter={max_iter}, tol={tol}.")
     a = checked_prior(prior, phi.shape[0])
-    theta, _ = doc_topic_fixed_point(*_triplets(observed), np.ascontiguousarray(phi.T), a, int(max_iter), float(tol))
+    theta, _ = doc_topic_fixed_point(*_triplets(observed), np.ascontiguousarray(phi.T), a,  # type: ignore[call-arg]
+                                     int(max_iter), float(tol))  # (numba's Dispatcher stub hides the signature)
     return theta
 
 
@@ -86,7 +87,8 @@ def infer_doc_topics(topic_word, observed, prior=None, max_iter: int = 500, tol:
 
 
 def _loglik(phi: np.ndarray, theta: np.ndarray, heldout: sp.csr_matrix) -> tuple[float, int]:
-    per_doc = doc_heldout_loglik(*_triplets(heldout), np.ascontiguousarray(phi.T), np.ascontiguousarray(theta))
+    per_doc = doc_heldout_loglik(*_triplets(heldout), np.ascontiguousarray(phi.T),  # type: ignore[call-arg]
+                                 np.ascontiguousarray(theta))  # (numba's Dispatcher stub hides the signature)
     return float(per_doc.sum()), int(round(heldout.data.sum()))
 
 

@@ -44,7 +44,8 @@ def _pool() -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS, thread_name_prefix="stickbreak")
+            _POOL = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
+                                       thread_name_prefix="stickbreak")
         return _POOL
 
 

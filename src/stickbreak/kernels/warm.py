@@ -108,7 +108,7 @@ def _compile_module(module: str) -> tuple[dict, dict]:
 def _heaviest_first(modules: set[str]) -> list[str]:
     """Modules by their number of jitted functions, most first: a rough proxy for compile time, so
     that the longest compilations start early and the processes finish together."""
-    size = defaultdict(int)
+    size: defaultdict[str, int] = defaultdict(int)
     for name in dispatchers():
         size[name.rpartition(".")[0]] += 1
     return sorted(modules, key=lambda m: (-size[m], m))
@@ -124,13 +124,14 @@ def warm(jobs: int = 1, only: tuple[str, ...] = ()) -> tuple[dict, dict]:
             raise ValueError(f"no kernel examples in {unknown}; choose from "
                              f"{sorted(m.removeprefix(PACKAGE + '.') for m in modules)}")
         modules = {f"{PACKAGE}.{name}" for name in only}
-    modules = _heaviest_first(modules)
-    seconds, count = defaultdict(float), defaultdict(int)
+    ordered = _heaviest_first(modules)
+    seconds: defaultdict[str, float] = defaultdict(float)
+    count: defaultdict[str, int] = defaultdict(int)
     if jobs <= 1:
-        results = map(_compile_module, modules)
+        results = map(_compile_module, ordered)
         return _merge(results, seconds, count)
     with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-        return _merge(pool.imap_unordered(_compile_module, modules), seconds, count)
+        return _merge(pool.imap_unordered(_compile_module, ordered), seconds, count)
 
 
 def _merge(results, seconds, count):
@@ -143,7 +144,7 @@ def _merge(results, seconds, count):
 
 def _called(kernel: CPUDispatcher) -> list[CPUDispatcher]:
     """The kernels ``kernel``'s body refers to by name (its callees)."""
-    codes, names = [kernel.py_func.__code__], set()
+    codes, names = [kernel.py_func.__code__], set[str]()
     while codes:
         code = codes.pop()
         names.update(code.co_names)

@@ -12,7 +12,7 @@ from .expfam import ObsFamily
 #: The functions an observation family defines (the methods of :class:`ObsFamily`).
 _FUNCTIONS = tuple(name for name, value in vars(ObsFamily).items() if callable(value) and not name.startswith("_"))
 
-OBS_MODELS: dict[str, ModuleType] = {
+OBS_MODELS: dict[str, ModuleType | ObsFamily] = {
     m.name: m for m in (gauss, diag_gauss, zero_mean_gauss, ar_gauss, mult, bern)
 }
 

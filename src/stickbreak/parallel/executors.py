@@ -93,7 +93,7 @@ class LocalExecutor:
         self.n_workers = int(n_threads)
         self._pool = (ThreadPoolExecutor(max_workers=self.n_workers, thread_name_prefix="stickbreak")
                       if self.n_workers > 1 else None)
-        self._parts: dict = {}  # (id(batches), batch) -> (batches, {part index: data})
+        self._parts: dict[tuple[int, int], tuple[Any, dict[int, Any]]] = {}  # -> (batches, {part index: data})
         self._caches: dict = {}  # memoized VI's: (id(batches), batch, part) -> (stats, warm)
 
     def map(self, fn: Callable, items: Iterable) -> list:

@@ -19,7 +19,7 @@ class Part(NamedTuple):
     """Part ``index`` of a request: items ``[start, stop)`` of the batch, of which ``rows`` (relative
     to ``start``; None: all) are asked for, started from ``warm`` (its rows of the request's)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # (a field named like tuple.index, which parts never call)
     start: int
     stop: int
     rows: np.ndarray | None

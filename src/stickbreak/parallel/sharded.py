@@ -188,7 +188,7 @@ class ShardedExecutor:
         call = _Call(model, params, merge_pairs)
         pending = jobs
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            by_worker = {}
+            by_worker: dict[int, list[_Job]] = {}
             for job in pending:
                 by_worker.setdefault(job.worker, []).append(job)
             handles = {w: self._submit(placement, group, call, total) for w, group in by_worker.items()}
@@ -218,7 +218,7 @@ class ShardedExecutor:
         return [_Job(index, part.index, PartTask(placement.key, request.batch, part.index, part.rows, part.warm))
                 for part in split(placement.size(request.batch), self.n_workers, request.rows, request.warm)]
 
-    def _submit(self, placement: Placement, group: list[_Job], call: tuple, total: bool):
+    def _submit(self, placement: Placement, group: list[_Job], call: _Call, total: bool):
         """One worker's task: the call's parameters and its parts (with their data if not placed yet).
         A worker given one part of a :class:`~stickbreak.core.protocols.FeatureSliced` model gets
         only that part's features of the parameters."""
@@ -226,7 +226,7 @@ class ShardedExecutor:
         features = placement.features.get((first.task.batch, first.task.part))
         sliced = (len(group) == 1 and features is not None and (first.worker, first.task.batch) in placement.placed
                   and not first.task.fetch and call.params is not None)
-        common = call.sliced(features) if sliced else call.whole()
+        common = call.sliced(features) if sliced and features is not None else call.whole()
         parts = []
         for job in group:
             task = job.task

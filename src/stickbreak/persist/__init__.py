@@ -100,7 +100,7 @@ def save_model(path, estimator: str, params: Mapping[str, Any], arrays: Mapping[
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
     meta["sha256"] = digest(json.loads(json.dumps(meta)), arrays)
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **{META_KEY: np.array(json.dumps(meta))}, **arrays)
+    np.savez(tmp, **{META_KEY: np.array(json.dumps(meta))}, **arrays)  # type: ignore[arg-type]  # (numpy's stub)
     tmp.replace(path)  # atomic: an interrupted save never leaves a half-written model
     return path
 

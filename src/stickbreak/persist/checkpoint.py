@@ -80,7 +80,7 @@ def generator(state: dict) -> np.random.Generator:
     if state.get("bit_generator") not in BIT_GENERATORS:
         raise CheckpointError(f"the checkpoint names an unknown random generator {state.get('bit_generator')!r}")
     bits = BIT_GENERATORS[state["bit_generator"]]()
-    bits.state = state
+    bits.state = state  # type: ignore[assignment]  # (a saved bit generator's state dict)
     return np.random.Generator(bits)
 
 
@@ -97,7 +97,7 @@ def write(directory, document: dict, arrays: dict[str, np.ndarray]) -> Path:
     path, tmp = checkpoint_path(directory), directory / f".{FILENAME}.{os.getpid()}.tmp"
     try:
         with open(tmp, "wb") as f:
-            np.savez(f, **entries)
+            np.savez(f, **entries)  # type: ignore[arg-type]  # (numpy's stub types **kwds as allow_pickle)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

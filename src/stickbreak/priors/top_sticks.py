@@ -126,7 +126,8 @@ def optimize(gamma: float, rho0, omega, on, off, weights, weight_rest, scale: fl
 
     start = np.ascontiguousarray(logit(rho0))
     start_value = negative(start)[0]
-    c, value = minimize_sticks(start, *constants, FACTR_LADDER[0] * np.finfo(float).eps, COMPILED_GTOL, MAX_ITER)
+    c, value = minimize_sticks(start, *constants, FACTR_LADDER[0] * np.finfo(float).eps,  # type: ignore[call-arg]
+                               COMPILED_GTOL, MAX_ITER)  # (numba's Dispatcher stub hides the signature)
     if np.isfinite(value) and value <= start_value:
         return np.clip(expit(c), RHO_EPS, 1.0 - RHO_EPS)
     for factr in FACTR_LADDER:
