@@ -17,6 +17,7 @@ from .. import driver
 from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..learn import learner_spec, make_learner
+from ..learn.memo_state import MemoState
 from ..learn.registry import LEARNERS
 from ..parallel import summarize_batches
 
@@ -59,15 +60,13 @@ class Fitted:
     result: driver.FitResult
     lower_bound: float
     attributes: dict = field(default_factory=dict)
+    #: The moves memoized VI accepted, in order (none for the other learners).
+    accepted_moves: list = field(default_factory=list)
 
     @property
     def trace(self) -> list[dict]:
         return [r.as_dict() for r in self.result.trace]
 
-    @property
-    def accepted_moves(self) -> list:
-        """The moves memoized VI accepted, in order (none for the other learners)."""
-        return list(getattr(self.result.state, "accepted", ()))
 
 
 def variational_plan(algorithm: str, model, source, start, batches: Sequence) -> FitPlan:
@@ -175,4 +174,5 @@ def run_plan(plan: FitPlan, learn_cfg, moves_cfg, rng, *, owner: str, callbacks=
                    else result.elbo if result.trace else float("nan"))
     warn_if_not_converged(owner, result, learn_cfg, learner_spec(plan.learner, list(LEARNERS)).exact)
     attributes = plan.attributes(result) if plan.attributes is not None else {}
-    return Fitted(model, params, stats, result, float(lower_bound), attributes)
+    accepted = list(result.state.accepted) if isinstance(result.state, MemoState) else []
+    return Fitted(model, params, stats, result, float(lower_bound), attributes, accepted)

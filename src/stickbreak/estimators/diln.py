@@ -187,6 +187,9 @@ class DILN(TopicEstimator):
         check_int("n_topics", self.n_topics, 2)
         return int(self.n_topics)
 
+    def _n_active(self) -> None:
+        return None  # (DILN's local step is dense: no n_active)
+
     def _model_settings(self) -> dict:
         check_positive("initial_beta", self.initial_beta)
         if not isinstance(self.correlated, (bool, np.bool_)):

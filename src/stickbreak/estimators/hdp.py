@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import persist
+from ..config import MovesConfig, moves_config
 from ..models.topics.init import LEARNED_INIT_METHODS, GibbsStart
 from ..models.topics.model import TopicModel, TopicParams
 from ..priors import TOPIC_WEIGHTS
@@ -164,6 +165,10 @@ $attributes
     #: (``delete_every``): merge+delete with ``delete_every=2`` scores the same (ap -7.9326 vs -7.9321,
     #: 20newsgroups -8.0127 vs -8.0133) at 0.86-0.88x the CPU.
     _default_moves = ("birth", "merge", "delete")
+
+    def _moves_config(self) -> MovesConfig:
+        return moves_config(self.moves, self.move_options, self._move_kinds, type(self).__name__,
+                            self._move_defaults, algorithm=self._algorithm, default_moves=self._default_moves)
 
     @property
     def _family(self) -> str:

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .. import driver
 from ..models.topics.model import TopicModel, TopicParams
-from ..config import MovesConfig, TopicOptions, check_choice, check_int, check_positive, moves_config
+from ..config import MovesConfig, TopicOptions, check_choice, check_int, check_positive
 from ..core.protocols import total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, DataError, ShardStore
@@ -188,17 +188,9 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
 
         return lookup_plan(self._variants, (self._algorithm, self._family), type(self).__name__, describe)
 
-    #: Moves this estimator supports (Hughes 2016, §5.5).
-    _move_kinds: tuple = ()
-    #: This estimator's defaults for :class:`~stickbreak.config.MovesConfig` fields.
-    _move_defaults: dict = {}
-    #: What ``moves=None`` runs under memoized VI.
-    _default_moves: tuple = ()
-
     def _moves_config(self) -> MovesConfig:
-        return moves_config(getattr(self, "moves", None), getattr(self, "move_options", None), self._move_kinds,
-                            type(self).__name__, self._move_defaults, algorithm=self._algorithm,
-                            default_moves=self._default_moves)
+        """The moves memoized VI makes: none (LDA and DILN take no ``moves``; the HDP's override)."""
+        return MovesConfig()
 
     def _settings(self) -> TopicSettings:
         """Every setting checked and gathered into one frozen value, before any data are read (the
@@ -241,7 +233,7 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
 
     def _n_active(self) -> int | None:
         """``n_active`` validated: a positive integer for the variational direct-assignment step, or None."""
-        n_active = getattr(self, "n_active", None)
+        n_active = self.n_active
         if n_active is None:
             return None
         if isinstance(n_active, bool) or not isinstance(n_active, (int, np.integer)) or n_active < 1:
