@@ -162,6 +162,13 @@ class SavableMixin:
             params["moves"] = tuple(params["moves"])
         return params
 
+    def _fitted_arrays(self, allocation: dict, prefix: str) -> dict:
+        """The arrays every fitted model saves: the observation prior and parameters, the allocation's
+        parameters under ``prefix`` (``"weights."``, or an HMM's ``"trans."``), the components' uids
+        and the whole-data statistics."""
+        return {**persist.prefixed("obs_prior.", self.model_.obs_prior), **persist.prefixed("obs.", self.params_.obs),
+                **persist.prefixed(prefix, allocation), "uids": self.params_.uids, **self.stats_.to_arrays("stats.")}
+
     def _input_extra(self) -> dict:
         """What the fitted model knows of its input, for the saved metadata."""
         names = vars(self).get("feature_names_in_")

@@ -186,9 +186,7 @@ class FittedAdmixture:
             The path written.
         """
         check_is_fitted(self, "params_")
-        arrays = {**persist.prefixed("obs_prior.", self.model_.obs_prior), **persist.prefixed("obs.", self.params_.obs),
-                  **persist.prefixed("weights.", self.params_.weights), "uids": self.params_.uids,
-                  **self.stats_.to_arrays("stats.")}
+        arrays = self._fitted_arrays(self.params_.weights, "weights.")
         extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "lower_bound": self.lower_bound_,
                  "moves": self.moves_, **self._input_extra()}
         return persist.save_model(path, type(self).__name__, self._saved_params(), arrays, extra)

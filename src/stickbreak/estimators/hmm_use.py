@@ -194,13 +194,7 @@ class FittedHMM:
             The path written (with the ``.npz`` suffix).
         """
         check_is_fitted(self, "params_")
-        arrays = {
-            **persist.prefixed("obs_prior.", self.model_.obs_prior),
-            **persist.prefixed("obs.", self.params_.obs),
-            **persist.prefixed("trans.", self.params_.trans),
-            "uids": self.params_.uids,
-            **self.stats_.to_arrays("stats."),
-        }
+        arrays = self._fitted_arrays(self.params_.trans, "trans.")
         extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, **self._input_extra(),
                  "elbo": self.elbo_, "moves": self.moves_}
         return persist.save_model(path, type(self).__name__, self._saved_params(), arrays, extra)

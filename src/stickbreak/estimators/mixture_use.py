@@ -115,14 +115,7 @@ class FittedMixture:
         """
         check_is_fitted(self, "params_")
         params = self._saved_params()
-        arrays = {
-            **persist.prefixed("obs_prior.", self.model_.obs_prior),
-            **persist.prefixed("obs.", self.params_.obs),
-            **persist.prefixed("weights.", self.params_.weights),
-            "uids": self.params_.uids,
-            "labels": self.labels_,
-            **self.stats_.to_arrays("stats."),
-        }
+        arrays = {**self._fitted_arrays(self.params_.weights, "weights."), "labels": self.labels_}
         extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "lower_bound": float(self.lower_bound_),
                  "move_log": self.move_log_, **self._input_extra()}
         return persist.save_model(path, type(self).__name__, params, arrays, extra)

@@ -89,10 +89,11 @@ class TopicSettings:
         learned start's sampler (:meth:`GibbsStart.memory_floats`)."""
         n_topics, n_words, n_docs = self.start_topics or DEFAULT_START_TOPICS, data.n_features, data.n_items
         caches = learn_cfg.n_batches if learn_cfg.algorithm == "memoized" else 0
-        tokens = float(data.counts.sum()) if self.variant.integer_counts else 0.0
+        # the corpus's tokens (a shard store's are not read here: its sampler is capped by init_tokens)
+        total = float("inf") if isinstance(data, ShardStore) else float(data.counts.sum())
+        tokens = total if self.variant.integer_counts else 0.0  # (the samplers refuse shards before this)
         gibbs = self.gibbs if self.init in LEARNED_INIT_METHODS else None
-        sampled = float("inf") if isinstance(data, ShardStore) else data.counts.sum()  # (shards: not counted here)
-        start = 0.0 if gibbs is None else gibbs.memory_floats(self.start_topics, n_docs, sampled)
+        start = 0.0 if gibbs is None else gibbs.memory_floats(self.start_topics, n_docs, total)
         check_fit_memory(self.owner, n_topics * (n_words * (6 + caches) + 2 * n_docs) + 4 * tokens + start,
                          f"lower n_topics (now {n_topics}), the vocabulary (now {n_words} words)"
                          + (f" or n_batches (now {learn_cfg.n_batches})" if caches else "")

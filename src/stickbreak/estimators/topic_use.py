@@ -182,13 +182,7 @@ class FittedTopics:
         """
         check_is_fitted(self, "params_")
         params = self._saved_params()
-        arrays = {
-            **persist.prefixed("obs_prior.", self.model_.obs_prior),
-            **persist.prefixed("obs.", self.params_.obs),
-            **persist.prefixed("weights.", self.params_.weights),
-            "uids": self.params_.uids,
-            **self.stats_.to_arrays("stats."),
-        }
+        arrays = self._fitted_arrays(self.params_.weights, "weights.")
         if self.vocabulary_ is not None:
             arrays["vocabulary"] = np.array(self.vocabulary_, dtype=str)
         extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, **self._input_extra()}
