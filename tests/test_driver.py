@@ -46,6 +46,12 @@ class StubModel(Model):
         return params, self.elbo_terms(params, stats)
 
 
+class StubBatch:
+    """One item, as the executor places it (it asks a batch its size)."""
+
+    n_items = 1
+
+
 class StubParams:
     uids = np.array([0])
 
@@ -55,22 +61,22 @@ class StubParams:
 
 def test_converges_on_relative_change():
     model = StubModel([-100.0, -50.0, -49.0, -48.99999, -48.0])
-    result = driver.fit(model, [None], StubParams(0.0), BatchVB(), LearnConfig(tol=1e-6, min_laps=2))
+    result = driver.fit(model, [StubBatch()], StubParams(0.0), BatchVB(), LearnConfig(tol=1e-6, min_laps=2))
     assert result.converged and result.n_laps == 4 and result.elbo == -48.99999
     assert [r.lap for r in result.trace] == [1, 2, 3, 4]
 
 
 def test_min_laps_and_max_laps():
-    result = driver.fit(StubModel([-1.0] * 10), [None], StubParams(0.0), BatchVB(), LearnConfig(tol=1e-3, min_laps=5))
+    result = driver.fit(StubModel([-1.0] * 10), [StubBatch()], StubParams(0.0), BatchVB(), LearnConfig(tol=1e-3, min_laps=5))
     assert result.converged and result.n_laps == 5
-    result = driver.fit(StubModel(np.arange(10.0) - 100), [None], StubParams(0.0), BatchVB(),
+    result = driver.fit(StubModel(np.arange(10.0) - 100), [StubBatch()], StubParams(0.0), BatchVB(),
                         LearnConfig(max_laps=3, tol=0))
     assert not result.converged and result.n_laps == 3
 
 
 def test_decrease_in_batch_vb_warns():
     with pytest.warns(driver.ELBODecreaseWarning, match="decreased from -10 to -11 at lap 2"):
-        driver.fit(StubModel([-10.0, -11.0, -11.0]), [None], StubParams(0.0), BatchVB(), LearnConfig(max_laps=3, tol=0))
+        driver.fit(StubModel([-10.0, -11.0, -11.0]), [StubBatch()], StubParams(0.0), BatchVB(), LearnConfig(max_laps=3, tol=0))
 
 
 def test_interrupt_before_first_lap_propagates():
@@ -82,10 +88,10 @@ def test_interrupt_before_first_lap_propagates():
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        driver.fit(Failing([]), [None], StubParams(0.0), BatchVB(), LearnConfig())
+        driver.fit(Failing([]), [StubBatch()], StubParams(0.0), BatchVB(), LearnConfig())
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
-        result = driver.fit(StubModel([-3.0, -2.0]), [None], StubParams(0.0), BatchVB(), LearnConfig(),
+        result = driver.fit(StubModel([-3.0, -2.0]), [StubBatch()], StubParams(0.0), BatchVB(), LearnConfig(),
                             callbacks=[boom])
     assert result.interrupted and result.n_laps == 1
 

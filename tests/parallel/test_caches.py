@@ -6,7 +6,6 @@ cache without a spill file is a clear error."""
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +23,9 @@ from stickbreak.moves.birth_work import BirthWork, Collect
 from stickbreak.learn.memo_state import LAP_VALUES, saved_values
 from stickbreak.moves.planner import MoveHistory
 from stickbreak.moves.records import DeleteRecord
-from stickbreak.parallel.caches import KEPT_LOST, CacheLost, MemoVisit, PartVisit, keep_held, part_work, visit_part
+from stickbreak.learn.memo_parts import MemoVisit, PartVisit, keep_held, memo_step, memo_work, part_work, visit_part
+from stickbreak.learn.memo_spill import CacheLost
+from stickbreak.moves.part_work import KEPT_LOST
 
 from conftest import assert_cache_consistent, assert_same_stats, real_data_for
 
@@ -99,10 +100,10 @@ def test_follow_up_work_on_a_replaced_worker_runs_the_visit_again(tmp_path):
     later = model.global_step(model.summarize(batch, model.local_step(params, batch), params.uids).scaled(0.5), params)
     visit = PartVisit((), True, None, False, 2, spill, work, follow_ups=True)
     first = visit_part(store, slot, model, later, batch, visit, pairs, True)[2]
-    kept = part_work(store, slot, model, None, lambda: batch, replace(visit, again=True), pairs, True)
-    assert part_work({}, slot, model, None, lambda: batch, replace(visit, again=True), pairs, True) == KEPT_LOST
+    kept = part_work(store, slot, model, None, lambda: batch, visit, pairs, True)
+    assert part_work({}, slot, model, None, lambda: batch, visit, pairs, True) == KEPT_LOST
     replaced: dict = {}
-    again = part_work(replaced, slot, model, later, lambda: batch, replace(visit, again=True), pairs, True)
+    again = part_work(replaced, slot, model, later, lambda: batch, visit, pairs, True)
     for answer in (kept, again):
         assert np.array_equal(answer[0], first[0])
         assert np.array_equal(answer[2][0][0], first[2][0][0]) and np.array_equal(answer[2][0][1].X, first[2][0][1].X)
@@ -122,8 +123,8 @@ def test_follow_up_work_on_worker_processes_whose_kept_parameters_are_gone_runs_
     answers = []
     for executor in (LocalExecutor(2), make_executor("processes", 2)):
         try:
-            executor.memo_step(model, params, batches, first, pairs, keep_loglik=True)
-            answers.append(executor.memo_work(model, params, batches, second, pairs, True))
+            memo_step(executor, model, params, batches, first, pairs, keep_loglik=True)
+            answers.append(memo_work(executor, model, params, batches, second, pairs, True))
         finally:
             executor.close()
     threads, processes = answers
@@ -157,12 +158,13 @@ def test_a_checkpoint_within_a_lap_whose_delete_a_birth_dropped_fetches_no_propo
     model, params, batches = _mixture(300, 2)
     stats = model.summarize(batches[0], model.local_step(params, batches[0]), params.uids)
 
-    class Caches:
+    class Caches:  # an executor whose parts answer their caches
         held = []
 
-        def memo_caches(self, batches_, which, held=None):
+        def on_parts(self, model_, params_, batches_, asks, reduce=None):
+            held = asks[0][1](0, 0, 1).held
             self.held.extend([held] * (held is not None))
-            return [(stats, None) for _ in which]
+            return [{0: (stats, None)} for _ in asks]
 
     working = dict.fromkeys(LAP_VALUES)
     working.update(memo=[None, None], seen=[0, 0], log=[], warm=[None, None], placed=[True, True], accepted=[],

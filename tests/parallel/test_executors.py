@@ -22,8 +22,9 @@ from stickbreak.core.local_parts import local_summary
 from stickbreak.moves import delete
 from stickbreak.moves.birth_work import BirthWork, Collect, Expand
 from stickbreak.obs import expfam
-from stickbreak.parallel import LocalExecutor, MemoVisit, Request, check_executor, make_executor
-from stickbreak.parallel.caches import KEPT_LOST, PartVisit, part_work, visit_part
+from stickbreak.learn.memo_parts import MemoVisit, PartVisit, memo_caches, memo_step, memo_work, part_work, visit_part
+from stickbreak.moves.part_work import KEPT_LOST
+from stickbreak.parallel import LocalExecutor, Request, check_executor, make_executor
 from stickbreak.parallel.processes import ProcessBackend
 from stickbreak.parallel.parts import part_bounds
 from stickbreak.parallel.sharded import ShardedExecutor
@@ -131,8 +132,8 @@ class _KillingBackend(ProcessBackend):
         super().__init__(n_workers)
         self.after, self.sent = after, 0
 
-    def submit(self, worker, payload):
-        handle = super().submit(worker, payload)
+    def submit(self, worker, shipment):
+        handle = super().submit(worker, shipment)
         if worker == 0:
             self.sent += 1
             if self.sent == self.after:
@@ -300,10 +301,10 @@ def test_a_delete_refined_where_the_batch_lives_is_the_serial_one(name, where):
     expected, expected_warm = delete.proposal_here(model, params, data, local, targets, whole, whole, 2, pairs)
     visit, batches = MemoVisit(0, 3, keep_fresh=True, follow_ups=True), [data]
     try:
-        _, fresh, _ = executor.memo_step(model, params, batches, visit, pairs)
-        got = delete.refined(model, lambda work: executor.memo_work(model, params, batches, replace(visit, work=work),
-                                                                    pairs), 3, params, targets, fresh, fresh, 2, pairs)
-        held, held_warm = executor.memo_caches(batches, [0], held=3)[0]
+        _, fresh, _ = memo_step(executor, model, params, batches, visit, pairs)
+        got = delete.refined(model, lambda work: memo_work(executor, model, params, batches, replace(visit, work=work),
+                                                           pairs), 3, params, targets, fresh, fresh, 2, pairs)
+        held, held_warm = memo_caches(executor, batches, [0], held=3)[0]
     finally:
         executor.close()
     assert np.array_equal(got.uids, expected.uids) and np.array_equal(got.merge_pairs, expected.merge_pairs)
@@ -333,10 +334,10 @@ def test_a_delete_round_on_a_replaced_worker_is_rebuilt_from_the_rounds_before()
     def run_round(work):
         rounds.append(work)
         if work.step < 2:
-            return part_work(store, slot, model, params, lambda: data, replace(visit, again=True, work=work), pairs)
-        assert part_work({}, slot, model, None, lambda: data, replace(visit, again=True, work=work.travelling()),
+            return part_work(store, slot, model, params, lambda: data, replace(visit, work=work), pairs)
+        assert part_work({}, slot, model, None, lambda: data, replace(visit, work=work.travelling()),
                          pairs) == KEPT_LOST
-        return part_work({}, slot, model, params, lambda: data, replace(visit, again=True, work=work), pairs)
+        return part_work({}, slot, model, params, lambda: data, replace(visit, work=work), pairs)
 
     got = delete.refined(model, run_round, 3, params, targets, whole, whole, 3, pairs)
     assert len(rounds[-1].earlier) == 2

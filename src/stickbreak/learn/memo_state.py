@@ -12,6 +12,7 @@ import numpy as np
 from ..core.suffstats import SuffStats
 from ..moves.planner import MoveHistory
 from ..moves.records import DeleteRecord
+from .memo_parts import memo_caches
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +59,7 @@ def fetched_caches(memo, warm, placed, batches, executor) -> tuple[tuple, tuple]
     """``memo`` and ``warm`` with the caches of the ``placed`` batches fetched from ``executor``."""
     memo, warm = list(memo), list(warm or (None,) * len(batches))
     which = [b for b, p in enumerate(placed) if p]
-    for b, (stats, start) in zip(which, executor.memo_caches(batches, which) if which else ()):
+    for b, (stats, start) in zip(which, memo_caches(executor, batches, which) if which else ()):
         memo[b], warm[b] = stats, start
     return tuple(memo), tuple(warm)
 
@@ -81,7 +82,7 @@ def carried_log(log, seen, placed, batches, executor) -> tuple:
 def held_proposals(batches, executor, which, lap: int) -> dict:
     """Batch -> ``(stats, per-item warm start or None)`` of lap ``lap``'s proposals held where the
     batches ``which`` live."""
-    fetched = executor.memo_caches(batches, which, held=lap) if which else ()
+    fetched = memo_caches(executor, batches, which, held=lap) if which else ()
     return {b: (stats, None if start is None else start[1]) for b, (stats, start) in zip(which, fetched)}
 
 

@@ -1,7 +1,7 @@
 """Memoized variational inference with birth, merge and delete moves (Hughes 2016, Alg. 3.3 and §4, §6.4).
 
 The data are split once into fixed batches. Each batch's statistics from its last visit are cached
-where the batch lives (the executor's workers, :mod:`stickbreak.parallel.caches`); a visit computes
+where the batch lives (the executor's workers, :mod:`stickbreak.learn.memo_parts`); a visit computes
 fresh ones there, replays on the cached ones every move accepted since (the move log), and sends
 back their difference, which the driver adds to the whole-data statistics (the only statistics it
 holds) before the global step. After the first lap the whole-data statistics cover every item, so
@@ -29,8 +29,9 @@ from ..moves import birth, delete, merge
 from ..moves.birth_work import BirthWork
 from ..moves.planner import RETRY_LAPS, LapPlan, birth_shortlist, birth_targets, replace_busy
 from ..moves.records import BirthRecord, DeleteRecord, MergeRecord, PruneRecord, ReorderRecord, describe
-from ..parallel import LocalExecutor, MemoVisit, Request
+from ..parallel import LocalExecutor, Request
 from .base import ELBODecreaseWarning, LapResult, SavesWithinLaps
+from .memo_parts import MemoVisit, memo_step, memo_work
 from .memo_state import MemoLapInProgress, MemoState, carried_log, fetched_caches, saved_values, working_values
 
 #: Relative ELBO drop tolerated as round-off before a decrease is reported.
@@ -189,7 +190,7 @@ class _Lap:
     # ---------------------------------------------------------------- one batch
     def visit(self, b: int) -> None:
         """The batch's visit where it lives (its local step, the change of its cached statistics and
-        the births' per-batch pieces: :meth:`~stickbreak.parallel.executors.Executor.memo_step`)
+        the births' per-batch pieces: :func:`~.memo_parts.memo_step`)
         swapped in; a delete's proposal is then refined there, from the local parameters the
         visit kept (:func:`~stickbreak.moves.delete.refined`), and births advance."""
         params_before = self.params
@@ -204,13 +205,13 @@ class _Lap:
         visit = MemoVisit(b, self.number, tuple(self.log[self.seen[b]:]), self.placed[b], install, wants_delete,
                           births, follow_ups=births is not None or wants_delete)
         keep_loglik = births is not None
-        delta, fresh, answer = self.executor.memo_step(self.model, params_before, self.batches, visit,
+        delta, fresh, answer = memo_step(self.executor, self.model, params_before, self.batches, visit,
                                                        self.plan.merge_pairs, keep_loglik=keep_loglik)
         self._swap_in(b, delta)
         # once a birth has been accepted the components differ from the delete's plan and the delete waits
         if wants_delete:
             def run_round(work):
-                return self.executor.memo_work(self.model, params_before, self.batches, replace(visit, work=work),
+                return memo_work(self.executor, self.model, params_before, self.batches, replace(visit, work=work),
                                                self.plan.merge_pairs, keep_loglik)
 
             proposal = delete.refined(self.model, run_round, self.number, self.params, self.plan.delete_targets,
@@ -224,7 +225,7 @@ class _Lap:
         expansion), evaluating the complete ones; then start new ones, one at a time, from the items
         each component owns there. A proposal just started or created asks the batch again, on the
         local parameters its parts kept where they live
-        (:meth:`~stickbreak.parallel.executors.Executor.memo_work`)."""
+        (:func:`~.memo_parts.memo_work`)."""
         asked, self.active = list(zip(self.active, answer.results)), []
         accepted_before = self.births
         for proposal, result in asked:
@@ -253,7 +254,7 @@ class _Lap:
     def _ask_again(self, visit: MemoVisit, proposal, params_before):
         """The proposal's :func:`~stickbreak.moves.birth.ask` answered by the visited batch's parts."""
         work = BirthWork(asks=(birth.ask(proposal, params_before, self.cfg, self.rng),))
-        return self.executor.memo_work(self.model, params_before, self.batches, replace(visit, work=work),
+        return memo_work(self.executor, self.model, params_before, self.batches, replace(visit, work=work),
                                        self.plan.merge_pairs, True).results[0]
 
     def _swap_in(self, b: int, delta: SuffStats) -> None:

@@ -2,7 +2,7 @@
 births of §8.1's future work).
 
 At a memoized visit the learner asks each part of the batch, on the local parameters of its local
-step and without sending them anywhere (:class:`~stickbreak.parallel.caches.LocalWork`):
+step and without sending them anywhere (:class:`~.part_work.LocalWork`):
 
 * :class:`BirthWork` ``owned``: how many items each component owns there (share above the
   threshold) and the sums behind the b-scores, from which the learner picks targets;

@@ -8,7 +8,7 @@ recomputed (Eq. 4.25-4.27). The refinement is what lets a delete succeed where e
 (Fig. 4.5): the absorbing components move to cover the target's items.
 
 Each round's local steps run where the batch lives (:class:`DeleteRound`, a
-:class:`~stickbreak.parallel.caches.LocalWork` follow-up of the batch's visit): the parts keep
+:class:`~.part_work.LocalWork` follow-up of the batch's visit): the parts keep
 what the proposal starts from and its warm starts between rounds
 (:meth:`~stickbreak.core.protocols.Movable.delete_part`), only the remaining components'
 parameters go out and each part's statistics come back, and the last round leaves each part's
@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.suffstats import SuffStats
-from ..parallel.caches import KEPT_LOST, Held
+from .part_work import KEPT_LOST, Held
 
 #: Where a part keeps its delete refinement between rounds (in the dict kept with its local parameters).
 _KEPT = "delete"
@@ -67,7 +67,7 @@ class DeleteRound:
 
     def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0,
                 kept: dict | None = None):
-        """The part's statistics of this round (:class:`~stickbreak.parallel.caches.Held` in the last)."""
+        """The part's statistics of this round (:class:`~.part_work.Held` in the last)."""
         refinement = kept.get(_KEPT)
         if refinement is None or refinement.step != self.step:  # lost with its worker: rebuilt, or asked for
             if len(self.earlier) != self.step:

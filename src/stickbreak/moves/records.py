@@ -3,7 +3,7 @@
 A batch's cached statistics were computed over the components that existed when it was last
 visited. Before they are subtracted from the whole-data statistics, every move accepted since is
 replayed on them, so that both refer to the same components (identified by stable uids). They
-live where the batch lives, in parts (:mod:`stickbreak.parallel.caches`): a record's ``for_part``
+live where the batch lives, in parts (:mod:`stickbreak.learn.memo_parts`): a record's ``for_part``
 is what the part's worker replays, the batch's replacement statistics (a delete's proposal, a
 birth's expansion) in its first part and zeros in the others, so that the parts still add up to
 the batch.

@@ -1,8 +1,9 @@
 """Executors behind one interface: the driver's threads, local processes, or Dask (:mod:`.executors`)."""
 
-from .caches import MemoVisit
-from .executors import Executor, LocalExecutor, Request, local_summary, summarize_batches
+from .executors import Executor, summarize_batches
 from .factory import EXECUTORS, check_executor, make_executor, open_executor, runs_here
+from .jobs import LocalStep, PartContext, PartJob, Request
+from .threads import LocalExecutor
 
-__all__ = ["EXECUTORS", "Executor", "LocalExecutor", "MemoVisit", "Request", "check_executor", "local_summary",
-           "make_executor", "open_executor", "runs_here", "summarize_batches"]
+__all__ = ["EXECUTORS", "Executor", "LocalExecutor", "LocalStep", "PartContext", "PartJob", "Request",
+           "check_executor", "make_executor", "open_executor", "runs_here", "summarize_batches"]

@@ -10,7 +10,7 @@ task per call, with the model, the parameters and its parts. Needs the ``dask`` 
 from __future__ import annotations
 
 from .sharded import WorkerLost
-from .worker import drop, run_parts
+from .worker import Shipment, Wire, drop, run_parts
 
 
 def _distributed():
@@ -22,13 +22,13 @@ def _distributed():
 
 
 class _Handle:
-    def __init__(self, future, worker: int):
-        self.future, self.worker = future, worker
+    def __init__(self, future, worker: int, wire: Wire):
+        self.future, self.worker, self.wire = future, worker, wire
 
-    def result(self) -> bytes:
+    def result(self) -> tuple[list, dict]:
         distributed = _distributed()
         try:
-            return self.future.result()
+            return self.wire.unpacked(self.future.result())
         except distributed.KilledWorker as killed:  # the scheduler gave up on the task: the executor retries it
             raise WorkerLost(f"Dask worker {self.worker}: {killed}") from None
 
@@ -37,8 +37,11 @@ class DaskBackend:
     """Dask workers from ``target``: a ``distributed.Client``, a scheduler address (``"tcp://host:8786"``),
     or None for a ``LocalCluster`` of ``n_workers`` single-threaded processes started (and closed) here."""
 
+    in_process = False
+
     def __init__(self, target=None, n_workers: int = 2):
         distributed = _distributed()
+        self.wire = Wire()
         self._owned = []
         if isinstance(target, distributed.Client):
             self.client = target
@@ -68,11 +71,15 @@ class DaskBackend:
     def _worker_addresses(self) -> list[str]:
         return sorted(self.client.scheduler_info()["workers"])
 
-    def submit(self, worker: int, payload: bytes) -> _Handle:
+    def submit(self, worker: int, shipment: Shipment) -> _Handle:
         self._addresses = self._worker_addresses() or self._addresses  # the workers up now (one may have died)
         address = self._addresses[worker % len(self._addresses)]
-        future = self.client.submit(run_parts, payload, workers=[address], allow_other_workers=True, pure=False)
-        return _Handle(future, worker)
+        future = self.client.submit(run_parts, self.wire.packed(shipment), workers=[address],
+                                    allow_other_workers=True, pure=False)
+        return _Handle(future, worker, self.wire)
+
+    def bytes_moved(self) -> int:
+        return self.wire.moved
 
     def drop(self, key: str) -> None:
         self.client.run(drop, key, on_error="ignore")

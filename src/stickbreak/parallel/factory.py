@@ -6,9 +6,10 @@ import os
 from contextlib import contextmanager
 
 from .dask_backend import DaskBackend
-from .executors import Executor, LocalExecutor
+from .executors import Executor
 from .processes import ProcessBackend
 from .sharded import ShardedExecutor
+from .threads import LocalExecutor
 
 #: The names ``executor`` accepts; a ``distributed.Client`` or a scheduler address also work.
 EXECUTORS = ("threads", "processes", "dask")

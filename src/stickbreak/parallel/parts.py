@@ -87,11 +87,3 @@ def joined_rows(parts: Sequence):
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
     return np.concatenate(parts)
 
-
-def joined_visits(answers: Sequence, work=None) -> tuple:
-    """One memoized visit's answer from its parts' (:func:`~stickbreak.parallel.caches.visit_part`):
-    ``(delta, fresh or None, work's answer or None)``, the statistics added in part order, the
-    answers of the visit's ``work`` joined by it."""
-    delta = added(answers)
-    fresh = None if answers[0][1] is None else sum((a[1] for a in answers[1:]), answers[0][1])
-    return delta, fresh, None if work is None else work.joined([a[2] for a in answers])

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 from .sharded import WorkerLost
-from .worker import drop, run_parts
+from .worker import Shipment, Wire, drop, run_parts
 
 #: Seconds between checks that a worker (or, in the worker, the driver) is alive.
 POLL_SECONDS = 0.2
@@ -84,12 +84,14 @@ class _Handle:
     generation: int
     seq: int
 
-    def result(self) -> bytes:
-        return self.backend.result(self)
+    def result(self) -> tuple[list, dict]:
+        return self.backend.wire.unpacked(self.backend.result(self))
 
 
 class ProcessBackend:
     """``n_workers`` worker processes on this machine."""
+
+    in_process = False
 
     def __init__(self, n_workers: int):
         if n_workers < 1:
@@ -98,6 +100,7 @@ class ProcessBackend:
         self._generations = itertools.count()
         self.n_workers = int(n_workers)
         self.restarts = 0
+        self.wire = Wire()
         self._workers = [self._start() for _ in range(self.n_workers)]
 
     def _start(self) -> _Worker:
@@ -116,11 +119,11 @@ class ProcessBackend:
         """The worker processes' ids (for tests that kill one)."""
         return [w.process.pid for w in self._workers]
 
-    def submit(self, worker: int, payload: bytes) -> _Handle:
+    def submit(self, worker: int, shipment: Shipment) -> _Handle:
         state = self._workers[worker]
         seq = next(self._seq)
         try:
-            state.tasks.send_bytes(seq.to_bytes(_SEQ_BYTES, "little") + payload)
+            state.tasks.send_bytes(seq.to_bytes(_SEQ_BYTES, "little") + self.wire.packed(shipment))
         except OSError:  # the worker is gone; result() notices and restarts it
             pass
         return _Handle(self, worker, state.generation, seq)
@@ -155,6 +158,9 @@ class ProcessBackend:
             end.close()
         self._workers[worker] = self._start()
         self.restarts += 1
+
+    def bytes_moved(self) -> int:
+        return self.wire.moved
 
     def drop(self, key: str) -> None:
         for state in self._workers:

@@ -1,47 +1,47 @@
-"""What a worker process runs: a store of the batch parts placed on it, and the local step of a part.
+"""What runs where the parts live: a store of the batch parts placed there, and one call's tasks.
 
-Tasks and answers travel as pickled bytes (the transport between processes of one run, never a
-file): the driver pickles the model and parameters once per call, sends each worker one task with
-them and all its parts, and counts the bytes both ways. A part is placed by the first task that
-carries it (its data, or where a shard store keeps it); a worker that lost its store (a restarted
-process, a task moved to another Dask worker) answers :data:`MISSING` for it and the driver sends
-the part again.
+A worker process (:mod:`.processes`, :mod:`.dask_backend`) keeps one :class:`PartStore` for its
+life; the driver's threads (:mod:`.threads`) keep one per executor. A call sends each worker the
+model and parameters once with its :class:`PartTask` list, one :class:`~.jobs.PartJob` per part.
+A part is placed by the first task that carries it (its data, or where a shard store keeps it); a
+worker that lost its store (a restarted process, a task moved to another Dask worker) answers
+:data:`MISSING` for it and the driver sends the part again.
+
+Between processes, tasks and answers travel as pickled bytes (the transport of one run, never a
+file): the driver pickles the model and parameters once per call (:class:`Call`) and counts the
+bytes both ways.
 """
 
 from __future__ import annotations
 
 import io
 import pickle
-from dataclasses import dataclass
-from typing import Any
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
 
 import numba
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..data.shards import ShardStore
-from ..core.local_parts import local_summary
 from ..core.protocols import FeatureSliced, declares
-from .caches import PartVisit, drop_caches, drop_spill, fetch_part, part_work, visit_part
+from ..data.shards import ShardStore
+from .jobs import PartContext
 
 #: The answer of a worker that does not hold the part a task names.
 MISSING = b"stickbreak-missing-part"
 
-#: Parts placed on this process, by (placement key, batch, part).
-_STORE: dict = {}
-#: Memoized VI's caches of those parts (:mod:`.caches`), by the same keys.
-_CACHES: dict = {}
-#: The spill directory of each placement key whose caches are written through.
-_SPILLS: dict = {}
-
 
 @dataclass(frozen=True, eq=False)
 class PartSource:
-    """Where a part comes from when it is not yet on the worker: ``data`` (the part itself) or a
-    shard store's ``directory`` and batch, with the part's item range ``[start, stop)``."""
+    """Where a part comes from when it is not yet on the worker: ``data`` (the part itself), or a
+    shard store's batch ``batch`` (``shards``, the store itself, in the driver's process; else its
+    ``directory``), with the part's item range ``[start, stop)``."""
 
     data: Any = None
     directory: str | None = None
+    shards: ShardStore | None = None
     batch: int = 0
     start: int = 0
     stop: int = 0
@@ -50,13 +50,20 @@ class PartSource:
         """The part: a shard is read by the worker itself, so its bytes never pass through the driver."""
         if self.data is not None:
             return self.data
-        return ShardStore.open(self.directory)[self.batch].subset(np.arange(self.start, self.stop))
+        shards = self.shards if self.shards is not None else ShardStore.open(self.directory)
+        batch = shards[self.batch]
+        return batch if (self.start, self.stop) == (0, batch.n_items) else batch.subset(np.arange(self.start,
+                                                                                                  self.stop))
+
+    @property
+    def on_disk(self) -> bool:
+        return self.data is None
 
 
 @dataclass(frozen=True, eq=False)
 class Placed:
     """A part as a worker keeps it: on the ``features`` it uses (of ``n_features``) when its model
-    is :class:`~stickbreak.core.protocols.FeatureSliced`, else whole (``features`` None)."""
+    is :class:`~stickbreak.core.protocols.FeatureSliced` and the store slices, else whole."""
 
     data: Any
     features: np.ndarray | None = None
@@ -64,7 +71,7 @@ class Placed:
 
 
 def placed(model, data) -> Placed:
-    """``data`` as a worker keeps it for ``model``."""
+    """``data`` as a worker process keeps it for ``model``."""
     if not declares(model, FeatureSliced):
         return Placed(data)
     features = model.features_of(data)
@@ -73,68 +80,115 @@ def placed(model, data) -> Placed:
 
 @dataclass(frozen=True, eq=False)
 class PartTask:
-    """The local step of part ``part`` of batch ``batch`` (placement ``key``), on its items ``rows``
-    (None: all), started from ``warm``; ``source`` places the part if the worker lacks it;
-    ``keep_loglik`` keeps in the local parameters what births work from."""
+    """Job ``job`` on part ``part`` (items ``[start, stop)``) of batch ``batch`` of placement
+    ``key``; ``source`` places the part if the worker lacks it; ``sliced``: the call's parameters
+    are already on the part's features; ``spill``: where jobs may write state through."""
 
     key: str
     batch: int
     part: int
-    rows: np.ndarray | None
-    warm: Any
+    start: int
+    job: Any
     source: PartSource | None = None
-    keep_loglik: bool = False
-    memo: PartVisit | None = None  # memoized VI's visit of the part (its cache is kept here)
-    fetch: bool = False  # answer the part's memoized cache instead (a checkpoint)
-    held: int | None = None  # with fetch: the part's share of this lap's held proposal instead
-    sliced: bool = False  # the call's parameters are already on the part's features
+    sliced: bool = False
+    spill: str | None = None
+
+
+@dataclass(eq=False)
+class PartStore:
+    """The parts placed on one worker and the state their jobs keep, by placement key. A store
+    that ``keeps_shards`` keeps what it reads from a shard store (a worker process; the driver's
+    threads read it at each task, so the driver's memory holds no shard); one that
+    ``slices_features`` keeps a :class:`~stickbreak.core.protocols.FeatureSliced` model's parts
+    on their own features (:func:`placed`)."""
+
+    keeps_shards: bool = True
+    slices_features: bool = True
+    parts: dict = field(default_factory=dict)  # (key, batch, part) -> Placed
+    states: dict = field(default_factory=dict)  # key -> the jobs' state
+    spills: dict = field(default_factory=dict)  # key -> its spill directory
+
+    def run(self, model, params, tasks: list, reduce: Callable | None = None) -> tuple[list, dict]:
+        """Each task's answer (or :data:`MISSING`), then ``reduce`` of them if given, and the
+        features of each part this call placed, by ``(batch, part)``."""
+        answers, features = [], {}
+        for task in tasks:
+            slot = (task.key, task.batch, task.part)
+            if task.spill is not None:
+                self.spills[task.key] = task.spill
+            kept, load = self.parts.get(slot), None
+            if kept is None and task.source is not None:
+                if self.keeps_shards or not task.source.on_disk:
+                    kept = self.parts[slot] = (placed(model, task.source.load()) if self.slices_features
+                                               else Placed(task.source.load()))
+                    features[(task.batch, task.part)] = kept.features
+                else:
+                    load = task.source.load
+            if kept is None and load is None and task.job.reads_data:
+                answers.append(MISSING)
+                continue
+            own, n_features = params, 0
+            if kept is not None:
+                load, n_features = (lambda kept=kept: kept.data), kept.n_features
+                if kept.features is not None and not task.sliced and params is not None:
+                    own = model.params_on_features(params, kept.features)
+            context = PartContext(task.key, task.batch, task.part, task.start, self.states.setdefault(task.key, {}),
+                                  task.spill, load or _nothing, None if kept is None else kept.features, n_features)
+            answers.append(task.job.run(model, own, context))
+        return (answers if reduce is None else reduce(answers)), features
+
+    def drop(self, key: str) -> int:
+        """Forget placement ``key``: its parts, its jobs' state and its spill files (a fit's end)."""
+        slots = [slot for slot in self.parts if slot[0] == key]
+        for slot in slots:
+            del self.parts[slot]
+        self.states.pop(key, None)
+        spill = self.spills.pop(key, None)
+        if spill is not None:
+            shutil.rmtree(Path(spill) / key, ignore_errors=True)
+        return len(slots)
+
+
+def _nothing():
+    raise RuntimeError("this part's items are not held here")
+
+
+#: This process's store, when it is a worker process.
+_STORE = PartStore()
+
+
+@dataclass(eq=False)
+class Call:
+    """One call's model and parameters, pickled once for the workers that get them whole, and for
+    each worker that gets only its part's features (:meth:`pickled`)."""
+
+    model: Any
+    params: Any
+    _whole: bytes | None = None
+
+    def pickled(self, features: np.ndarray | None = None) -> bytes:
+        if features is not None:
+            return dumps((self.model, self.model.params_on_features(self.params, features)))
+        if self._whole is None:
+            self._whole = dumps((self.model, self.params))
+        return self._whole
 
 
 def run_parts(payload: bytes) -> bytes:
-    """Answer one call's task for this worker: ``payload`` is the pickled ``(common, parts, total)``,
-    with ``common`` the pickled ``(model, params, merge_pairs)`` of the call and ``parts`` its
-    :class:`PartTask` list; the answer is the pickled ``(answers, features)``: the list of each
-    part's ``(stats, warm)`` (a memoized visit's :func:`~.caches.visit_part` answer, a follow-up's
-    :func:`~.caches.part_work` one), or :data:`MISSING` for a part this worker does not hold, and
-    the features of each part placed by this task, by ``(batch, part)`` (see :class:`Placed`).
-    With ``total`` the first answered part carries the sum of the answered parts' statistics (in
-    order) and the others None: one set of statistics per worker comes back. BLAS and numba run
-    on one thread: the workers are the parallelism."""
-    common, parts, total = pickle.loads(payload)
-    model, params, merge_pairs = pickle.loads(common)
+    """A worker process's answer to one call: ``payload`` is the pickled ``(common, tasks, reduce)``
+    with ``common`` the pickled ``(model, params)`` (:class:`Call`); the answer is the pickled
+    ``(answers, features)`` of :meth:`PartStore.run`. BLAS and numba run on one thread: the workers
+    are the parallelism."""
+    common, tasks, reduce = pickle.loads(payload)
+    model, params = pickle.loads(common)
     numba.set_num_threads(1)
-    answers, features = [], {}
     with threadpool_limits(limits=1, user_api="blas"):
-        for part in parts:
-            slot = (part.key, part.batch, part.part)
-            if part.memo is not None and part.memo.spill is not None:
-                _SPILLS[part.key] = part.memo.spill
-            if part.fetch:
-                answers.append(fetch_part(_CACHES, slot, part.memo.spill, part.held))
-                continue
-            if slot not in _STORE and part.source is not None:
-                _STORE[slot] = placed(model, part.source.load())
-                features[(part.batch, part.part)] = _STORE[slot].features
-            if slot not in _STORE:
-                answers.append(MISSING)
-                continue
-            kept = _STORE[slot]
-            batch = kept.data if part.rows is None else kept.data.subset(part.rows)
-            own = (params if kept.features is None or part.sliced or params is None
-                   else model.params_on_features(params, kept.features))
-            if part.memo is not None and part.memo.again:
-                answers.append(part_work(_CACHES, slot, model, own, lambda: batch, part.memo, merge_pairs,
-                                         part.keep_loglik, kept.features, kept.n_features))
-                continue
-            if part.memo is not None:
-                answers.append(visit_part(_CACHES, slot, model, own, batch, part.memo, merge_pairs, part.keep_loglik,
-                                          kept.features, kept.n_features))
-                continue
-            answers.append(local_summary(model, own, batch, part.warm, merge_pairs, part.keep_loglik,
-                                         features=kept.features, n_features=kept.n_features))
-    if total:
-        answers = _totalled(answers)
-    return dumps((answers, features))
+        return dumps(_STORE.run(model, params, tasks, reduce))
+
+
+def drop(key: str) -> int:
+    """Forget placement ``key`` in this process's store."""
+    return _STORE.drop(key)
 
 
 #: Arrays with at least this many columns (rows) are sent as their non-zero columns (rows) when at
@@ -181,20 +235,32 @@ def dumps(obj) -> bytes:
     return buffer.getvalue()
 
 
-def _totalled(answers: list) -> list:
-    kept = [i for i, a in enumerate(answers) if not isinstance(a, bytes)]
-    if not kept:
-        return answers
-    stats = sum((answers[i][0] for i in kept[1:]), answers[kept[0]][0])
-    return [a if isinstance(a, bytes) else ((stats if i == kept[0] else None),) + tuple(a[1:])
-            for i, a in enumerate(answers)]
+@dataclass(frozen=True, eq=False)
+class Shipment:
+    """What one worker gets in one call: the call's model and parameters (cut to ``features`` when
+    not None), its tasks, and what it reduces their answers with (None: nothing)."""
+
+    call: Call
+    tasks: list
+    reduce: Callable | None = None
+    features: np.ndarray | None = None
+
+    def run_here(self, store: PartStore) -> tuple[list, dict]:
+        """The shipment's answers, run in this process on ``store``."""
+        return store.run(self.call.model, self.call.params, self.tasks, self.reduce)
 
 
-def drop(key: str) -> int:
-    """Forget every part of placement ``key`` (a fit's end); returns how many were dropped."""
-    slots = [slot for slot in _STORE if slot[0] == key]
-    for slot in slots:
-        del _STORE[slot]
-    drop_caches(_CACHES, key)
-    drop_spill(_SPILLS.pop(key, None), key)
-    return len(slots)
+@dataclass(eq=False)
+class Wire:
+    """How shipments travel to worker processes and answers come back, and the bytes moved."""
+
+    moved: int = 0
+
+    def packed(self, shipment: Shipment) -> bytes:
+        payload = dumps((shipment.call.pickled(shipment.features), shipment.tasks, shipment.reduce))
+        self.moved += len(payload)
+        return payload
+
+    def unpacked(self, answer: bytes) -> tuple[list, dict]:
+        self.moved += len(answer)
+        return pickle.loads(answer)

@@ -1,80 +1,37 @@
 """Memoized VI's batch caches, kept where the batches live (Hughes 2016, Alg. 3.3; thesis §8.1).
 
-Each part of a batch (:mod:`.parts`) keeps, on the worker (or thread pool) that holds it, the
-statistics of its last visit and the warm start of its next one. A visit replays on them the
+Each part of a batch (:mod:`stickbreak.parallel.parts`) keeps, on the worker (or thread) that
+holds it, the statistics of its last visit and the warm start of its next one. A visit
+(:func:`memo_step`, run on each part as a :class:`VisitJob` by the executor) replays on them the
 moves accepted since (the move log, each record cut to the part: ``for_part``), runs the local
 step from the warm start, caches the fresh statistics and sends back only their difference from
 the cached ones: the driver adds the parts' differences to its whole-data statistics and holds
 one set of them, whatever the number of batches.
 
-Worker processes write each part's cache through to ``spill`` (a directory of ``.npz`` files, no
-pickle) after every visit, so a worker that died and was replaced reads it back: a fault costs a
-retry, never the run's exactness. A saved state (a checkpoint) fetches the caches to the driver
-(:func:`fetch_part`) and a resumed run installs them at each batch's next visit.
+Where workers can be lost, each part's cache is written through to the executor's spill directory
+after every visit (:mod:`.memo_spill`), so a replaced worker reads it back. A saved state (a
+checkpoint) fetches the caches to the driver (:func:`memo_caches`) and a resumed run installs
+them at each batch's next visit.
 
 A move's per-batch proposal can be held there too (a delete's refinement:
-:class:`~stickbreak.moves.delete.DeleteRound`): the work answers :class:`Held`, the part keeps
-the proposal's share by lap (:func:`keep_held`, written through like the caches) and a held
-record fills it in where it is replayed (:func:`read_held`).
+:class:`~stickbreak.moves.delete.DeleteRound`): the work answers
+:class:`~stickbreak.moves.part_work.Held`, the part keeps the proposal's share by lap
+(:func:`keep_held`, written through like the caches) and a held record fills it in where it is
+replayed (:func:`read_held`).
 """
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..core.local_parts import local_summary
-from ..core.suffstats import SuffStats
-from .parts import added, joined_rows, rows_of
-
-
-class CacheLost(RuntimeError):
-    """A part's cache is gone (its worker died and no spill file holds it)."""
-
-
-#: A follow-up's answer (sent without the call's parameters) for a part whose kept local parameters
-#: are gone: the driver asks again with the parameters, and the visit is run again.
-KEPT_LOST = b"stickbreak-kept-local-lost"
-
-
-class LocalWork(Protocol):
-    """Work a memoized visit does on each part's local parameters where the part lives, right after
-    its local step or in a follow-up, so that they never travel (a birth's per-batch pieces:
-    :mod:`stickbreak.moves.birth_work`; a delete's refinement: :mod:`stickbreak.moves.delete`)."""
-
-    def on_part(self, model, params, batch, local, start: int, features=None, n_features: int = 0,
-                kept: dict | None = None) -> Any:
-        """The part's answer: ``batch`` holds the batch's items from ``start`` on, ``params`` and
-        ``local`` are those of its local step (on ``features`` of ``n_features``, if not None);
-        ``kept``: a dict kept with the local parameters, for what later follow-ups build on.
-        An answer :class:`Held` leaves a proposal where the part lives."""
-
-    def joined(self, answers: Sequence) -> Any:
-        """The batch's answer from its parts' (in part order)."""
-
-    def on_features(self, model, features) -> "LocalWork":
-        """This work as a part kept on ``features`` receives it (a
-        :class:`~stickbreak.core.protocols.FeatureSliced` model's: what it sends cut to them)."""
-
-    def travelling(self) -> "LocalWork":
-        """What a follow-up sends first; the work itself goes only to parts that lost what the
-        visit kept (:data:`KEPT_LOST`), with what they need to rebuild it."""
-
-
-@dataclass(frozen=True, eq=False)
-class Held:
-    """A part's answer that also leaves ``cache`` (``(stats, (uids, warm) or None)``, the part's
-    share of a per-batch proposal) where the part lives, under ``lap`` (:func:`keep_held`)."""
-
-    answer: Any
-    lap: int
-    cache: Any
+from ..moves.part_work import KEPT_LOST, Held
+from ..parallel import Executor, PartContext
+from ..parallel.parts import added, joined_rows, rows_of
+from .memo_spill import read_spill, spill_files, write_spill
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,9 +41,9 @@ class MemoVisit:
     of the whole batch carried by a resumed state, to place (instead) before the records replay;
     ``keep_fresh``: send back the fresh statistics too (a delete's proposal starts from them);
     ``version``: increases from visit to visit of a batch (the lap), so that a retried visit finds
-    the cache its first try replaced; ``work``: a :class:`LocalWork` to run on the parts' local
-    parameters; ``follow_ups``: the parts keep those local parameters for follow-up work
-    (:func:`part_work`) until the part's next visit."""
+    the cache its first try replaced; ``work``: a :class:`~stickbreak.moves.part_work.LocalWork`
+    to run on the parts' local parameters; ``follow_ups``: the parts keep those local parameters
+    for follow-up work (:func:`part_work`) until the part's next visit."""
 
     batch: int
     version: int
@@ -101,9 +58,8 @@ class MemoVisit:
 @dataclass(frozen=True, eq=False)
 class PartVisit:
     """A :class:`MemoVisit` as one part receives it: the records cut to the part, its share of an
-    installed cache, where its worker writes the cache through (None: nowhere), the part's first
-    item ``start`` in the batch, and with ``again`` only the visit's ``work`` is asked (a follow-up:
-    :func:`part_work`)."""
+    installed cache, where its worker writes the cache through (None: nowhere; set where the part
+    lives) and the part's first item ``start`` in the batch."""
 
     records: tuple
     cached: bool
@@ -113,11 +69,10 @@ class PartVisit:
     spill: str | None = None
     work: Any = None
     start: int = 0
-    again: bool = False
     follow_ups: bool = False
 
 
-def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str | None = None) -> PartVisit:
+def part_visit(visit: MemoVisit, index: int, start: int, stop: int) -> PartVisit:
     """Part ``index`` (items ``[start, stop)``) of ``visit``."""
     first = index == 0
     records = tuple(record.for_part(visit.batch, first, start, stop) for record in visit.records)
@@ -126,7 +81,7 @@ def part_visit(visit: MemoVisit, index: int, start: int, stop: int, spill: str |
         stats, warm = visit.install
         install = (stats if first else stats.scaled(0.0),
                    None if warm is None else (warm[0], rows_of(warm[1], start, stop)))
-    return PartVisit(records, visit.cached or install is not None, install, visit.keep_fresh, visit.version, spill,
+    return PartVisit(records, visit.cached or install is not None, install, visit.keep_fresh, visit.version, None,
                      visit.work, start, follow_ups=visit.follow_ups)
 
 
@@ -195,7 +150,7 @@ def part_work(store: dict, slot: tuple, model, params, part_data: Callable, visi
     if kept is None or kept[:2] != (slot[1], visit.version):
         if params is None:  # asked without the parameters, which the visit needs
             return KEPT_LOST
-        visit_part(store, slot, model, params, part_data(), replace(visit, again=False, work=None, follow_ups=True),
+        visit_part(store, slot, model, params, part_data(), replace(visit, work=None, follow_ups=True),
                    merge_pairs, keep_loglik, features, n_features)
         kept = store[_kept_slot(slot)]
     _, _, params, batch, local, state = kept
@@ -230,7 +185,7 @@ def release_held(store: dict, slot: tuple, keep: Callable[[int], bool], spill: s
     for lap in [lap for lap in held if not keep(lap)]:
         del held[lap]
     if spill is not None:
-        for lap, path in _spill_files(spill, _held_slot(slot)).items():
+        for lap, path in spill_files(spill, _held_slot(slot)).items():
             if not keep(lap):
                 path.unlink(missing_ok=True)
 
@@ -262,71 +217,82 @@ def joined_caches(parts: list):
     return stats, (warms[0][0], joined_rows([w[1] for w in warms]))
 
 
-def _spill_files(spill: str, slot: tuple) -> dict[int, Path]:
-    """A part's spill files by version."""
-    key, batch, part = slot
-    folder = Path(spill) / str(key)
-    pattern = re.compile(rf"b{batch}-p{part}-v(\d+)\.npz")
-    if not folder.is_dir():
-        return {}
-    return {int(m.group(1)): path for path in folder.iterdir() if (m := pattern.fullmatch(path.name))}
+@dataclass(frozen=True, eq=False)
+class VisitJob:
+    """A part's visit (:func:`visit_part`), run where the part lives; ``again``: its follow-up
+    (:func:`part_work`) instead; ``fetch``: its cache as it is now (or with ``held`` that lap's
+    held proposal) instead, which reads no data."""
+
+    visit: PartVisit | None
+    merge_pairs: Any = None
+    keep_loglik: bool = False
+    again: bool = False
+    fetch: bool = False
+    held: int | None = None
+
+    @property
+    def reads_data(self) -> bool:
+        return not self.fetch
+
+    def run(self, model, params, part: PartContext):
+        if self.fetch:
+            return fetch_part(part.state, part.slot, part.spill, self.held)
+        visit = replace(self.visit, spill=part.spill)
+        if self.again:
+            return part_work(part.state, part.slot, model, params, part.data, visit, self.merge_pairs,
+                             self.keep_loglik, part.features, part.n_features)
+        return visit_part(part.state, part.slot, model, params, part.data(), visit, self.merge_pairs,
+                          self.keep_loglik, part.features, part.n_features)
+
+    def on_features(self, model, features) -> "VisitJob":
+        if self.visit is None or self.visit.work is None:
+            return self
+        return replace(self, visit=replace(self.visit, work=self.visit.work.on_features(model, features)))
 
 
-def write_spill(spill: str, slot: tuple, version: int, cached) -> None:
-    """Write a part's cache of visit ``version`` atomically (a temporary file renamed into place)
-    and remove the versions before the one it replaced (a retried visit still finds that one)."""
-    key, batch, part = slot
-    path = Path(spill) / str(key) / f"b{batch}-p{part}-v{version}.npz"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    stats, warm = cached
-    arrays = stats.to_arrays("stats.")
-    if warm is not None:
-        arrays["warm.uids"] = np.asarray(warm[0])
-        rows = warm[1] if isinstance(warm[1], tuple) else (warm[1],)
-        arrays.update({f"warm.rows{i}": np.asarray(r) for i, r in enumerate(rows)})
-        arrays["warm.tuple"] = np.array(isinstance(warm[1], tuple))
-    temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    np.savez(temporary, **arrays)
-    os.replace(temporary, path)
-    files = _spill_files(spill, slot)
-    older = sorted(v for v in files if v < version)
-    for v in older[:-1]:
-        files[v].unlink(missing_ok=True)
+def memo_step(executor: Executor, model, params, batches, visit: MemoVisit, merge_pairs,
+              keep_loglik: bool = False) -> tuple:
+    """Memoized VI's visit of a batch where its parts and their caches live: ``(delta, fresh,
+    work)``, the change of the batch's cached statistics (with the fresh merge terms), the fresh
+    statistics if ``visit.keep_fresh`` (else None), and the answer of ``visit.work`` (else None):
+    the local parameters themselves stay where the parts live."""
+    answers = executor.on_parts(model, params, batches, [(visit.batch, lambda index, start, stop: VisitJob(
+        part_visit(visit, index, start, stop), merge_pairs, keep_loglik))])[0]
+    return joined_visits(list(answers.values()), visit.work)
 
 
-def read_spill(spill: str | None, slot: tuple, before: int | None = None, exact: int | None = None):
-    """A part's newest cache written by :func:`write_spill` (of a version below ``before``, or
-    version ``exact``, if given); :class:`CacheLost` if there is none."""
-    files = {} if spill is None else _spill_files(spill, slot)
-    versions = [v for v in files if (before is None or v < before) and (exact is None or v == exact)]
-    if not versions:
-        raise CacheLost(f"the cached statistics of part {slot[2]} of batch {slot[1]} were lost with the worker "
-                        "that held them" + ("" if spill is None else f" and are not in {spill}") +
-                        "; the workers must be able to read the directory their caches are written to (the "
-                        "executor's spill directory), or resume the fit from its last checkpoint")
-    with np.load(files[max(versions)], allow_pickle=False) as z:
-        arrays = {name: z[name] for name in z.files}
-    stats = SuffStats.from_arrays(arrays, "stats.")
-    if "warm.uids" not in arrays:
-        return stats, None
-    rows = tuple(arrays[f"warm.rows{i}"] for i in range(sum(k.startswith("warm.rows") for k in arrays)))
-    return stats, (arrays["warm.uids"], rows if bool(arrays["warm.tuple"]) else rows[0])
+def memo_work(executor: Executor, model, params, batches, visit: MemoVisit, merge_pairs,
+              keep_loglik: bool = False) -> Any:
+    """The answer of ``visit.work`` on the local parameters that ``visit`` (the batch's latest, with
+    the same arguments and some work) kept where the parts live: a follow-up sent without the
+    parameters; a part that lost them (:data:`~stickbreak.moves.part_work.KEPT_LOST`) is asked
+    again with them, and runs the visit again."""
+    # what only running the visit again, or rebuilding what it kept, needs stays here
+    light = replace(visit, records=(), install=None, work=visit.work.travelling())
+
+    def follow_up(sent: MemoVisit, only=None):
+        return lambda index, start, stop: (VisitJob(part_visit(sent, index, start, stop), merge_pairs, keep_loglik,
+                                                    again=True) if only is None or index in only else None)
+
+    answers = executor.on_parts(model, None, batches, [(visit.batch, follow_up(light))])[0]
+    lost = {index for index, answer in answers.items() if isinstance(answer, bytes) and answer == KEPT_LOST}
+    if lost:
+        answers.update(executor.on_parts(model, params, batches, [(visit.batch, follow_up(visit, lost))])[0])
+    return visit.work.joined(list(answers.values()))
 
 
-def drop_caches(store: dict, key: str) -> None:
-    """Forget placement ``key``'s caches, kept local parameters and held proposals in ``store``."""
-    for slot in [slot for slot in store if _placement_of(slot) == key]:
-        del store[slot]
+def memo_caches(executor: Executor, batches, which: Sequence[int], held: int | None = None) -> list:
+    """The caches ``(stats, (uids, warm) or None)`` of batches ``which``, as they are now, or with
+    ``held`` their proposals of that lap held where they live."""
+    fetch = VisitJob(None, fetch=True, held=held)
+    answers = executor.on_parts(None, None, batches, [(b, lambda index, start, stop: fetch) for b in which])
+    return [joined_caches(list(parts.values())) for parts in answers]
 
 
-def _placement_of(slot: tuple) -> str:
-    """The placement key of a slot of :func:`visit_part` (``(key, batch, part)``), :func:`_kept_slot`
-    or :func:`_held_slot`."""
-    return slot[1] if slot[0] == "kept-local" else str(slot[0]).removesuffix("/held")
-
-
-def drop_spill(spill: str | None, key: str) -> None:
-    """Remove placement ``key``'s spill files (a fit's end)."""
-    if spill is None:
-        return
-    shutil.rmtree(Path(spill) / str(key), ignore_errors=True)
+def joined_visits(answers: Sequence, work=None) -> tuple:
+    """One memoized visit's answer from its parts' (:func:`visit_part`): ``(delta, fresh or None,
+    work's answer or None)``, the statistics added in part order, the answers of the visit's
+    ``work`` joined by it."""
+    delta = added(answers)
+    fresh = None if answers[0][1] is None else sum((a[1] for a in answers[1:]), answers[0][1])
+    return delta, fresh, None if work is None else work.joined([a[2] for a in answers])
