@@ -18,8 +18,9 @@ from stickbreak.driver import fit
 from stickbreak.learn import LEARNERS, BatchVB, make_learner
 from stickbreak.models import make_mixture_model
 from stickbreak.models.mixture.init import initial_params
+from stickbreak.persist import codec
 
-from conftest import check_birth_delta, check_delete_delta, check_merge_delta
+from conftest import assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta
 
 GUIDE = Path(__file__).resolve().parents[1] / "ARCHITECTURE.md"
 
@@ -59,6 +60,7 @@ def guide():
         obs.OBS_MODELS.pop("poisson", None)
         priors.MIXTURE_WEIGHTS.pop("uniform", None)
         LEARNERS.pop("incremental", None)
+        codec.STATE_TYPES.pop("IncrementalState", None)
 
 
 @pytest.fixture
@@ -128,3 +130,12 @@ def test_algorithm_guide_with_one_batch_is_batch_vb(guide):
     batch = fit(model, [data], start, BatchVB(), LearnConfig(algorithm="vb", max_laps=5, tol=0))
     assert [r.elbo for r in ours.trace] == pytest.approx([r.elbo for r in batch.trace], rel=1e-12)
     assert ours.trace[-1].elbo > ours.trace[0].elbo
+
+
+def test_algorithm_guide_merges_keep_the_batches_statistics_adding_up(guide):
+    """After the merges the guide's learner accepted (replayed on every batch's statistics), the
+    batches' statistics still add up to the whole-data statistics the global step used."""
+    state = guide["result"].state
+    assert state.stats.n_components < 8
+    assert_same_stats(sum((c.without_merge_terms() for c in state.cached[1:]), state.cached[0].without_merge_terms()),
+                      state.stats)

@@ -67,7 +67,8 @@ def test_converges_on_relative_change():
 
 
 def test_min_laps_and_max_laps():
-    result = driver.fit(StubModel([-1.0] * 10), [StubBatch()], StubParams(0.0), BatchVB(), LearnConfig(tol=1e-3, min_laps=5))
+    result = driver.fit(StubModel([-1.0] * 10), [StubBatch()], StubParams(0.0), BatchVB(),
+                        LearnConfig(tol=1e-3, min_laps=5))
     assert result.converged and result.n_laps == 5
     result = driver.fit(StubModel(np.arange(10.0) - 100), [StubBatch()], StubParams(0.0), BatchVB(),
                         LearnConfig(max_laps=3, tol=0))
@@ -76,7 +77,8 @@ def test_min_laps_and_max_laps():
 
 def test_decrease_in_batch_vb_warns():
     with pytest.warns(driver.ELBODecreaseWarning, match="decreased from -10 to -11 at lap 2"):
-        driver.fit(StubModel([-10.0, -11.0, -11.0]), [StubBatch()], StubParams(0.0), BatchVB(), LearnConfig(max_laps=3, tol=0))
+        driver.fit(StubModel([-10.0, -11.0, -11.0]), [StubBatch()], StubParams(0.0), BatchVB(),
+                   LearnConfig(max_laps=3, tol=0))
 
 
 def test_interrupt_before_first_lap_propagates():
