@@ -6,6 +6,7 @@ cache without a spill file is a clear error."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +21,8 @@ from stickbreak.models.mixture.init import initial_params
 from stickbreak import obs
 from stickbreak.parallel import LocalExecutor, make_executor
 from stickbreak.moves.birth_work import BirthWork, Collect
-from stickbreak.learn.memo_state import LAP_VALUES, saved_values
-from stickbreak.moves.planner import MoveHistory
+from stickbreak.learn.memo_state import MemoLap, fetched_lap
+from stickbreak.moves.planner import LapPlan, MoveHistory
 from stickbreak.moves.records import DeleteRecord
 from stickbreak.learn.memo_parts import MemoVisit, PartVisit, keep_held, memo_step, memo_work, part_work, visit_part
 from stickbreak.learn.memo_spill import CacheLost
@@ -166,11 +167,10 @@ def test_a_checkpoint_within_a_lap_whose_delete_a_birth_dropped_fetches_no_propo
             self.held.extend([held] * (held is not None))
             return [{0: (stats, None)} for _ in asks]
 
-    working = dict.fromkeys(LAP_VALUES)
-    working.update(memo=[None, None], seen=[0, 0], log=[], warm=[None, None], placed=[True, True], accepted=[],
-                   active=[], history=MoveHistory(), counts={}, pair_fields={}, delete_carried={}, visited={0, 1},
-                   number=3, delete_total=stats, births=1)
-    saved = saved_values(working, batches, Caches())
-    assert Caches.held == [] and saved["delete_carried"] == {} and saved["memo"][1] is stats
-    saved_values({**working, "births": 0}, batches, Caches())
+    lap = MemoLap(3, params, stats, -1.0, {}, False, False, LapPlan(np.zeros((0, 2), dtype=np.int64), (5,), False),
+                  (None, None), (None, None), (True, True), (0, 0), (), 9, MoveHistory(), (), (), 1, {}, 3, 1, 1, 0,
+                  np.zeros(0), {}, stats, {}, frozenset({0, 1}))
+    saved = fetched_lap(lap, batches, Caches())
+    assert Caches.held == [] and saved.delete_carried == {} and saved.memo[1] is stats
+    fetched_lap(replace(lap, births=0), batches, Caches())
     assert Caches.held == [3]  # one call, for both visited batches

@@ -102,13 +102,13 @@ def test_a_fit_killed_within_a_lap_resumes_from_the_lap_in_progress(tmp_path, ca
     assert 0 < state.position < 3
     assert saved.document["lap"] == (write - 1) // 3 and len(saved.content["trace"]) == saved.document["lap"]
     if algorithm == "memoized":
-        assert all(m is not None for m in state.values["memo"]) and not any(state.values["placed"])
+        assert all(m is not None for m in state.lap.memo) and not any(state.lap.placed)
     if case == "topics_deletes":  # the proposals the workers held were fetched into the checkpoint
-        values = state.values
+        lap = state.lap
         if write == 11:
-            assert values["delete_total"] is not None and len(values["delete_carried"]) == state.position
+            assert lap.delete_total is not None and len(lap.delete_carried) == state.position
         else:
-            deletes = [r for r in values["log"] if isinstance(r, DeleteRecord)]
+            deletes = [r for r in lap.log if isinstance(r, DeleteRecord)]
             assert len(deletes) == 1 and len(deletes[0].proposals) == 3 - state.position
     done = saved.content["trace"]
     assert saved.content["seconds"] > (done[-1]["seconds"] if done else 0.0)  # the lap had been running

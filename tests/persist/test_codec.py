@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from stickbreak.core.suffstats import SuffStats
 from stickbreak.data import BagOfWords, DenseData, LaggedData, Sequences
 from stickbreak.learn.batch import BatchState
-from stickbreak.learn.memo_state import MemoLapInProgress, MemoState
+from stickbreak.learn.memo_state import MemoLap, MemoLapInProgress, MemoState
 from stickbreak.learn.stochastic import StochasticLapInProgress, StochasticState
 from stickbreak.models.hmm.params import HMMParams
 from stickbreak.models.mixture.params import MixtureParams
@@ -94,10 +94,12 @@ SAMPLES = {
     "StochasticLapInProgress": lambda: StochasticLapInProgress(np.random.default_rng(5).bit_generator.state, 2,
                                                                SAMPLES["MixtureParams"](), _stats(), 2, 40),
     "LapPlan": lambda: LapPlan(np.array([[3, 5]]), (7,), True, frozenset({2})),
-    "MemoLapInProgress": lambda: MemoLapInProgress(np.array([2, 0, 1]), 1, {
-        "plan": SAMPLES["LapPlan"](), "visited": (2,), "counts": {"merge": {"tried": 1, "accepted": 0}},
-        "delete_total": _stats(), "delete_carried": {1: (_stats(), None)}, "pair_entropy": np.array([0.5]),
-        "stale": True}),
+    "MemoLap": lambda: MemoLap(4, SAMPLES["MixtureParams"](), _stats(), -12.5, {"loglik": -12.0}, True, False,
+                               SAMPLES["LapPlan"](), (None, _stats()), (None, None), (True, False), (0, 1),
+                               (SAMPLES["MergeRecord"](),), 11, _history(), ({"kind": "merge", "lap": 2},),
+                               (SAMPLES["TrackedBirth"](),), 0, {"merge": {"tried": 1, "accepted": 0}}, 2, 1, 1, 0,
+                               np.array([0.5]), {}, _stats(), {1: (_stats(), None)}, frozenset({2})),
+    "MemoLapInProgress": lambda: MemoLapInProgress(np.array([2, 0, 1]), 1, SAMPLES["MemoLap"]()),
 }
 
 

@@ -1,16 +1,17 @@
-"""Memoized VI's state between laps (:class:`MemoState`) and within one (:class:`MemoLapInProgress`,
-what a checkpoint written in the middle of a long lap holds), and how the batches' caches, kept
-where the batches live, are fetched into them (:func:`fetched_caches`, :func:`carried_log`)."""
+"""Memoized VI's state between laps (:class:`MemoState`) and within one (:class:`MemoLap`, the value
+each visit of a batch advances; :class:`MemoLapInProgress`, what a checkpoint written in the middle
+of a long lap holds), and how the batches' caches, kept where the batches live, are fetched into
+them (:func:`fetched_caches`, :func:`carried_log`, :func:`fetched_lap`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ..core.suffstats import SuffStats
-from ..moves.planner import MoveHistory
+from ..moves.planner import LapPlan, MoveHistory
 from ..moves.records import DeleteRecord
 from .memo_parts import memo_caches
 
@@ -37,22 +38,65 @@ class MemoState:
     placed: tuple = ()                    # per batch: its cache is kept where it lives (the executor's)
 
 
-#: The working values of a lap in progress that a checkpoint within the lap keeps (:class:`MemoLapInProgress`).
-LAP_VALUES = ("number", "params", "stats", "elbo", "memo", "seen", "log", "warm", "placed", "next_uid", "history",
-              "accepted", "active", "delete_lap", "delete_group", "delete_wait", "quiet_laps", "counts", "births",
-              "deferred", "stale", "terms", "plan", "pair_entropy", "pair_fields", "delete_total", "delete_carried",
-              "visited")
-_LISTS = ("memo", "seen", "log", "warm", "placed", "accepted", "active")
+@dataclass(frozen=True, eq=False)
+class MemoLap:
+    """Memoized VI's lap ``number`` in progress: each visit of a batch, and each step at the lap's
+    end, gives a new value (:mod:`stickbreak.learn.memoized`); :func:`new_state` makes the state
+    after the lap from the last. Beside :class:`MemoState`'s fields: the lap's ``plan`` and move
+    ``counts``, ``births`` accepted so far, whether the one global step waits for the lap's end
+    (``deferred``) and whether the ELBO and ``terms`` lag the global parameters (``stale``), the
+    planned pairs' merged terms gathered so far (``pair_entropy``, ``pair_fields``), the delete's
+    proposals added up (``delete_total``; each held where its batch lives, or fetched into
+    ``delete_carried`` by a checkpoint) and the batches ``visited``."""
+
+    number: int
+    params: Any
+    stats: SuffStats | None
+    elbo: float | None
+    terms: dict
+    stale: bool
+    deferred: bool
+    plan: LapPlan
+    memo: tuple
+    warm: tuple
+    placed: tuple
+    seen: tuple
+    log: tuple
+    next_uid: int
+    history: MoveHistory  # never changed in place: a lap that records a failure holds a copy
+    accepted: tuple
+    active: tuple
+    births: int
+    counts: dict
+    delete_lap: int
+    delete_group: int
+    delete_wait: int
+    quiet_laps: int
+    pair_entropy: np.ndarray
+    pair_fields: dict
+    delete_total: SuffStats | None = None
+    delete_carried: dict = field(default_factory=dict)
+    visited: frozenset = frozenset()
 
 
 @dataclass(frozen=True, eq=False)
 class MemoLapInProgress:
-    """A memoized lap checkpointed after the first ``position`` batches of its ``order``: the lap's
-    working values (:data:`LAP_VALUES`, the batches' caches fetched into ``memo`` and ``warm``)."""
+    """A memoized lap checkpointed after the first ``position`` batches of its ``order``: the lap
+    so far, the batches' caches fetched into its ``memo`` and ``warm`` (:func:`fetched_lap`)."""
 
     order: np.ndarray
     position: int
-    values: dict
+    lap: MemoLap
+
+
+def new_state(lap: MemoLap) -> MemoState:
+    """The state after a complete lap; the records every batch has already replayed are dropped
+    (a delete's proposals are held until then)."""
+    done = min(lap.seen)
+    quiet = not any(c["accepted"] for c in lap.counts.values())
+    return MemoState(lap.params, lap.stats, lap.memo, tuple(s - done for s in lap.seen), lap.log[done:], lap.number,
+                     lap.next_uid, lap.history, lap.births, lap.elbo, lap.accepted, lap.active, lap.delete_lap,
+                     lap.quiet_laps + 1 if quiet else 0, lap.warm, lap.delete_group, lap.delete_wait, lap.placed)
 
 
 def fetched_caches(memo, warm, placed, batches, executor) -> tuple[tuple, tuple]:
@@ -86,28 +130,16 @@ def held_proposals(batches, executor, which, lap: int) -> dict:
     return {b: (stats, None if start is None else start[1]) for b, (stats, start) in zip(which, fetched)}
 
 
-def saved_values(working: dict, batches, executor) -> dict:
-    """The :data:`LAP_VALUES` of a lap's ``working`` values, copied, with the caches and the
-    proposals held where the batches live fetched."""
-    values = {name: working[name] for name in LAP_VALUES}
-    values.update({name: tuple(values[name]) for name in _LISTS}, visited=tuple(sorted(values["visited"])),
-                  history=values["history"].copy(), counts={k: dict(v) for k, v in values["counts"].items()},
-                  pair_fields=dict(values["pair_fields"]), delete_carried=dict(values["delete_carried"]))
-    placed = values["placed"]
-    values["log"] = carried_log(values["log"], values["seen"], placed, batches, executor)
+def fetched_lap(lap: MemoLap, batches, executor) -> MemoLap:
+    """``lap`` with the caches and the proposals held where the batches live fetched into it (a
+    checkpoint within the lap)."""
+    placed = lap.placed
+    carried = dict(lap.delete_carried)
     # this lap's delete proposals so far, unless a birth accepted this lap has dropped the delete
     # (the batches visited after it refined none)
-    if values["delete_total"] is not None and not values["births"]:
-        which = [b for b in values["visited"] if placed[b] and b not in values["delete_carried"]]
-        values["delete_carried"].update(held_proposals(batches, executor, which, values["number"]))
-    values["memo"], values["warm"] = fetched_caches(values["memo"], values["warm"], placed, batches, executor)
-    values["placed"] = (False,) * len(batches)
-    return values
-
-
-def working_values(values: dict) -> dict:
-    """A lap's working values from saved ones (:func:`saved_values`), ready to change."""
-    working = {name: list(values[name]) if name in _LISTS else values[name] for name in LAP_VALUES}
-    working.update(visited=set(values["visited"]), history=values["history"].copy(),
-                   counts={k: dict(v) for k, v in values["counts"].items()}, pair_fields=dict(values["pair_fields"]))
-    return working
+    if lap.delete_total is not None and not lap.births:
+        which = [b for b in sorted(lap.visited) if placed[b] and b not in carried]
+        carried.update(held_proposals(batches, executor, which, lap.number))
+    memo, warm = fetched_caches(lap.memo, lap.warm, placed, batches, executor)
+    return replace(lap, log=carried_log(lap.log, lap.seen, placed, batches, executor), delete_carried=carried,
+                   memo=memo, warm=warm, placed=(False,) * len(batches))

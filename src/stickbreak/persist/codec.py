@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, DenseData, LaggedData, Sequences
 from ..learn.batch import BatchState
-from ..learn.memo_state import MemoLapInProgress, MemoState
+from ..learn.memo_state import MemoLap, MemoLapInProgress, MemoState
 from ..learn.stochastic import StochasticLapInProgress, StochasticState
 from ..models.hmm.params import HMMParams
 from ..models.mixture.params import MixtureParams
@@ -51,7 +51,7 @@ class CheckpointError(ValueError):
 #: memoized VI (and its lap in progress), the statistics, the move log and history, birth proposals (with the data items
 #: they pool) and the global parameters of mixtures, direct-family topic models and HMMs.
 STATE_TYPES: dict[str, type] = {cls.__name__: cls for cls in (
-    BatchState, StochasticState, StochasticLapInProgress, MemoState, MemoLapInProgress, LapPlan, SuffStats,
+    BatchState, StochasticState, StochasticLapInProgress, MemoState, MemoLap, MemoLapInProgress, LapPlan, SuffStats,
     MoveHistory, TrackedBirth,
     BirthRecord, MergeRecord, DeleteRecord, ReorderRecord, PruneRecord,
     MixtureParams, TopicParams, HMMParams, DenseData, BagOfWords, Sequences, LaggedData)}

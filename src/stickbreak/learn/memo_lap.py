@@ -1,0 +1,88 @@
+"""What every step of a memoized lap shares: the lap's fixed context (:class:`LapContext`) and how a
+step re-scores the lap, records an accepted move or a failed one. Each returns a new
+:class:`~.memo_state.MemoLap`; none changes the one it is given."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..core.protocols import total_elbo
+from ..core.suffstats import SuffStats
+from ..moves.records import describe
+from .base import ELBODecreaseWarning
+from .memo_state import MemoLap
+
+#: Relative ELBO drop tolerated as round-off before a decrease is reported.
+MONOTONE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True, eq=False)
+class LapContext:
+    """What stays fixed through a lap: the moves' configuration ``cfg``, the learner's generator,
+    the model, the batches and the executor where they live."""
+
+    cfg: Any
+    rng: np.random.Generator
+    model: Any
+    batches: Sequence
+    executor: Any
+
+    def current_elbo(self, lap: MemoLap) -> MemoLap:
+        """``lap`` with the ELBO of its statistics and parameters, computed now if it lags them."""
+        if not lap.stale:
+            return lap
+        return self.rescored(lap, lap.stats, lap.params, self.model.elbo_terms(lap.params, lap.stats))
+
+    def rescored(self, lap: MemoLap, stats: SuffStats, params=None, terms=None) -> MemoLap:
+        """``lap`` with ``stats``, and ``params`` and ``terms`` (by the model's ``score`` if None);
+        a decrease of a monotone model's ELBO beyond round-off is warned of."""
+        if params is None:
+            params, terms = self.model.score(stats, lap.params)
+        elbo = total_elbo(terms)
+        if (lap.number > 1 and lap.elbo is not None and self.model.monotone
+                and elbo < lap.elbo - MONOTONE_TOLERANCE * abs(lap.elbo)):
+            warnings.warn(f"memoized ELBO decreased from {lap.elbo:.10g} to {elbo:.10g} in lap {lap.number}",
+                          ELBODecreaseWarning, stacklevel=3)
+        return replace(lap, stats=stats, params=params, terms=terms, elbo=elbo, stale=False)
+
+    def if_better(self, lap: MemoLap, candidate: SuffStats) -> MemoLap | None:
+        """``lap`` with ``candidate`` if its exact ELBO is higher, else None."""
+        params, terms = self.model.score(candidate, lap.params)
+        if total_elbo(terms) > lap.elbo:
+            return self.rescored(lap, candidate, params, terms)
+        return None
+
+
+def recorded(lap: MemoLap, record) -> MemoLap:
+    """``lap`` with an accepted move appended to the move log (and described for the user)."""
+    return replace(lap, log=lap.log + (record,), accepted=lap.accepted + (describe(record),))
+
+
+def counted(lap: MemoLap, kind: str, tried: int = 0, accepted: int = 0) -> MemoLap:
+    """``lap`` with ``tried`` and ``accepted`` added to its counts of moves of ``kind``."""
+    counts = {k: dict(v) for k, v in lap.counts.items()}
+    counts[kind]["tried"] += tried
+    counts[kind]["accepted"] += accepted
+    return replace(lap, counts=counts)
+
+
+def failed(lap: MemoLap, kind: str, key, size: float) -> MemoLap:
+    """``lap`` with a failed move of ``kind`` on ``key`` (a uid, or a uid pair) of ``size`` items
+    in its history (a copy: the history of the lap before stays as it was)."""
+    history = lap.history.copy()
+    {"birth": history.birth, "merge": history.merge, "delete": history.delete}[kind][key] = (lap.number, float(size))
+    return replace(lap, history=history)
+
+
+def sizes(stats: SuffStats) -> dict:
+    """Each component's expected number of items, by uid."""
+    return dict(zip(stats.uids.tolist(), stats.counts))
+
+
+def set_at(values: tuple, i: int, value) -> tuple:
+    """``values`` with entry ``i`` replaced."""
+    return values[:i] + (value,) + values[i + 1:]
