@@ -55,8 +55,19 @@ def as_float_matrix(X, what: str) -> np.ndarray:
     return arr
 
 
+class FeatureColumns:
+    """What data held as one 2-D array ``X`` of rows (items or frames) share: its width."""
+
+    X: np.ndarray
+
+    @property
+    def n_features(self) -> int:
+        """The number of features: the columns of ``X``, the dimension of one row (item or frame)."""
+        return self.X.shape[1]
+
+
 @dataclass(frozen=True, eq=False)
-class DenseData:
+class DenseData(FeatureColumns):
     """Dense real-valued data: ``X`` of shape (n_items, n_features), float64, finite.
 
     Parameters
@@ -108,11 +119,6 @@ class DenseData:
     def n_items(self) -> int:
         """The number of items (rows)."""
         return self.X.shape[0]
-
-    @property
-    def n_features(self) -> int:
-        """The number of features (columns)."""
-        return self.X.shape[1]
 
     def subset(self, index) -> "DenseData":
         """The items at ``index``, as a contiguous copy.

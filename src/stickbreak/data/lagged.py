@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dense import as_float_matrix
+from .dense import FeatureColumns, as_float_matrix
 from .errors import DataError
 from .sequences import Sequences
 
 
 @dataclass(frozen=True, eq=False)
-class LaggedData:
+class LaggedData(FeatureColumns):
     """``X`` (n_items, D) frames and ``Xprev`` (n_items, E) their predecessors, float64, finite.
 
     Item n is the pair ``(X[n], Xprev[n])``; the AR Gaussian model (``obs_model="ar_gauss"``)
@@ -60,11 +60,6 @@ class LaggedData:
     @property
     def n_items(self) -> int:
         return self.X.shape[0]
-
-    @property
-    def n_features(self) -> int:
-        """D, the dimension of a frame (``Xprev.shape[1]`` is the predecessor's dimension E)."""
-        return self.X.shape[1]
 
     def subset(self, index) -> "LaggedData":
         return LaggedData._trusted(np.ascontiguousarray(self.X[index]), np.ascontiguousarray(self.Xprev[index]))

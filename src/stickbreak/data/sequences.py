@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dense import as_float_matrix
+from .dense import FeatureColumns, as_float_matrix
 from .errors import DataError, describe_rows
 
 
 @dataclass(frozen=True, eq=False)
-class Sequences:
+class Sequences(FeatureColumns):
     """Sequences of frames, concatenated: sequence s is ``X[offsets[s]:offsets[s+1]]``.
 
     ``Xprev`` (optional, same shape as ``X``) is each frame's predecessor for autoregressive
@@ -138,11 +138,6 @@ class Sequences:
     def n_frames(self) -> int:
         """The number of frames of all sequences together."""
         return self.X.shape[0]
-
-    @property
-    def n_features(self) -> int:
-        """The number of features of each frame."""
-        return self.X.shape[1]
 
     @property
     def lengths(self) -> np.ndarray:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
-from string import Template
 from typing import Any
 
 import numba
@@ -45,15 +44,16 @@ def chunks_for(n_jobs) -> int:
     return numba.config.NUMBA_NUM_THREADS if n_jobs == -1 else int(n_jobs)
 
 
-def composed(**parts: str):
-    """A decorator filling the ``$name`` placeholders of the decorated function's docstring with
-    ``parts``: numpydoc text that several methods share, composed beside each method."""
+#: numpydoc sections of every estimator's ``save``, by its ``$save_sections`` in the docstring (:func:`composed`).
+SAVE_SECTIONS = {"save_sections": """Parameters
+        ----------
+        path : str or path-like
+            Where to write; ``.npz`` is appended when missing and missing directories are made.
 
-    def decorate(function):
-        function.__doc__ = Template(function.__doc__).substitute(parts)
-        return function
-
-    return decorate
+        Returns
+        -------
+        path : pathlib.Path
+            The path written (with the ``.npz`` suffix)."""}
 
 
 def check_n_jobs(n_jobs) -> None:

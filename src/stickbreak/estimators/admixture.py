@@ -29,8 +29,9 @@ from ..models.topics.admixture import UNSUPPORTED, Admixture
 from ..models.topics.options import START_NAMES, LocalOptions
 from ..priors import MIXTURE_WEIGHTS, topic_hdp
 from .admixture_use import GROUPS, FittedAdmixture
+from ..core.docstrings import composed
 from ._common import (ReportMixin, SavableMixin, as_generator, checked_family, chunks_for, check_feature_names,
-                      check_fit_memory, check_n_jobs, composed, numba_threads)
+                      check_fit_memory, check_n_jobs, numba_threads)
 from ._fitting import run_plan, variational_plan
 from .hmm_input import as_sequences
 

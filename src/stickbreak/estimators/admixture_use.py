@@ -10,7 +10,8 @@ from sklearn.utils.validation import check_is_fitted
 from .. import persist
 from ..core.suffstats import SuffStats
 from ..data import Sequences
-from ._common import check_feature_names, check_n_features, composed, numba_threads
+from ..core.docstrings import composed
+from ._common import SAVE_SECTIONS, check_feature_names, check_n_features, numba_threads
 from .hmm_input import as_sequences
 
 
@@ -167,6 +168,7 @@ class FittedAdmixture:
         values = self.score_samples(X, lengths)
         return float(np.sum(values) if total else np.mean(values))
 
+    @composed(**SAVE_SECTIONS)
     def save(self, path):
         """Save the fitted model to one ``.npz`` file of arrays with JSON metadata (no pickle).
 
@@ -175,15 +177,7 @@ class FittedAdmixture:
         ``random_state`` are not saved), with a SHA-256 digest; :func:`stickbreak.load` or
         :meth:`load` reads it back.
 
-        Parameters
-        ----------
-        path : str or path-like
-            Where to write; ``.npz`` is appended when missing and missing directories are made.
-
-        Returns
-        -------
-        path : pathlib.Path
-            The path written.
+        $save_sections
         """
         check_is_fitted(self, "params_")
         arrays = self._fitted_arrays(self.params_.weights, "weights.")

@@ -14,12 +14,13 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import driver, persist
-from ..data.bow import is_integral
 from ..models.diln.model import DILNModel, DILNPrior, DilnStats, nearest_by_cosine, topic_correlation
 from ..config import DILNOptions, check_int, check_positive
 from ._topic_plans import BATCH_LOCAL_TOL, STOCHASTIC_LOCAL_TOL, TopicVariant, variational
+from ..core.docstrings import composed
 from ._common import numba_threads
 from .topic_base import TopicEstimator
+from .topic_use import HELDOUT_SCORE
 from ..evaluate.completion_mc import model_completion
 
 
@@ -334,6 +335,7 @@ class DILN(TopicEstimator):
         order = np.argsort(values if negative else -values, kind="stable")[:n]
         return [{"topics": (int(used[i[o]]), int(used[j[o]])), "correlation": float(values[o])} for o in order]
 
+    @composed(**HELDOUT_SCORE)
     def score(self, X, y=None, n_samples: int = 100, *, total: bool = False) -> float:
         """Held-out log-likelihood per word (nats) by the paper's document completion.
 
@@ -351,15 +353,8 @@ class DILN(TopicEstimator):
             Ignored.
         n_samples : int, default=100
             Monte Carlo samples per document.
-        total : bool, default=False
-            Return the sum over the held-out words instead of the mean.
-
-        Returns
-        -------
-        float
-            Mean (or, with ``total=True``, summed) log-likelihood of the held-out words.
+        $total_and_returns
         """
-        data = self._validated(X)
-        mode = "tokens" if is_integral(data.counts.data) else "types"
+        data, mode = self._heldout(X)
         score = model_completion(self, data.counts, seed=0, n_samples=n_samples, mode=mode)
         return float(score.total if total else score.per_word)

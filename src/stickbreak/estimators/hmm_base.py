@@ -24,8 +24,9 @@ from ..models.hmm.params import HMMParams
 from ..parallel import open_executor
 from ..priors import top_sticks as sticks
 from ._checkpoint import open_checkpoint
+from ..core.docstrings import composed
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names, checked_family,
-                      check_fit_memory, check_n_jobs, composed, numba_threads)
+                      check_fit_memory, check_n_jobs, numba_threads)
 from ._fitting import run_plan, variational_plan
 from .hmm_input import INPUT_PARAMETERS, as_sequences, checked_frames, without_targets
 from .hmm_use import FittedHMM

@@ -13,7 +13,8 @@ from ..core.suffstats import SuffStats
 from ..data import Sequences
 from ..models.hmm.params import HMMParams
 from ..obs.expfam import EmissionFamily
-from ._common import as_generator, check_feature_names, check_n_features, composed, numba_threads
+from ..core.docstrings import composed
+from ._common import SAVE_SECTIONS, as_generator, check_feature_names, check_n_features, numba_threads
 from .hmm_input import INPUT_PARAMETERS, as_sequences, checked_frames, without_targets
 
 
@@ -176,6 +177,7 @@ class FittedHMM:
         return value if total else value / seqs.n_frames
 
 
+    @composed(**SAVE_SECTIONS)
     def save(self, path):
         """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle).
 
@@ -183,15 +185,7 @@ class FittedHMM:
         statistics, the trace and the accepted moves; :meth:`load` (or :func:`stickbreak.load`) reads
         it back.
 
-        Parameters
-        ----------
-        path : str or path-like
-            The file to write (``.npz`` is appended when missing; its directory is created if needed).
-
-        Returns
-        -------
-        pathlib.Path
-            The path written (with the ``.npz`` suffix).
+        $save_sections
         """
         check_is_fitted(self, "params_")
         arrays = self._fitted_arrays(self.params_.trans, "trans.")

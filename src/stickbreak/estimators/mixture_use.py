@@ -13,6 +13,8 @@ from ..models.mixture.model import MixtureParams
 from ..models import make_mixture_model
 from ..core.sparse_resp import to_dense
 from ..core.suffstats import SuffStats
+from ..core.docstrings import composed
+from ._common import SAVE_SECTIONS
 
 
 
@@ -95,6 +97,7 @@ class FittedMixture:
         scores = self.score_samples(X)
         return float(np.sum(scores) if total else np.mean(scores))
 
+    @composed(**SAVE_SECTIONS)
     def save(self, path):
         """Save the fitted model to one ``.npz`` file of arrays with JSON metadata (no pickle).
 
@@ -103,15 +106,7 @@ class FittedMixture:
         live executor are not saved), with a SHA-256 digest; :func:`stickbreak.load` or
         :meth:`load` reads it back.
 
-        Parameters
-        ----------
-        path : str or path-like
-            Where to write; ``.npz`` is appended when missing and missing directories are made.
-
-        Returns
-        -------
-        path : pathlib.Path
-            The path written.
+        $save_sections
         """
         check_is_fitted(self, "params_")
         params = self._saved_params()

@@ -13,7 +13,8 @@ from ..data import BagOfWords
 from ..data.bow import is_integral
 from ..evaluate.topics import document_completion
 from ..models.topics.two_level import TwoLevelHDP
-from ._common import check_feature_names, check_n_features, composed, numba_threads
+from ..core.docstrings import composed
+from ._common import SAVE_SECTIONS, check_feature_names, check_n_features, numba_threads
 from ._topic_plans import TruncationFreeTopics
 
 
@@ -21,6 +22,14 @@ from ._topic_plans import TruncationFreeTopics
 DOCUMENTS = {"documents": """X : array-like, sparse matrix, BagOfWords, gensim-style corpus or token lists
             The documents' word counts, in any form :meth:`fit` takes (raw text and token lists are
             counted over the fitted vocabulary)."""}
+#: numpydoc text of the held-out scores' ``total`` option and their Returns (:func:`._common.composed`).
+HELDOUT_SCORE = {"total_and_returns": """total : bool, default=False
+            Return the sum over the held-out words instead of the mean.
+
+        Returns
+        -------
+        float
+            Mean (or, with ``total=True``, summed) log-likelihood of the held-out words."""}
 
 
 class FittedTopics:
@@ -39,6 +48,12 @@ class FittedTopics:
         data = self._as_bow(X, tokens_over=self.vocabulary_)  # an empty document gets the prior's proportions
         check_n_features(self, data.n_features)
         return data
+
+    def _heldout(self, X) -> tuple[BagOfWords, str]:
+        """The validated documents and what document completion splits in half: their tokens
+        (``"tokens"``), or their word types when the weights are not whole counts (tf-idf)."""
+        data = self._validated(X)
+        return data, "tokens" if is_integral(data.counts.data) else "types"
 
     @composed(**DOCUMENTS)
     def transform(self, X) -> np.ndarray:
@@ -93,7 +108,7 @@ class FittedTopics:
         shape = local.doc_topic + local.prior[None, :]
         return shape, np.ones_like(shape)
 
-    @composed(**DOCUMENTS)
+    @composed(**DOCUMENTS, **HELDOUT_SCORE)
     def score(self, X, y=None, *, total: bool = False) -> float:
         """Held-out log-likelihood per word (nats) by document completion.
 
@@ -108,16 +123,9 @@ class FittedTopics:
         $documents
         y : None
             Ignored.
-        total : bool, default=False
-            Return the sum over the held-out words instead of the mean.
-
-        Returns
-        -------
-        float
-            Mean (or, with ``total=True``, summed) log-likelihood of the held-out words.
+        $total_and_returns
         """
-        data = self._validated(X)
-        mode = "tokens" if is_integral(data.counts.data) else "types"
+        data, mode = self._heldout(X)
         score = document_completion(self, data.counts, mode=mode, seed=0)
         return float(score.per_word * score.n_heldout_tokens if total else score.per_word)
 
@@ -163,6 +171,7 @@ class FittedTopics:
             out.append({"topic": int(k), "size": float(self.topic_sizes_[k]), "words": words})
         return out
 
+    @composed(**SAVE_SECTIONS)
     def save(self, path):
         """Save the fitted model to ``path`` (.npz with JSON metadata; no pickle).
 
@@ -170,15 +179,7 @@ class FittedTopics:
         statistics, vocabulary, trace and the ``partial_fit`` stream's place; :meth:`load` (or
         :func:`stickbreak.load`) reads it back.
 
-        Parameters
-        ----------
-        path : str or path-like
-            The file to write (``.npz`` is appended when missing; its directory is created if needed).
-
-        Returns
-        -------
-        pathlib.Path
-            The path written (with the ``.npz`` suffix).
+        $save_sections
         """
         check_is_fitted(self, "params_")
         params = self._saved_params()

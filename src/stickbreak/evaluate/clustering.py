@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.docstrings import composed
 
+#: numpydoc text of the labels both scores take, their ``$labels`` (:func:`._docstrings.composed`).
+LABELS = """labels_true : array-like of shape (n_items,)
+        The reference labels.
+    labels_pred : array-like of shape (n_items,)
+        The cluster of each item (e.g. ``estimator.predict(X)``)."""
+
+
+@composed(labels=LABELS)
 def majority_vote_accuracy(labels_true, labels_pred) -> float:
     """Accuracy after mapping each cluster to its most frequent true label (Hughes 2016, §4.4).
 
@@ -13,10 +22,7 @@ def majority_vote_accuracy(labels_true, labels_pred) -> float:
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_items,)
-        The reference labels.
-    labels_pred : array-like of shape (n_items,)
-        The cluster of each item (e.g. ``estimator.predict(X)``).
+    $labels
 
     Returns
     -------
@@ -42,15 +48,13 @@ def majority_vote_accuracy(labels_true, labels_pred) -> float:
     return correct / len(labels_true)
 
 
+@composed(labels=LABELS)
 def cluster_label_table(labels_true, labels_pred) -> list[tuple[int, int, object, float]]:
     """``(cluster, size, majority label, purity)`` per non-empty cluster, largest first.
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_items,)
-        The reference labels.
-    labels_pred : array-like of shape (n_items,)
-        The cluster of each item (e.g. ``estimator.predict(X)``).
+    $labels
 
     Returns
     -------

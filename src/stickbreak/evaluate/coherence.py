@@ -8,8 +8,22 @@ import scipy.sparse as sp
 from ..data import DataError
 from ..data.errors import describe_rows
 from ._checks import checked_counts, checked_topic_word
+from ..core.docstrings import composed
 
 COHERENCE_MEASURES = ("umass", "umass_sum", "npmi")
+
+#: numpydoc text of the coherence functions' parameters, their ``$parameters`` (:func:`._docstrings.composed`).
+COHERENCE_PARAMETERS = """top_words_or_topic_word : array-like of shape (n_topics, n_words) or (n_topics, n)
+        A float weight matrix (each row's ``n_top`` heaviest words are taken, most probable
+        first), or an integer array of word ids in rank order (``n_top`` is then unused).
+    reference : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The reference corpus; only whether a word occurs in a document counts.
+    measure : {"umass", "umass_sum", "npmi"}, default="umass"
+        The coherence measure (see above).
+    n_top : int, default=10
+        The number of top words per topic taken from a weight matrix, at least 2.
+    eps : float, default=1e-12
+        Added inside the UMass logarithm, or the floor of the NPMI denominator."""
 
 
 def _top_word_ids(top_words_or_topic_word, n_words: int, n_top: int) -> np.ndarray:
@@ -45,6 +59,7 @@ def _cooccurrence(reference: sp.csr_matrix, ids: np.ndarray):
     return co[pos[:, :, None], pos[:, None, :]]
 
 
+@composed(parameters=COHERENCE_PARAMETERS)
 def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", n_top: int = 10,
                     eps: float = 1e-12) -> np.ndarray:
     """Coherence of each topic's top words on a reference corpus (document co-occurrence, presence only).
@@ -61,17 +76,7 @@ def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", 
 
     Parameters
     ----------
-    top_words_or_topic_word : array-like of shape (n_topics, n_words) or (n_topics, n)
-        A float weight matrix (each row's ``n_top`` heaviest words are taken, most probable
-        first), or an integer array of word ids in rank order (``n_top`` is then unused).
-    reference : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
-        The reference corpus; only whether a word occurs in a document counts.
-    measure : {"umass", "umass_sum", "npmi"}, default="umass"
-        The coherence measure (see above).
-    n_top : int, default=10
-        The number of top words per topic taken from a weight matrix, at least 2.
-    eps : float, default=1e-12
-        Added inside the UMass logarithm, or the floor of the NPMI denominator.
+    $parameters
 
     Returns
     -------
@@ -127,23 +132,14 @@ def _check_every_word_occurs(doc_freq: np.ndarray, ids: np.ndarray) -> None:
                         "never occur. Use the training counts as reference, or measure='npmi'.")
 
 
+@composed(parameters=COHERENCE_PARAMETERS)
 def mean_coherence(top_words_or_topic_word, reference, measure: str = "umass", n_top: int = 10,
                    eps: float = 1e-12) -> float:
     """Mean of :func:`topic_coherence` over topics.
 
     Parameters
     ----------
-    top_words_or_topic_word : array-like of shape (n_topics, n_words) or (n_topics, n)
-        A float weight matrix (each row's ``n_top`` heaviest words are taken, most probable
-        first), or an integer array of word ids in rank order (``n_top`` is then unused).
-    reference : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
-        The reference corpus; only whether a word occurs in a document counts.
-    measure : {"umass", "umass_sum", "npmi"}, default="umass"
-        The coherence measure (see above).
-    n_top : int, default=10
-        The number of top words per topic taken from a weight matrix, at least 2.
-    eps : float, default=1e-12
-        Added inside the UMass logarithm, or the floor of the NPMI denominator.
+    $parameters
 
     Returns
     -------

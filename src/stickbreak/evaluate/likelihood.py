@@ -30,6 +30,7 @@ from ..data.bow import is_integral
 from ..kernels.chunked import thread_budget
 from ..kernels.evaluate.hdp_importance import hdp_importance_loglik as _hdp_kernel
 from ._checks import check_vocabulary, checked_counts, checked_topic_word
+from ..core.docstrings import composed
 from .topics import perplexity
 
 #: Gibbs sweeps after the sequential initialisation, and proposal draws per document (S.3 leaves both
@@ -40,6 +41,15 @@ from .topics import perplexity
 #: falls below ~0.003 nats/word; 0.9 s for those documents on 2 cores.
 DEFAULT_N_SWEEPS = 200
 DEFAULT_N_SAMPLES = 100
+#: numpydoc text of the plug-in model and the test documents both scores take, their ``$plug_in``
+#: (:func:`._docstrings.composed`).
+PLUG_IN = """topic_word : array-like of shape (n_components, n_words) or fitted model
+        The plug-in word probabilities of the used components (rows renormalised), or a model
+        with ``topic_word_``.
+    weights : array-like of shape (n_components,)
+        The components' plug-in weights E[pi_k]: non-negative, summing to at most one (zeros allowed).
+    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
+        The test documents' raw word counts (whole numbers)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,7 @@ def _score(per_doc: np.ndarray, X: sp.csr_matrix) -> HeldoutScore:
     return HeldoutScore(total / n_tokens, total, n_tokens, X.shape[0])
 
 
+@composed(plug_in=PLUG_IN)
 def dp_heldout_loglik(topic_word, weights, X, renormalize: bool = False) -> HeldoutScore:
     """Exact held-out log-likelihood of a DP mixture of multinomials with plug-in means (S.3).
 
@@ -130,13 +141,7 @@ def dp_heldout_loglik(topic_word, weights, X, renormalize: bool = False) -> Held
 
     Parameters
     ----------
-    topic_word : array-like of shape (n_components, n_words) or fitted model
-        The plug-in word probabilities of the used components (rows renormalised), or a model
-        with ``topic_word_``.
-    weights : array-like of shape (n_components,)
-        The components' plug-in weights E[pi_k]: non-negative, summing to at most one (zeros allowed).
-    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
-        The test documents' raw word counts (whole numbers).
+    $plug_in
     renormalize : bool, default=False
         Divide ``weights`` by their sum first (any positive weights are then accepted).
 
@@ -168,6 +173,7 @@ def _check_count(name: str, value, minimum: int) -> int:
     return int(value)
 
 
+@composed(plug_in=PLUG_IN)
 def hdp_importance_loglik(topic_word, weights, X, doc_concentration, n_samples: int = DEFAULT_N_SAMPLES,
                           n_sweeps: int = DEFAULT_N_SWEEPS, seed=0, renormalize: bool = False) -> HeldoutScore:
     """Held-out log-likelihood of the HDP topic model by the importance sampler of Wang & Blei 2012, S.3.
@@ -190,13 +196,7 @@ def hdp_importance_loglik(topic_word, weights, X, doc_concentration, n_samples: 
 
     Parameters
     ----------
-    topic_word : array-like of shape (n_components, n_words) or fitted model
-        The plug-in word probabilities of the used components (rows renormalised), or a model
-        with ``topic_word_``.
-    weights : array-like of shape (n_components,)
-        The components' plug-in weights E[pi_k]: non-negative, summing to at most one (zeros allowed).
-    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
-        The test documents' raw word counts (whole numbers).
+    $plug_in
     doc_concentration : float
         b of ``phi_d ~ Dir(b pi)``, positive (e.g. an HDP's ``doc_topic_prior``).
     n_samples : int, default=100

@@ -16,6 +16,15 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..data.errors import DataError
+from ..core.docstrings import composed
+
+#: numpydoc text of the labels every score takes, their ``$labels`` (:func:`._docstrings.composed`).
+LABELS = """true_labels : array-like of shape (n_frames,) or list of array-like
+        The true label of every frame: one 1-D array over the concatenated frames, or a list
+        with one 1-D array per sequence.
+    pred_labels : array-like of shape (n_frames,) or list of array-like
+        The predicted state of every frame (e.g. ``estimator.predict(X)``), laid out as
+        ``true_labels``."""
 
 
 def _concat_labels(labels, what: str) -> tuple[np.ndarray, list[int] | None]:
@@ -77,6 +86,7 @@ def _mapping(pred_values, true_values, rows, cols, overlap) -> dict:
     return mapping
 
 
+@composed(labels=LABELS)
 def align_states(true_labels, pred_labels, foreground=None) -> dict:
     """``{predicted state: true label}`` by the one-to-one matching that shares the most frames.
 
@@ -87,12 +97,7 @@ def align_states(true_labels, pred_labels, foreground=None) -> dict:
 
     Parameters
     ----------
-    true_labels : array-like of shape (n_frames,) or list of array-like
-        The true label of every frame: one 1-D array over the concatenated frames, or a list
-        with one 1-D array per sequence.
-    pred_labels : array-like of shape (n_frames,) or list of array-like
-        The predicted state of every frame (e.g. ``estimator.predict(X)``), laid out as
-        ``true_labels``.
+    $labels
     foreground : array-like of bool of shape (n_frames,) or list of array-like, optional
         A mask over frames (1-D, or a list per sequence): only those frames are used, and only
         the predicted states seen there are keys.
@@ -126,6 +131,7 @@ def align_states(true_labels, pred_labels, foreground=None) -> dict:
     return _mapping(*_assignment(true, pred))
 
 
+@composed(labels=LABELS)
 def hamming_distance(true_labels, pred_labels, foreground_only: bool = False, normalize: bool = True) -> float:
     """Fraction of frames (their number if ``normalize=False``) whose aligned predicted label is wrong.
 
@@ -134,12 +140,7 @@ def hamming_distance(true_labels, pred_labels, foreground_only: bool = False, no
 
     Parameters
     ----------
-    true_labels : array-like of shape (n_frames,) or list of array-like
-        The true label of every frame: one 1-D array over the concatenated frames, or a list
-        with one 1-D array per sequence.
-    pred_labels : array-like of shape (n_frames,) or list of array-like
-        The predicted state of every frame (e.g. ``estimator.predict(X)``), laid out as
-        ``true_labels``.
+    $labels
     foreground_only : bool, default=False
         Leave out frames whose true label is negative (background, e.g. -1 no speech and -2
         overlapping speech in speaker diarization) from both the alignment and the count.
@@ -164,17 +165,13 @@ def hamming_distance(true_labels, pred_labels, foreground_only: bool = False, no
     return errors / len(true) if normalize else float(errors)
 
 
+@composed(labels=LABELS)
 def segmentation_report(true_labels, pred_labels, foreground_only: bool = False) -> dict:
     """Hamming distance, error and frame counts, states used, true labels and the alignment.
 
     Parameters
     ----------
-    true_labels : array-like of shape (n_frames,) or list of array-like
-        The true label of every frame: one 1-D array over the concatenated frames, or a list
-        with one 1-D array per sequence.
-    pred_labels : array-like of shape (n_frames,) or list of array-like
-        The predicted state of every frame (e.g. ``estimator.predict(X)``), laid out as
-        ``true_labels``.
+    $labels
     foreground_only : bool, default=False
         Leave out frames whose true label is negative (background), as in :func:`hamming_distance`.
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zipfile
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -19,6 +18,7 @@ import numpy as np
 from .._version import __version__
 from . import checkpoint
 from .codec import STATE_TYPES, CheckpointError, decode, encode, register_state_type
+from .npz import read_arrays
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "META_KEY", "STATE_TYPES", "CheckpointError", "ModelFileError", "checkpoint",
            "decode", "digest", "encode", "from_jsonable", "load", "nested_arrays", "prefixed", "read_model",
@@ -110,14 +110,10 @@ def read_model(path) -> tuple[dict, dict[str, np.ndarray]]:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no saved model at {path}")
-    if not zipfile.is_zipfile(path):  # np.load would read it as a pickle and advise loading it unsafely
-        raise ModelFileError(f"{path} is not a stickbreak model file: not an npz (zip) archive; models are "
-                             "written by est.save(path)")
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except Exception as exc:
-        raise ModelFileError(f"{path} is not a stickbreak model file (.npz): {exc}") from exc
+    arrays = read_arrays(path, ModelFileError,
+                         f"{path} is not a stickbreak model file: not an npz (zip) archive; models are "
+                         "written by est.save(path)",
+                         lambda exc: f"{path} is not a stickbreak model file (.npz): {exc}")
     if META_KEY not in arrays:
         raise ModelFileError(f"{path} is an .npz file but not a stickbreak model (no {META_KEY!r} entry)")
     try:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import zipfile
 from pathlib import Path
 from typing import Iterator
 
@@ -22,6 +21,7 @@ import numpy as np
 from .._version import __version__
 from ..data import BagOfWords, DenseData, LaggedData, Sequences, ShardStore
 from .codec import CheckpointError
+from .npz import read_arrays
 
 FORMAT = "stickbreak-checkpoint"
 FORMAT_VERSION = 2
@@ -120,15 +120,11 @@ def read(directory) -> tuple[dict, dict[str, np.ndarray]]:
     if not path.exists():
         raise CheckpointError(f"no checkpoint at {path}: pass the directory given as checkpoint= (or --checkpoint) "
                               "to a fit that completed at least one lap")
-    if not zipfile.is_zipfile(path):  # np.load would read it as a pickle and advise loading it unsafely
-        raise CheckpointError(f"{path} is truncated or corrupt (not an npz zip archive) and cannot be resumed; "
-                              "start the fit again")
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except Exception as exc:
-        raise CheckpointError(f"{path} is truncated or corrupt and cannot be read ({type(exc).__name__}: {exc}); "
-                              "it cannot be resumed: start the fit again") from exc
+    arrays = read_arrays(path, CheckpointError,
+                         f"{path} is truncated or corrupt (not an npz zip archive) and cannot be resumed; "
+                         "start the fit again",
+                         lambda exc: f"{path} is truncated or corrupt and cannot be read ({type(exc).__name__}: "
+                                     f"{exc}); it cannot be resumed: start the fit again")
     if DOCUMENT_KEY not in arrays or CHECKSUM_KEY not in arrays:
         raise CheckpointError(f"{path} is an .npz file but not a stickbreak checkpoint")
     text, checksum = str(arrays.pop(DOCUMENT_KEY)), str(arrays.pop(CHECKSUM_KEY))
