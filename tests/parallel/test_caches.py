@@ -163,7 +163,7 @@ def test_a_checkpoint_within_a_lap_whose_delete_a_birth_dropped_fetches_no_propo
         held = []
 
         def on_parts(self, model_, params_, batches_, asks, reduce=None):
-            held = asks[0][1](0, 0, 1).held
+            held = asks[0][1](0, 0, 1).held  # a FetchJob's
             self.held.extend([held] * (held is not None))
             return [{0: (stats, None)} for _ in asks]
 

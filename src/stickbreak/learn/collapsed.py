@@ -50,7 +50,8 @@ class HeldoutPredictive:
         H = sp.csr_matrix(heldout, dtype=np.float64)
         self.shape, self.burn_in = H.shape, int(burn_in)
         self.indptr, self.indices, self.counts = H.indptr.astype(np.int64), H.indices.astype(np.int64), H.data
-        self._sum, self._n = None, 0
+        self._sum: np.ndarray | None = None
+        self._n = 0
 
     def check_rows(self, shape) -> None:
         if self.shape != tuple(shape):
@@ -60,9 +61,9 @@ class HeldoutPredictive:
     def score(self, probs: np.ndarray, sweep: int, sampled: bool) -> float:
         """Mean log predictive per held-out token after sweep number ``sweep`` (1-based)."""
         if sampled and sweep > self.burn_in:
-            self._sum = probs if self._sum is None else self._sum + probs
-            self._n += 1
-            probs = self._sum / self._n
+            total = probs if self._sum is None else self._sum + probs
+            self._sum, self._n = total, self._n + 1
+            probs = total / self._n
         return float(self.counts @ np.log(probs) / self.counts.sum())
 
 
@@ -103,14 +104,18 @@ class CollapsedSweeps(SweepLearner):
         seed = int(self.rng.integers(2**31))
         if self._layout[0].all():  # collapsed Gibbs: SparseLDA's buckets (kernels/gibbs/sparse_lda.py)
             indptr, indices, _ = self._corpus
-            sparse_sweep(indptr, indices, self._layout[1], p.z, *p.counts[:3], model.alpha, float(model.beta), seed)
+            Nwk, Njk, Nk = p.counts[:3]
+            sparse_sweep(indptr, indices, self._layout[1], p.z, Nwk, Njk, Nk, model.alpha, float(model.beta), seed)
         else:
-            sweep(*self._corpus, *self._layout, p.z, p.Q, *p.counts, model.alpha, float(model.beta), model.vb_kind,
-                  seed)
+            (indptr, indices, counts), (sampled, token_start) = self._corpus, self._layout
+            Nwk, Njk, Nk, Vwk, Vjk, Vk = p.counts
+            sweep(indptr, indices, counts, sampled, token_start, p.z, p.Q, Nwk, Njk, Nk, Vwk, Vjk, Vk, model.alpha,
+                  float(model.beta), model.vb_kind, seed)
         state.sweeps += 1
         state.stats = SuffStats(np.arange(model.n_topics), {"N": p.counts[2].copy()})
         if self.heldout is not None:
             H = self.heldout
-            probs = predictive_probs(H.indptr, H.indices, *p.counts[:3], model.alpha, float(model.beta))
+            Nwk, Njk, Nk = p.counts[:3]
+            probs = predictive_probs(H.indptr, H.indices, Nwk, Njk, Nk, model.alpha, float(model.beta))
             state.heldout_per_word.append(H.score(probs, state.sweeps, model.samples))
         return LapResult(state, model.log_joint(*p.counts[:3]), exact=False)

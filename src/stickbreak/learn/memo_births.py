@@ -15,7 +15,7 @@ from ..moves.birth_work import BirthWork
 from ..moves.planner import birth_targets, replace_busy
 from ..moves.records import BirthRecord, ReorderRecord
 from ..parallel import Request
-from .memo_lap import LapContext, counted, failed, recorded, sizes
+from .memo_lap import LapContext, bound, counted, failed, recorded, sizes, whole
 from .memo_parts import MemoVisit, memo_work
 from .memo_state import MemoLap
 
@@ -60,15 +60,15 @@ def _ask_again(ctx: LapContext, lap: MemoLap, visit: MemoVisit, proposal, params
 
 
 def _birth_failed(lap: MemoLap, target: int) -> MemoLap:
-    return failed(lap, "birth", target, sizes(lap.stats).get(target, 0.0))
+    return failed(lap, "birth", target, sizes(whole(lap)).get(target, 0.0))
 
 
 def _started(ctx: LapContext, lap: MemoLap, b: int, visit: MemoVisit, answer, params_before) -> MemoLap:
     """New proposals, collecting from this batch on, for the targets its owned items and scores
     pick, one at a time while fewer than ``birth_max_active`` are tracked and K has room."""
     cfg = ctx.cfg
-    whole = sizes(lap.stats)
-    counts = np.array([whole.get(int(u), 0.0) for u in params_before.uids])
+    counts_now = sizes(whole(lap))
+    counts = np.array([counts_now.get(int(u), 0.0) for u in params_before.uids])
     planned = replace_busy(lap.plan, {p.target for p in lap.active})
     for target in birth_targets(params_before, answer.owned, answer.scores, planned, lap.history, lap.number,
                                 cfg, counts):
@@ -108,10 +108,10 @@ def _evaluated(ctx: LapContext, lap: MemoLap, proposal) -> MemoLap:
     """A fully tracked birth accepted iff the exact whole-data ELBO rises (trying size order too)."""
     lap = counted(lap, "birth", tried=1)
     target = proposal.target
-    proposal = birth.cleaned(ctx.model, lap.stats, proposal)
-    candidate, params, terms, reordered = birth.best_order(ctx.model, birth.candidate(lap.stats, proposal))
+    proposal = birth.cleaned(ctx.model, whole(lap), proposal)
+    candidate, params, terms, reordered = birth.best_order(ctx.model, birth.candidate(whole(lap), proposal))
     lap = ctx.current_elbo(lap)
-    if not total_elbo(terms) > lap.elbo:  # a NaN candidate is refused too
+    if not total_elbo(terms) > bound(lap):  # a NaN candidate is refused too
         return _birth_failed(lap, target)
     lap = ctx.rescored(lap, candidate, params, terms)
     lap = recorded(lap, BirthRecord(lap.number, target, tuple(int(u) for u in proposal.born), proposal.expansions,

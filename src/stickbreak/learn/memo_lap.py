@@ -35,7 +35,8 @@ class LapContext:
         """``lap`` with the ELBO of its statistics and parameters, computed now if it lags them."""
         if not lap.stale:
             return lap
-        return self.rescored(lap, lap.stats, lap.params, self.model.elbo_terms(lap.params, lap.stats))
+        stats = whole(lap)
+        return self.rescored(lap, stats, lap.params, self.model.elbo_terms(lap.params, stats))
 
     def rescored(self, lap: MemoLap, stats: SuffStats, params=None, terms=None) -> MemoLap:
         """``lap`` with ``stats``, and ``params`` and ``terms`` (by the model's ``score`` if None);
@@ -52,9 +53,23 @@ class LapContext:
     def if_better(self, lap: MemoLap, candidate: SuffStats) -> MemoLap | None:
         """``lap`` with ``candidate`` if its exact ELBO is higher, else None."""
         params, terms = self.model.score(candidate, lap.params)
-        if total_elbo(terms) > lap.elbo:
+        if total_elbo(terms) > bound(lap):
             return self.rescored(lap, candidate, params, terms)
         return None
+
+
+def whole(lap: MemoLap) -> SuffStats:
+    """The lap's whole-data statistics (there from the first visit of the first lap on)."""
+    if lap.stats is None:
+        raise RuntimeError(f"memoized lap {lap.number} has no statistics before its first visit")
+    return lap.stats
+
+
+def bound(lap: MemoLap) -> float:
+    """The lap's exact ELBO (there from the first lap's end on)."""
+    if lap.elbo is None:
+        raise RuntimeError(f"memoized lap {lap.number} has no ELBO before the first lap's end")
+    return lap.elbo
 
 
 def recorded(lap: MemoLap, record) -> MemoLap:

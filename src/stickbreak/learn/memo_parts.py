@@ -219,35 +219,45 @@ def joined_caches(parts: list):
 
 @dataclass(frozen=True, eq=False)
 class VisitJob:
-    """A part's visit (:func:`visit_part`), run where the part lives; ``again``: its follow-up
-    (:func:`part_work`) instead; ``fetch``: its cache as it is now (or with ``held`` that lap's
-    held proposal) instead, which reads no data."""
+    """A part's visit (:func:`visit_part`), run where the part lives."""
 
-    visit: PartVisit | None
+    visit: PartVisit
     merge_pairs: Any = None
     keep_loglik: bool = False
-    again: bool = False
-    fetch: bool = False
-    held: int | None = None
-
-    @property
-    def reads_data(self) -> bool:
-        return not self.fetch
+    reads_data = True
 
     def run(self, model, params, part: PartContext):
-        if self.fetch:
-            return fetch_part(part.state, part.slot, part.spill, self.held)
-        visit = replace(self.visit, spill=part.spill)
-        if self.again:
-            return part_work(part.state, part.slot, model, params, part.data, visit, self.merge_pairs,
-                             self.keep_loglik, part.features, part.n_features)
-        return visit_part(part.state, part.slot, model, params, part.data(), visit, self.merge_pairs,
-                          self.keep_loglik, part.features, part.n_features)
+        return visit_part(part.state, part.slot, model, params, part.data(), replace(self.visit, spill=part.spill),
+                          self.merge_pairs, self.keep_loglik, part.features, part.n_features)
 
     def on_features(self, model, features) -> "VisitJob":
-        if self.visit is None or self.visit.work is None:
+        if self.visit.work is None:
             return self
         return replace(self, visit=replace(self.visit, work=self.visit.work.on_features(model, features)))
+
+
+class FollowUpJob(VisitJob):
+    """A follow-up of the part's latest visit (:func:`part_work`): its work on the local parameters
+    that visit kept; the part's items are read only if the visit must run again."""
+
+    def run(self, model, params, part: PartContext):
+        return part_work(part.state, part.slot, model, params, part.data, replace(self.visit, spill=part.spill),
+                         self.merge_pairs, self.keep_loglik, part.features, part.n_features)
+
+
+@dataclass(frozen=True, eq=False)
+class FetchJob:
+    """A part's cache as it is now (:func:`fetch_part`), or with ``held`` its share of that lap's
+    held proposal; reads no data."""
+
+    held: int | None = None
+    reads_data = False
+
+    def run(self, model, params, part: PartContext):
+        return fetch_part(part.state, part.slot, part.spill, self.held)
+
+    def on_features(self, model, features) -> "FetchJob":
+        return self
 
 
 def memo_step(executor: Executor, model, params, batches, visit: MemoVisit, merge_pairs,
@@ -271,8 +281,8 @@ def memo_work(executor: Executor, model, params, batches, visit: MemoVisit, merg
     light = replace(visit, records=(), install=None, work=visit.work.travelling())
 
     def follow_up(sent: MemoVisit, only=None):
-        return lambda index, start, stop: (VisitJob(part_visit(sent, index, start, stop), merge_pairs, keep_loglik,
-                                                    again=True) if only is None or index in only else None)
+        return lambda index, start, stop: (FollowUpJob(part_visit(sent, index, start, stop), merge_pairs, keep_loglik)
+                                           if only is None or index in only else None)
 
     answers = executor.on_parts(model, None, batches, [(visit.batch, follow_up(light))])[0]
     lost = {index for index, answer in answers.items() if isinstance(answer, bytes) and answer == KEPT_LOST}
@@ -284,7 +294,7 @@ def memo_work(executor: Executor, model, params, batches, visit: MemoVisit, merg
 def memo_caches(executor: Executor, batches, which: Sequence[int], held: int | None = None) -> list:
     """The caches ``(stats, (uids, warm) or None)`` of batches ``which``, as they are now, or with
     ``held`` their proposals of that lap held where they live."""
-    fetch = VisitJob(None, fetch=True, held=held)
+    fetch = FetchJob(held)
     answers = executor.on_parts(None, None, batches, [(b, lambda index, start, stop: fetch) for b in which])
     return [joined_caches(list(parts.values())) for parts in answers]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.suffstats import SuffStats
 from ..moves.planner import LapPlan, MoveHistory
-from ..moves.records import DeleteRecord
+from ..moves.records import DeleteRecord, per_batch
 from .memo_parts import memo_caches
 
 
@@ -116,9 +116,9 @@ def carried_log(log, seen, placed, batches, executor) -> tuple:
         if isinstance(record, DeleteRecord) and record.held:
             which = [b for b in range(len(batches)) if placed[b] and seen[b] <= i and not record.carries(b)]
             fetched = held_proposals(batches, executor, which, record.lap)
-            proposals = {**record.proposals, **{b: p[0] for b, p in fetched.items()}}
+            proposals = {**per_batch(record.proposals), **{b: p[0] for b, p in fetched.items()}}
             record = DeleteRecord(record.lap, record.targets, proposals,
-                                  {**record.warm, **{b: p[1] for b, p in fetched.items()}}, held=True)
+                                  {**per_batch(record.warm), **{b: p[1] for b, p in fetched.items()}}, held=True)
         out.append(record)
     return tuple(out)
 

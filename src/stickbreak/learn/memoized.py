@@ -32,7 +32,7 @@ from ..moves.records import DeleteRecord, MergeRecord, PruneRecord, ReorderRecor
 from ..parallel import LocalExecutor
 from .base import LapResult, SavesWithinLaps
 from .memo_births import births_at
-from .memo_lap import MONOTONE_TOLERANCE, LapContext, counted, failed, recorded, set_at, sizes
+from .memo_lap import MONOTONE_TOLERANCE, LapContext, bound, counted, failed, recorded, set_at, sizes, whole
 from .memo_parts import MemoVisit, memo_step, memo_work
 from .memo_state import MemoLap, MemoLapInProgress, MemoState, carried_log, fetched_caches, fetched_lap, new_state
 
@@ -141,7 +141,8 @@ def _plan(ctx: LapContext, state: MemoState, lap: int, deferred: bool, history) 
     expansions are stale).
     """
     cfg, stats = ctx.cfg, state.stats
-    pairs, targets, shortlist = np.zeros((0, 2), dtype=np.int64), (), frozenset()
+    pairs, targets = np.zeros((0, 2), dtype=np.int64), ()
+    shortlist: frozenset | tuple = frozenset()
     births = cfg.enabled("birth") and lap >= cfg.birth_start_lap and not (lap == 1 and deferred)
     if stats is None:
         return LapPlan(pairs, (), births)
@@ -189,7 +190,7 @@ def _visit(ctx: LapContext, lap: MemoLap, b: int) -> MemoLap:
             return memo_work(ctx.executor, ctx.model, params_before, ctx.batches, replace(visit, work=work),
                              lap.plan.merge_pairs, keep_loglik)
 
-        proposal = delete.refined(ctx.model, run_round, lap.number, lap.params, lap.plan.delete_targets, lap.stats,
+        proposal = delete.refined(ctx.model, run_round, lap.number, lap.params, lap.plan.delete_targets, whole(lap),
                                   fresh, cfg.delete_refine_steps, lap.plan.merge_pairs)
         lap = replace(lap, delete_total=proposal if lap.delete_total is None else lap.delete_total + proposal)
     if births is not None:
@@ -219,7 +220,7 @@ def _swapped_in(ctx: LapContext, lap: MemoLap, b: int, delta: SuffStats) -> Memo
 def _finish(ctx: LapContext, lap: MemoLap) -> MemoLap:
     """The lap's end: the ELBO of its last global step (the one global step of a full first lap),
     then the delete, the merges, reordering by size and the empty tail dropped."""
-    lap = ctx.rescored(lap, lap.stats) if lap.deferred else ctx.current_elbo(lap)
+    lap = ctx.rescored(lap, whole(lap)) if lap.deferred else ctx.current_elbo(lap)
     lap, deleted = _after_delete(ctx, lap)
     merging = len(lap.plan.merge_pairs) > 0
     if merging and deleted:  # the pairs' terms gathered during the lap are stale
@@ -243,7 +244,7 @@ def _after_delete(ctx: LapContext, lap: MemoLap) -> tuple[MemoLap, bool]:
     if not targets or lap.births:
         return lap, False
     lap = counted(replace(lap, delete_lap=lap.number), "delete", tried=len(targets))
-    accepted = ctx.if_better(lap, lap.delete_total.without_merge_terms().clipped())
+    accepted = ctx.if_better(lap, _delete_total(lap).without_merge_terms().clipped())
     if accepted is None:
         return _delete_failed(lap), False
     carried = accepted.delete_carried
@@ -263,13 +264,20 @@ def _delete_failed(lap: MemoLap) -> MemoLap:
     if len(targets) > 1:
         return lap
     lap = replace(lap, delete_wait=min(2 * lap.delete_wait, MAX_DELETE_WAIT))
-    return failed(lap, "delete", targets[0], sizes(lap.stats).get(targets[0], 0.0))
+    return failed(lap, "delete", targets[0], sizes(whole(lap)).get(targets[0], 0.0))
+
+
+def _delete_total(lap: MemoLap) -> SuffStats:
+    """The lap's delete proposals added up (every batch of a delete's lap refined one)."""
+    if lap.delete_total is None:
+        raise RuntimeError(f"memoized lap {lap.number} planned a delete that no batch refined")
+    return lap.delete_total
 
 
 def _pair_terms_from_delete(lap: MemoLap) -> MemoLap | None:
     """After an accepted delete the pairs' terms gathered during the lap are stale; the lap with
     them taken from the delete's proposals if they carry them (topic models), else None."""
-    total = lap.delete_total
+    total = _delete_total(lap)
     if not np.array_equal(total.merge_pairs, lap.plan.merge_pairs):
         return None
     return replace(lap, pair_entropy=total.merge_entropy, pair_fields=dict(total.merge_fields))
@@ -277,10 +285,10 @@ def _pair_terms_from_delete(lap: MemoLap) -> MemoLap | None:
 
 def _merged(ctx: LapContext, lap: MemoLap) -> MemoLap:
     """The planned pairs tried greedily on the exact ELBO; a refused pair enters the history."""
-    outcome = merge.try_merges(ctx.model, lap.stats, lap.params, lap.terms, lap.plan.merge_pairs, lap.pair_entropy,
+    outcome = merge.try_merges(ctx.model, whole(lap), lap.params, lap.terms, lap.plan.merge_pairs, lap.pair_entropy,
                                lap.pair_fields)
     lap = counted(lap, "merge", tried=outcome.tried, accepted=len(outcome.accepted))
-    accepted, counts = set(outcome.accepted), sizes(lap.stats)
+    accepted, counts = set(outcome.accepted), sizes(whole(lap))
     for pair in lap.plan.merge_pairs.tolist():
         if tuple(pair) not in accepted and pair[0] in counts and pair[1] in counts:
             lap = failed(lap, "merge", tuple(sorted(pair)), min(counts[pair[0]], counts[pair[1]]))
@@ -290,23 +298,25 @@ def _merged(ctx: LapContext, lap: MemoLap) -> MemoLap:
 
 
 def _reordered(ctx: LapContext, lap: MemoLap) -> MemoLap:
-    order = lap.stats.uids[np.argsort(-lap.stats.counts, kind="stable")]
-    if np.array_equal(order, lap.stats.uids):
+    stats = whole(lap)
+    order = stats.uids[np.argsort(-stats.counts, kind="stable")]
+    if np.array_equal(order, stats.uids):
         return lap
-    better = ctx.if_better(lap, lap.stats.reorder(order))
+    better = ctx.if_better(lap, stats.reorder(order))
     return lap if better is None else recorded(better, ReorderRecord(lap.number, tuple(int(u) for u in order)))
 
 
 def _pruned(ctx: LapContext, lap: MemoLap) -> MemoLap:
     """The empty components at the end of the order dropped (deletes, which need a strict gain,
     leave them: removing nothing changes the ELBO by round-off only); K counts what is used."""
-    used = np.flatnonzero(lap.stats.counts >= EMPTY_MASS)
+    stats, elbo = whole(lap), bound(lap)
+    used = np.flatnonzero(stats.counts >= EMPTY_MASS)
     keep = used[-1] + 1 if len(used) else 0  # everything after the last used component is empty
-    if keep in (0, lap.stats.n_components):
+    if keep in (0, stats.n_components):
         return lap
-    removed = tuple(int(u) for u in lap.stats.uids[keep:])
-    candidate = lap.stats.select(lap.stats.uids[:keep])
+    removed = tuple(int(u) for u in stats.uids[keep:])
+    candidate = stats.select(stats.uids[:keep])
     params, terms = ctx.model.score(candidate, lap.params)
-    if not total_elbo(terms) >= lap.elbo - MONOTONE_TOLERANCE * abs(lap.elbo):
+    if not total_elbo(terms) >= elbo - MONOTONE_TOLERANCE * abs(elbo):
         return lap
     return recorded(ctx.rescored(lap, candidate, params, terms), PruneRecord(lap.number, removed))

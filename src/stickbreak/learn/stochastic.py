@@ -9,7 +9,7 @@ coordinates. A lap is ``n_batches`` steps.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -117,7 +117,7 @@ class StochasticLapInProgress:
     lap's start (to draw the same minibatches again), the parameters, step count and the sum and
     number of the lap's amplified statistics so far."""
 
-    lap_rng: dict
+    lap_rng: Mapping[str, Any]
     position: int
     params: Any
     stats_sum: SuffStats | None
@@ -182,6 +182,8 @@ class StochasticVI(SavesWithinLaps):
             count += 1
             if within is not None:
                 within.visited(i + 1, len(minibatches))
+        if stats_sum is None:
+            raise ValueError("a stochastic lap needs at least one minibatch")
         mean_stats = stats_sum.scaled(1.0 / count)
         return LapResult(StochasticState(params, mean_stats, step), model.elbo_terms(params, mean_stats), exact=False)
 

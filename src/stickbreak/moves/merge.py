@@ -22,11 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.protocols import MergesByRows, Movable, declares, total_elbo
+from ..core.suffstats import SuffStats
 
 
 @dataclass(frozen=True)
 class MergeOutcome:
-    stats: object
+    stats: SuffStats
     params: object
     terms: dict
     elbo: float

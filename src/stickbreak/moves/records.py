@@ -94,6 +94,11 @@ class MergeRecord(Record):
         return self
 
 
+def per_batch(values: tuple | dict) -> dict:
+    """A record's per-batch values as a dict by batch (a tuple holds every batch's, in order)."""
+    return dict(enumerate(values)) if isinstance(values, tuple) else dict(values)
+
+
 @dataclass(frozen=True, eq=False)
 class DeleteRecord(Record):
     """Components ``targets`` deleted; each batch's statistics replaced by its proposal of that lap.
