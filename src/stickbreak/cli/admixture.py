@@ -13,9 +13,9 @@ from ..driver import EFFECTIVE_COUNT
 from ..estimators import HDPAdmixture
 from ..estimators.admixture import ADMIXTURE_ALGORITHMS, ADMIXTURE_INITS, ADMIXTURE_OBS_MODELS
 from ..models.topics.options import START_NAMES
-from .common import (MOVES_HELP, add_output_options, add_sequence_file_options, check_heldout, exit_code,
-                     out_directory, parse_moves, parse_options, print_moves, read_sequence_data, split_heldout,
-                     staged_output, stop_status, write_trace, write_csv)
+from .common import (MOVES_HELP, add_run_options, add_sequence_file_options, check_heldout, exit_code, parse_moves,
+                     parse_options, print_moves, read_sequence_data, split_heldout, staged_output, stop_status,
+                     write_csv, write_trace)
 from .report import save_run
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -60,11 +60,7 @@ def add_fit_admixture(sub) -> None:
     p.add_argument("--heldout", type=float, default=0.0,
                    help="fraction of the groups held out and scored by completion (default 0: none)")
     add_sequence_file_options(p, "group", "left out of the features")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=out_directory,
-                   help="directory for model.npz, trace.csv, topics.csv, group_topics.csv, run.json and report.html")
-    add_output_options(p)
-    p.set_defaults(run=run_fit_admixture)
+    add_run_options(p, "model.npz, trace.csv, topics.csv, group_topics.csv", run_fit_admixture)
 
 
 def _estimator(args) -> HDPAdmixture:

@@ -176,6 +176,15 @@ def add_output_options(parser, per_lap_table: bool = False) -> None:
     parser.add_argument("--quiet", action="store_true", help="nothing per lap")
 
 
+def add_run_options(parser, files: str, run, per_lap_table: bool = False) -> None:
+    """The options every fit command has: ``--seed``, ``--out DIR`` (where ``files`` are written, with
+    run.json and report.html) and :func:`add_output_options`; ``run`` is the command's function."""
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=out_directory, help=f"directory for {files}, run.json and report.html")
+    add_output_options(parser, per_lap_table)
+    parser.set_defaults(run=run)
+
+
 def add_executor_option(parser) -> None:
     """``--executor`` of a fit command: where the local steps run (with ``--n-jobs`` workers)."""
     parser.add_argument("--executor", type=_executor, default=None, metavar="WHERE",

@@ -14,9 +14,9 @@ from ..estimators import HDPHMM, FiniteHMM
 from ..estimators.hmm_base import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options,
-                     add_sequence_file_options, checkpoint_target, exit_code, out_directory, parse_moves,
-                     parse_options, read_sequence_data, staged_output, stop_status, write_trace, write_csv)
+from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, add_sequence_file_options,
+                     checkpoint_target, exit_code, parse_moves, parse_options, read_sequence_data, staged_output,
+                     stop_status, write_csv, write_trace)
 from .report import save_run
 
 
@@ -54,13 +54,9 @@ def add_fit_hmm(sub) -> None:
     p.add_argument("--time-column", help=".csv data: a time column, checked to increase within each sequence")
     p.add_argument("--foreground-only", action="store_true",
                    help="also score only frames whose true label is >= 0 (negative labels mark background)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=out_directory,
-                   help="directory for model.npz, states.csv, trace.csv, summary.json, run.json and report.html")
-    add_output_options(p, per_lap_table=True)
+    add_run_options(p, "model.npz, states.csv, trace.csv, summary.json", run_fit_hmm, per_lap_table=True)
     add_checkpoint_option(p)
     add_executor_option(p)
-    p.set_defaults(run=run_fit_hmm)
 
 
 def _estimator(args):

@@ -15,9 +15,8 @@ from ..estimators import DPMixture, FiniteMixture
 from ..estimators.mixture_base import MIXTURE_PLANS
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
-                     exit_code, out_directory, parse_moves, parse_options, staged_output, stop_status, write_trace,
-                     write_csv)
+from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, checkpoint_target,
+                     exit_code, parse_moves, parse_options, staged_output, stop_status, write_csv, write_trace)
 from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
@@ -59,13 +58,9 @@ def add_fit_mixture(sub) -> None:
     p.add_argument("--learning-rate-decay", type=float, default=0.7, help="SVI kappa in (0.5, 1]")
     p.add_argument("--sampling", default="without_replacement", choices=SAMPLING)
     p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=out_directory,
-                   help="directory for model.npz, trace.csv, clusters.csv, labels.csv, run.json and report.html")
-    add_output_options(p)
+    add_run_options(p, "model.npz, trace.csv, clusters.csv, labels.csv", _run_fit_mixture)
     add_checkpoint_option(p)
     add_executor_option(p)
-    p.set_defaults(run=_run_fit_mixture)
 
 
 def _print_clusters(est, X, labels) -> list:

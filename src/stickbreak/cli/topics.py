@@ -17,9 +17,9 @@ from ..data.documents import as_bag_of_words
 from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
-from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_output_options, checkpoint_target,
-                     exit_code, out_directory, parse_moves, print_moves, split_heldout, staged_output, stop_status,
-                     write_trace, write_csv)
+from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, checkpoint_target,
+                     exit_code, parse_moves, print_moves, split_heldout, staged_output, stop_status, write_csv,
+                     write_trace)
 from .report import save_run, source_of
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -71,13 +71,9 @@ def add_fit_topics(sub) -> None:
     p.add_argument("--sample-threshold", type=float, default=1.0,
                    help="LDA hybrids: pairs with at most this count are sampled (r)")
     p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=out_directory,
-                   help="directory for model.npz, trace.csv, topics.csv, doc_topics.csv, run.json and report.html")
-    add_output_options(p)
+    add_run_options(p, "model.npz, trace.csv, topics.csv, doc_topics.csv", run_fit_topics)
     add_checkpoint_option(p)
     add_executor_option(p)
-    p.set_defaults(run=run_fit_topics)
 
 
 def add_eval(commands) -> None:

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import driver, obs
 from ..config import MINIBATCH_ALGORITHMS
+from ..core.suffstats import SuffStats
 from ..data import DataError
 from ..data.memory import check_memory
 from ..data.shards import ShardStore
@@ -178,6 +179,14 @@ class SavableMixin:
         self.n_features_in_ = int(extra["n_features_in"])
         if extra.get("feature_names_in") is not None:  # files saved before names were kept lack the key
             self.feature_names_in_ = np.asarray(extra["feature_names_in"], dtype=object)
+
+    def _restore_fitted(self, model, params, arrays: dict, extra: dict, *rest):
+        """A model read back from a file: what it knew of its input (``extra``), then
+        ``_set_fitted(model, params, statistics, trace, stop reason, *rest)`` with the saved ones."""
+        self._restore_input(extra)
+        self._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
+                         *rest)
+        return self
 
     @classmethod
     def load(cls, path):

@@ -249,9 +249,7 @@ class HDPAdmixture(FittedAdmixture, SavableMixin, ReportMixin, ClassNamePrefixFe
 
         Parameters
         ----------
-        $groups
-        y : None
-            Ignored; for scikit-learn's API.
+        $groups_y
 
         Returns
         -------

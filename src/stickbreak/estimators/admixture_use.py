@@ -8,7 +8,6 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import persist
-from ..core.suffstats import SuffStats
 from ..data import Sequences
 from ..core.docstrings import composed
 from ._common import SAVE_SECTIONS, check_feature_names, check_n_features, numba_threads
@@ -16,14 +15,17 @@ from .hmm_input import as_sequences
 
 
 
-#: numpydoc text of the groups every method takes, by its ``$groups`` in the docstrings
-#: (:func:`._common.composed`).
-GROUPS = {"groups": """X : array-like of shape (n_samples, n_features), list of arrays or Sequences
+#: numpydoc text of the groups every method takes, by its ``$groups`` in the docstrings, and with the
+#: ignored ``y`` of ``fit`` and ``fit_transform``, ``$groups_y`` (:func:`~stickbreak.core.docstrings.composed`).
+_GROUPS = """X : array-like of shape (n_samples, n_features), list of arrays or Sequences
             The items of all groups stacked, in group order, with ``lengths``; or a list of 2-D
             arrays, one per group; or a :class:`~stickbreak.Sequences`.
         lengths : array-like of int of shape (n_groups,), optional
             Items per group, in order, summing to ``n_samples`` (with a stacked ``X`` only);
-            default: one group."""}
+            default: one group."""
+GROUPS = {"groups": _GROUPS, "groups_y": _GROUPS + """
+        y : None
+            Ignored; for scikit-learn's API."""}
 
 class FittedAdmixture:
     """The fitted admixture's methods; the estimator sets ``model_``, ``params_``, ``stats_`` and the
@@ -84,9 +86,7 @@ class FittedAdmixture:
 
         Parameters
         ----------
-        $groups
-        y : None
-            Ignored; for scikit-learn's API.
+        $groups_y
 
         Returns
         -------
@@ -193,10 +193,7 @@ class FittedAdmixture:
         fitted = model.make_params(arrays["uids"], persist.nested_arrays(arrays, "obs."),
                                    persist.nested_arrays(arrays, "weights."))
         extra = meta["extra"]
-        est._restore_input(extra)
-        est._set_fitted(model, fitted, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
-                        extra["lower_bound"], extra["moves"])
-        return est
+        return est._restore_fitted(model, fitted, arrays, extra, extra["lower_bound"], extra["moves"])
 
 
 class _Part:

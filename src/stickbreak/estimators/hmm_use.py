@@ -9,7 +9,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import persist
 from ..config import check_int
-from ..core.suffstats import SuffStats
 from ..data import Sequences
 from ..models.hmm.params import HMMParams
 from ..obs.expfam import EmissionFamily
@@ -200,7 +199,4 @@ class FittedHMM:
         fitted = HMMParams(arrays["uids"], persist.nested_arrays(arrays, "obs."),
                            persist.nested_arrays(arrays, "trans."))
         extra = meta["extra"]
-        est._restore_input(extra)
-        est._set_fitted(model, fitted, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
-                        extra["elbo"], extra["moves"])
-        return est
+        return est._restore_fitted(model, fitted, arrays, extra, extra["elbo"], extra["moves"])

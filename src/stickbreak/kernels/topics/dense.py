@@ -246,6 +246,26 @@ def next_smallest(values, visited):
 
 
 @njit(cache=True, nogil=True)
+def next_restart(initial, visited, doc_topic):
+    """The next topic a restart zeroes (Alg. 5.2): by :func:`next_smallest` of the counts ``initial``
+    before any restart, the first still used in ``doc_topic``; -1 when none is left or fewer than two
+    topics are used."""
+    n_topics = doc_topic.size
+    while True:
+        j = next_smallest(initial, visited)
+        if j < 0:
+            return -1
+        if doc_topic[j] <= RESTART_MIN_COUNT:
+            continue
+        used = 0
+        for k in range(n_topics):
+            used += doc_topic[k] > RESTART_MIN_COUNT
+        if used < 2:
+            return -1
+        return j
+
+
+@njit(cache=True, nogil=True)
 def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, n_restarts, work):
     """Try zeroing the ``n_restarts`` smallest used topics (Alg. 5.2); returns the number accepted."""
     n_topics = p.size
@@ -254,15 +274,8 @@ def _restarts(local, counts, prior, prior_rest, doc_topic, p, log_p, s, weight, 
     initial, visited = doc_topic.copy(), np.zeros(n_topics, dtype=np.bool_)
     accepted, tried = 0, 0
     while tried < n_restarts:
-        j = next_smallest(initial, visited)  # smallest used topics first, in their order before any restart
+        j = next_restart(initial, visited, doc_topic)  # smallest used first, in their order before any restart
         if j < 0:
-            break
-        if doc_topic[j] <= RESTART_MIN_COUNT:
-            continue
-        used = 0
-        for k in range(n_topics):
-            used += doc_topic[k] > RESTART_MIN_COUNT
-        if used < 2:
             break
         tried += 1
         copy_into(trial, doc_topic)

@@ -36,7 +36,7 @@ from numba import njit
 
 from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from .dense import (LOG_P_FLOOR, P_FLOOR, RESTART_MIN_COUNT, SCRATCH, WARM, next_smallest, chunk_accumulators,
+from .dense import (LOG_P_FLOOR, P_FLOOR, SCRATCH, WARM, next_restart, chunk_accumulators,
                     longest_row, sum_chunks)
 from .doc_statistics import PAIR_MIN_COUNT
 from .sparse_select import (reweight_rows, select_rows, gather_topic_major, order_by_weight,  # noqa: F401
@@ -262,15 +262,8 @@ def _restarts(doc, prior_rest, state, trial, n_restarts):
     initial, visited = doc_topic.copy(), np.zeros(n_topics, dtype=np.bool_)
     accepted, tried = 0, 0
     while tried < n_restarts:
-        j = next_smallest(initial, visited)  # ties (L = 1 gives whole counts) by index
+        j = next_restart(initial, visited, doc_topic)  # ties (L = 1 gives whole counts) by index
         if j < 0:
-            break
-        if doc_topic[j] <= RESTART_MIN_COUNT:
-            continue
-        used = 0
-        for k in range(n_topics):
-            used += doc_topic[k] > RESTART_MIN_COUNT
-        if used < 2:
             break
         tried += 1
         _copy_state(state, trial, doc.words.size)
