@@ -17,7 +17,7 @@ HERE = Path(__file__).parent
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_damaged_files_are_read_or_refused_with_a_data_error(fmt):
     run = subprocess.run([sys.executable, str(HERE / "reader_fuzz.py"), fmt, "--n", "200", "--seed", "3"],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True)
     assert run.returncode == 0, f"the reader process died (return code {run.returncode}): {run.stderr[-2000:]}"
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["other"] == 0 and result["invalid"] == 0, result

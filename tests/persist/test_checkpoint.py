@@ -53,7 +53,7 @@ def killed_after(case: str, algorithm: str, lap, directory: Path, executor: str 
            "TMPDIR": str(scratch)}
     extra = [executor] if executor else []
     done = subprocess.run([sys.executable, str(HERE / "resume_cases.py"), case, algorithm, str(lap), str(directory),
-                           *extra], capture_output=True, text=True, env=env, timeout=120)
+                           *extra], capture_output=True, text=True, env=env)
     assert done.returncode == -signal.SIGKILL, done.stderr[-3000:]
 
 

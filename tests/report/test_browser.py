@@ -20,7 +20,7 @@ def screenshot(html, png, profile, size=(1200, 3000)) -> np.ndarray:
     profile.mkdir()
     subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={png}",
                     f"--window-size={size[0]},{size[1]}", html.resolve().as_uri()],
-                   check=True, capture_output=True, timeout=120)
+                   check=True, capture_output=True)
     return mpimg.imread(png)
 
 
