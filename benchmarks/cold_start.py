@@ -27,6 +27,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 #: name -> Python statements that fit one algorithm on a bundled data set (kept small: 2-3 laps)
 FITS = {
+    "hdp_default": "HDPTopicModel(max_laps=3, random_state=0).fit(load('ap').X)",
     "hdp_memoized": "HDPTopicModel(n_topics=50, max_laps=3, random_state=0).fit(load('ap').X)",
     "lda_vb": "LDA(n_topics=20, algorithm='vb', max_laps=3, random_state=0).fit(load('ap').X)",
     "hdp_stochastic": "HDPTopicModel(n_topics=50, algorithm='stochastic', max_laps=2, "

@@ -5,6 +5,7 @@ thesis §7.1-7.3) keep their best ``L`` in one, and :func:`sort_best_first` orde
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 
@@ -42,4 +43,4 @@ def sort_best_first(heap_w, heap_i, n):
     for end in range(n - 1, 0, -1):
         heap_w[0], heap_w[end] = heap_w[end], heap_w[0]
         heap_i[0], heap_i[end] = heap_i[end], heap_i[0]
-        sift_down(heap_w, heap_i, end, 0)
+        sift_down(heap_w, heap_i, end, np.int64(0))

@@ -156,7 +156,8 @@ def dm_log_evidence(lam_words, lam_total, counts):
     locally collapsed evidence of Eq. 6 (Fig. 2 toy example), by :func:`doc_log_evidence`."""
     n = len(counts)
     post = np.empty((n, 1))
-    post[:, 0] = lam_words
+    for i in range(n):  # (a loop: a column assignment compiles numba's shape-error message, a second)
+        post[i, 0] = lam_words[i]
     out = np.empty(1)
     doc_log_evidence(post, np.full(1, lam_total), np.arange(n), counts, np.int64(0), n, counts.sum(), np.int64(1), out)
     return out[0]

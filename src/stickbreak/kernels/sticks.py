@@ -41,7 +41,8 @@ def negative_objective(c, gamma, omega, on, off, weights, weight_rest, scale, rh
         later += weights[k] * rho[k] * before[k]
         finite = finite and math.isfinite(grad[k])
     if not finite:
-        grad[:] = 0.0
+        for k in range(n):
+            grad[k] = 0.0
         return math.inf
     return -value * scale
 
@@ -53,12 +54,37 @@ ARMIJO, BACKTRACK = 1e-4, 0.5
 
 
 @njit(cache=True, nogil=True)
+def _largest_magnitude(x):
+    """``max |x_i|`` as a loop (``np.max(np.abs(x))`` compiles a temporary array and a reduction)."""
+    largest = 0.0
+    for i in range(x.size):
+        largest = max(largest, abs(x[i]))
+    return largest
+
+
+@njit(cache=True, nogil=True)
+def _add_scaled(target, scale, x):
+    """``target += scale x`` as a loop: an array expression assigned into a slice compiles numba's
+    broadcasting and its shape error message, most of this module's first-use compilation."""
+    for i in range(target.size):
+        target[i] += scale * x[i]
+
+
+@njit(cache=True, nogil=True)
+def _difference_into(target, a, b):
+    """``target[:] = a - b`` as a loop (see :func:`_add_scaled`)."""
+    for i in range(target.size):
+        target[i] = a[i] - b[i]
+
+
+@njit(cache=True, nogil=True)
 def minimize_sticks(c0, gamma, omega, on, off, weights, weight_rest, scale, rho_eps, ftol, gtol, max_iter):
     """Minimise :func:`negative_objective` over ``c`` from ``c0`` by L-BFGS (two-loop recursion,
     backtracking Armijo line search; Nocedal & Wright 2006, Alg. 7.4-7.5), stopping when the
     relative decrease of a step is at most ``ftol`` (scipy's ``factr * eps``), the largest gradient
     entry at most ``gtol`` or after ``max_iter`` steps. Returns ``(c, value)``; ``value`` is
-    ``inf`` when the start is not finite."""
+    ``inf`` when the start is not finite. The vector updates are loops (:func:`_add_scaled`); the
+    inner products stay ``np.dot`` (BLAS, whose summation order the fits were measured with)."""
     n = c0.size
     c, grad = c0.copy(), np.empty(n)
     value = negative_objective(c, gamma, omega, on, off, weights, weight_rest, scale, rho_eps, grad)
@@ -69,27 +95,33 @@ def minimize_sticks(c0, gamma, omega, on, off, weights, weight_rest, scale, rho_
     trial, trial_grad = np.empty(n), np.empty(n)
     stored, newest = 0, -1
     for _ in range(max_iter):
-        if np.max(np.abs(grad)) <= gtol:
+        largest = _largest_magnitude(grad)
+        if largest <= gtol:
             break
-        direction[:] = -grad  # two-loop recursion: direction = -H grad
+        for i in range(n):  # two-loop recursion: direction = -H grad
+            direction[i] = -grad[i]
         for i in range(stored):
             j = (newest - i) % HISTORY
             alphas[j] = rho_hist[j] * np.dot(s_hist[j], direction)
-            direction -= alphas[j] * y_hist[j]
+            _add_scaled(direction, -alphas[j], y_hist[j])
         if stored > 0:
-            direction *= np.dot(s_hist[newest], y_hist[newest]) / np.dot(y_hist[newest], y_hist[newest])
+            gain = np.dot(s_hist[newest], y_hist[newest]) / np.dot(y_hist[newest], y_hist[newest])
+            for i in range(n):
+                direction[i] *= gain
         for i in range(stored - 1, -1, -1):
             j = (newest - i) % HISTORY
-            direction += s_hist[j] * (alphas[j] - rho_hist[j] * np.dot(y_hist[j], direction))
+            _add_scaled(direction, alphas[j] - rho_hist[j] * np.dot(y_hist[j], direction), s_hist[j])
         slope = np.dot(grad, direction)
         if slope >= 0.0:  # not a descent direction: restart from steepest descent
-            direction[:] = -grad
+            for i in range(n):
+                direction[i] = -grad[i]
             slope = -np.dot(grad, grad)
             stored = 0
-        step = 1.0 if stored > 0 else min(1.0, 1.0 / max(np.max(np.abs(grad)), 1e-300))
+        step = 1.0 if stored > 0 else min(1.0, 1.0 / max(largest, 1e-300))
         accepted = False
         for _ in range(60):
-            trial[:] = c + step * direction
+            for i in range(n):
+                trial[i] = c[i] + step * direction[i]
             trial_value = negative_objective(trial, gamma, omega, on, off, weights, weight_rest, scale, rho_eps,
                                              trial_grad)
             if trial_value <= value + ARMIJO * step * slope:
@@ -100,16 +132,17 @@ def minimize_sticks(c0, gamma, omega, on, off, weights, weight_rest, scale, rho_
             break
         decrease = value - trial_value
         newest = (newest + 1) % HISTORY
-        s_hist[newest] = trial - c
-        y_hist[newest] = trial_grad - grad
+        _difference_into(s_hist[newest], trial, c)
+        _difference_into(y_hist[newest], trial_grad, grad)
         curvature = np.dot(s_hist[newest], y_hist[newest])
         if curvature > 1e-12 * np.dot(y_hist[newest], y_hist[newest]):
             rho_hist[newest] = 1.0 / curvature
             stored = min(stored + 1, HISTORY)
         else:  # keep the history positive definite: forget this pair
             newest = (newest - 1) % HISTORY
-        c[:] = trial
-        grad[:] = trial_grad
+        for i in range(n):
+            c[i] = trial[i]
+            grad[i] = trial_grad[i]
         previous, value = value, trial_value
         if decrease <= ftol * max(abs(previous), abs(value), 1.0):
             break

@@ -353,7 +353,7 @@ def topic_chunk(indptr, indices, counts, exp_loglik, centered_loglik, prior, pri
            np.empty(n_topics))
     seen = np.zeros(exp_loglik.shape[0], dtype=np.bool_)
     touched = np.empty(min(exp_loglik.shape[0], indptr[last] - indptr[first]), dtype=np.int64)
-    n_touched = 0
+    n_touched = np.int64(0)  # (not a literal 0: finish_chunk would compile once more for it)
     for d in range(first, last):
         words, cnts = indices[indptr[d]:indptr[d + 1]], counts[indptr[d]:indptr[d + 1]]
         local = topic_major_slice(words, exp_loglik)

@@ -36,8 +36,8 @@ from numba import njit
 
 from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from .dense import (LOG_P_FLOOR, P_FLOOR, SCRATCH, WARM, next_restart, chunk_accumulators,
-                    longest_row, sum_chunks)
+from .dense import (LOG_P_FLOOR, P_FLOOR, SCRATCH, WARM, chunk_accumulators, copy_into, longest_row, next_restart,
+                    sum_chunks)
 from .doc_statistics import PAIR_MIN_COUNT
 from .sparse_select import (reweight_rows, select_rows, gather_topic_major, order_by_weight,  # noqa: F401
                             top_l_of_row)  # (top_l_of_row: public here too)
@@ -185,16 +185,25 @@ def _objective(counts, state, prior, prior_rest):
 
 
 @njit(cache=True, nogil=True)
+def _copy_rows(target, source, n_rows):
+    """The first ``n_rows`` rows of a 2-D ``source`` into ``target``, as loops (see :func:`copy_into`)."""
+    for i in range(n_rows):
+        for j in range(source.shape[1]):
+            target[i, j] = source[i, j]
+
+
+@njit(cache=True, nogil=True)
 def _copy_state(source, target, n_words):
-    target.doc_topic[:] = source.doc_topic
-    target.p[:] = source.p
-    target.log_p[:] = source.log_p
-    target.active[:] = source.active
-    target.sizes[:] = source.sizes
-    target.index[:n_words] = source.index[:n_words]
-    target.resp[:n_words] = source.resp[:n_words]
-    target.lik[:n_words] = source.lik[:n_words]
-    target.log_s[:n_words] = source.log_s[:n_words]
+    """``target = source`` for the topic vectors and the first ``n_words`` word types' rows."""
+    copy_into(target.doc_topic, source.doc_topic)
+    copy_into(target.p, source.p)
+    copy_into(target.log_p, source.log_p)
+    copy_into(target.active, source.active)
+    copy_into(target.sizes, source.sizes)
+    _copy_rows(target.index, source.index, n_words)
+    _copy_rows(target.resp, source.resp, n_words)
+    _copy_rows(target.lik, source.lik, n_words)
+    copy_into(target.log_s[:n_words], source.log_s[:n_words])
 
 
 @njit(cache=True, nogil=True)
@@ -213,16 +222,16 @@ def prior_selection(exp_loglik, row_max, centered_loglik, prior, size):
     state.sizes[0] = n_topics
     local, word_max = np.empty((n_topics, block)), np.empty(block)
     for first in range(0, n_words, block):
-        words = np.arange(first, min(first + block, n_words))
+        words = np.arange(first, min(first + block, n_words), 1, np.int32)
         doc = Doc(words, np.empty(0), local, word_max, centered_loglik, prior)
         part = _for_doc(state, words.size)
         part.index[:] = -1  # no previous topics to seed the selection
         gather_topic_major(words, exp_loglik, row_max, local, word_max)
         _select(doc, part)
-        table.index[first:first + words.size] = part.index
-        table.resp[first:first + words.size] = part.resp
-        table.lik[first:first + words.size] = part.lik
-        table.log_s[first:first + words.size] = part.log_s
+        _copy_rows(table.index[first:], part.index, words.size)
+        _copy_rows(table.resp[first:], part.resp, words.size)
+        _copy_rows(table.lik[first:], part.lik, words.size)
+        copy_into(table.log_s[first:first + words.size], part.log_s)
     return table
 
 
@@ -238,16 +247,16 @@ def _start(doc, previous, start, state, table):
     state.sizes[0] = n_topics
     state.sizes[1] = n_topics
     if start == WARM:
-        state.doc_topic[:] = previous
+        copy_into(state.doc_topic, previous)
         state.sizes[1] = -1  # no selection yet: the rows hold no topics
         return
-    state.p[:] = table.p
-    state.log_p[:] = table.log_p
+    copy_into(state.p, table.p)
+    copy_into(state.log_p, table.log_p)
     for u in range(doc.words.size):
         v = doc.words[u]
-        state.index[u] = table.index[v]
-        state.resp[u] = table.resp[v]
-        state.lik[u] = table.lik[v]
+        copy_into(state.index[u], table.index[v])
+        copy_into(state.resp[u], table.resp[v])
+        copy_into(state.lik[u], table.lik[v])
         state.log_s[u] = table.log_s[v]
     _fill_counts(doc.counts, state, state.doc_topic)
 

@@ -46,7 +46,7 @@ from numba import njit
 
 from ..chunked import even_bounds, over_chunks
 from ..special import digamma
-from .dense import FAST
+from .dense import FAST, longest_row
 
 #: Starts of the document step (module docstring).
 START_UNIFORM, START_WORDS, START_BEST = 0, 1, 2
@@ -422,7 +422,7 @@ def sticks_chunk(indptr, indices, counts, elog_beta_t, order, prior, alpha, n_at
     ``START_BEST`` each document is solved from both starts (into slots 0 and 1 of ``W``, ``zeta``,
     ``gamma``) and the slot of the higher ``L_d`` is kept; ``n_iters`` counts both runs."""
     n_topics = order.size
-    longest = 1 if last == first else max(1, np.diff(indptr[first:last + 1]).max())
+    longest = longest_row(indptr, first, last)
     local_buffer, spread = np.empty(n_topics * longest), np.empty(n_topics)
     phi_buf, W_buf, S_buf = np.empty(n_atoms * longest), np.empty((2, n_atoms * longest)), np.empty(n_atoms * longest)
     r, drift_at = np.empty((n_atoms, n_topics)), np.empty((n_atoms, n_topics))
