@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 JOBS ?= 2
 
-.PHONY: run test test-fast warm bench docs clean
+.PHONY: run test test-fast warm bench bench-long docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,10 +43,16 @@ docs: $(STAMP)
 	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html || exit 1; \
 	echo "docs built in $$(( $$(date +%s) - start )) s: $$(find docs/_build/html -name '*.html' | wc -l) pages, 0 warnings -> docs/_build/html/index.html"
 
+# Regenerate the result files the README and the docs quote, each stamped with commit, date, load
+# and seconds (benchmarks/bench.py; `--check` lists the stale ones): `bench` the tier meant to end
+# within an hour on 2 cores, `bench-long` the multi-hour sweeps and scale-out runs.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/mixtures.py
 	$(BIN)/python -m pip install --quiet -e ".[peers]"
-	$(BIN)/python benchmarks/topics.py
+	$(BIN)/python benchmarks/bench.py --tier hour
+
+bench-long: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[peers]"
+	$(BIN)/python benchmarks/bench.py --tier long
 
 clean:
 	rm -rf $(VENV) runs build src/*.egg-info docs/_build docs/auto_examples docs/api/generated docs/generated
