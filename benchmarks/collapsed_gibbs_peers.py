@@ -15,7 +15,10 @@ Same data, same split, same evaluator, one thread, each library in a fresh subpr
   ``get_topic_dist`` / ``get_topic_word_dist``, the ``lda`` package's ``ndz_`` / ``nzw_`` counts,
   our ``N_jk`` / ``N_wk``.
 * Timing: process CPU of the library's training calls; scoring is excluded (the ``Clock`` of
-  ``topic_peers.py``). Tokens per CPU-second per sweep are taken over sweeps 2..N, so that the
+  ``topic_peers.py``). With ``--rounds R`` the libraries run R times in alternation (ours,
+  tomotopy, ..., ours, tomotopy, ...), so that a change of load hits them alike; each round's
+  speed ratio is taken within the round and the table reports the median of the rounds. Tokens
+  per CPU-second per sweep are taken over sweeps 2..N, so that the
   initialisation does not count. How each library is observed sweep by sweep:
   ours via the estimator's ``callbacks`` (called after every lap = sweep); tomotopy via
   ``train(1, workers=1)`` repeatedly (it continues its chain; ``topic_peers.py`` checks this);
@@ -24,7 +27,7 @@ Same data, same split, same evaluator, one thread, each library in a fresh subpr
   own log-likelihood logging runs once, before the first sweep.
 
 Run:  .venv/bin/python benchmarks/collapsed_gibbs_peers.py [--corpus wiki] [--sweeps 200] [--topics 20]
-      [--libraries ours,tomotopy,lda]
+      [--libraries ours,tomotopy,lda] [--rounds 3]
 Writes benchmarks/results/collapsed_gibbs_peers_<corpus>[_k<topics>].{md,json} (the suffix when
 ``--topics`` is not 20), with each library's peak resident memory and the load average at the start.
 Needs the ``peers`` extra plus ``lda`` (``pip install -e '.[peers]'``).
@@ -202,14 +205,24 @@ def markdown(payload: dict) -> str:
              "| library | tokens / CPU-s per sweep | vs ours | CPU s (all sweeps) | peak RSS MiB | "
              + " | ".join(f"score at sweep {s}" for s in payload["reported_sweeps"]) + " |",
              "|---|---:|---:|---:|---:|" + "---:|" * len(payload["reported_sweeps"])]
-    ours_rate = payload["rates"]["ours"]
+    round_rates = payload.get("round_rates", [payload["rates"]])
     for name, run in runs.items():
         rate = payload["rates"][name]
+        ratio = float(np.median([r[name] / r["ours"] for r in round_rates]))
         at = dict(zip(run["sweep"], run["heldout_per_word"]))
         rss = run.get("peak_rss_mib")
-        lines.append(f"| {name} | {rate:,.0f} | {rate / ours_rate:.2f}x | {run['cpu_s'][-1]:.1f} | "
+        lines.append(f"| {name} | {rate:,.0f} | {ratio:.2f}x | {run['cpu_s'][-1]:.1f} | "
                      + ("n/a" if rss is None else f"{rss:.0f}") + " | "
                      + " | ".join(f"{at[s]:.4f}" for s in payload["reported_sweeps"]) + " |")
+    if len(round_rates) > 1:
+        lines += ["", f"{len(round_rates)} rounds, the libraries alternating (tokens / CPU-s per sweep in each; the "
+                  "table above gives the medians, and the median of the rounds' ratios):", "",
+                  "| round | " + " | ".join(runs) + " | " + " | ".join(f"{n} vs ours" for n in runs if n != "ours")
+                  + " | load after each |", "|---:|" + "---:|" * (2 * len(runs))]
+        for i, (r, loads) in enumerate(zip(round_rates, payload["round_loads"]), 1):
+            lines.append(f"| {i} | " + " | ".join(f"{r[n]:,.0f}" for n in runs) + " | "
+                         + " | ".join(f"{r[n] / r['ours']:.2f}x" for n in runs if n != "ours") + " | "
+                         + " ".join(f"{loads[n]:.2f}" for n in runs) + " |")
     lines += ["", "Held-out score after equal CPU time (the last scored sweep finished within the budget):", "",
               "| library | " + " | ".join(f"{b:g} CPU-s" for b in budgets) + " |", "|---|" + "---:|" * len(budgets)]
     for name, run in runs.items():
@@ -225,6 +238,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--topics", type=int, default=20)
     ap.add_argument("--libraries", default=",".join(LIBRARIES))
+    ap.add_argument("--rounds", type=int, default=1, help="run the libraries this many times, alternating")
     ap.add_argument("--one", choices=LIBRARIES, help="run one library here and print its json (internal)")
     args = ap.parse_args(argv)
     global K
@@ -234,14 +248,20 @@ def main(argv=None):
         return
     train, test, dropped = training_vocabulary_split(args.corpus)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    runs = {}
-    for name in args.libraries.split(","):
-        out = subprocess.run([sys.executable, __file__, "--corpus", args.corpus, "--sweeps", str(args.sweeps),
-                              "--seed", str(args.seed), "--topics", str(K), "--one", name], check=True,
-                             capture_output=True, text=True)
-        runs[name] = json.loads(out.stdout.strip().splitlines()[-1])
-        print(name, f"{runs[name]['cpu_s'][-1]:.1f} CPU-s", f"{runs[name]['heldout_per_word'][-1]:.4f}", flush=True)
-    tokens = int(train.sum())
+    tokens, rounds = int(train.sum()), []
+    for _ in range(args.rounds):
+        runs = {}
+        for name in args.libraries.split(","):
+            out = subprocess.run([sys.executable, __file__, "--corpus", args.corpus, "--sweeps", str(args.sweeps),
+                                  "--seed", str(args.seed), "--topics", str(K), "--one", name], check=True,
+                                 capture_output=True, text=True)
+            runs[name] = json.loads(out.stdout.strip().splitlines()[-1])
+            runs[name]["load_after"] = os.getloadavg()[0]
+            print(name, f"{runs[name]['cpu_s'][-1]:.1f} CPU-s", f"{runs[name]['heldout_per_word'][-1]:.4f}",
+                  flush=True)
+        rounds.append(runs)
+    rates = [{name: tokens_per_cpu_second(run, tokens) for name, run in r.items()} for r in rounds]
+    runs = rounds[0]  # the same seed each round: the same chains and scores
     slowest = max(run["cpu_s"][-1] for run in runs.values())
     fastest = min(run["cpu_s"][-1] for run in runs.values())
     budgets = sorted({round(fastest * f, 1) for f in (0.1, 0.25, 0.5, 1.0)} | {round(slowest, 1)})
@@ -251,7 +271,8 @@ def main(argv=None):
                "describe": {"corpus": args.corpus, "docs": train.shape[0], "W": train.shape[1],
                             "train_tokens": tokens, "test_tokens": int(test.sum()), "dropped_tokens": dropped},
                "reported_sweeps": [s for s in (10, 50, 100, 200, 500) if s <= args.sweeps],
-               "rates": {name: tokens_per_cpu_second(run, tokens) for name, run in runs.items()},
+               "rates": {name: float(np.median([r[name] for r in rates])) for name in runs},
+               "round_rates": rates, "round_loads": [{n: run["load_after"] for n, run in r.items()} for r in rounds],
                "budgets": budgets, "runs": runs}
     stem = f"collapsed_gibbs_peers_{args.corpus}" + ("" if K == 20 else f"_k{K}")
     (RESULTS / f"{stem}.json").write_text(json.dumps(payload))
