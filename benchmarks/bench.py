@@ -143,8 +143,8 @@ def _git(*args: str) -> str:
 
 
 def commit() -> str:
-    """HEAD's short hash, ``+changes`` when src/ or benchmarks/ differ from it."""
-    dirty = _git("status", "--porcelain", "--", "src", "benchmarks")
+    """HEAD's short hash, ``+changes`` when src/ or the benchmarks' code differ from it (results do not count)."""
+    dirty = _git("status", "--porcelain", "--", "src", "benchmarks", ":!benchmarks/results")
     return _git("rev-parse", "--short", "HEAD") + ("+changes" if dirty else "")
 
 
