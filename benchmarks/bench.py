@@ -126,7 +126,7 @@ def quoted() -> set[str]:
     names = set()
     for path in QUOTING:
         names.update(QUOTE.findall(path.read_text(encoding="utf-8")))
-    return {name.removesuffix(".") for name in names}
+    return {name.removesuffix(".") for name in names} - {STAMPS.stem}
 
 
 def entry_for(name: str) -> Entry | None:

@@ -1,6 +1,8 @@
 """Shared fixtures: small data and posteriors for every observation model."""
 
 import gzip
+import hashlib
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -291,3 +293,32 @@ def chain_stats(model, params, data, merge=None):
     uids = params.uids if merge is None else np.delete(params.uids, merge[1])
     return SuffStats(uids, fields, {"entropy": table[1:].sum(axis=1) + table[0]},
                      {"n_items": float(data.n_items), "log_base": model.obs.log_base(frames)}, square=("trans",))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _learned_starts_computed_once():
+    """The HDP's default start (:func:`~stickbreak.models.topics.init.gibbs_topics`: a collapsed
+    Gibbs sampler's 200 sweeps) is most of a small HDP fit's time, and many tests fit the same
+    HDP to the same documents from the same seed (one fit on each executor, a fit killed and
+    resumed at every lap). Within a test process each distinct call runs once: the answer and the
+    generator's state after it are kept under the call's arguments and the generator's state
+    before it, so a repeated call returns what it would have computed and leaves the generator
+    where it would have left it; the fits are the same as without this. (The start's own tests call
+    the function itself.)"""
+    from stickbreak.models.topics import init
+
+    compute, kept = init.gibbs_topics, {}
+
+    def once(data, eta, n_topics, doc_concentration, concentration, rng, *args, **kwargs):
+        call = (data.counts, eta, n_topics, doc_concentration, concentration, args, kwargs, rng.bit_generator.state)
+        key = hashlib.sha256(pickle.dumps(call)).hexdigest()
+        if key not in kept:
+            lam = compute(data, eta, n_topics, doc_concentration, concentration, rng, *args, **kwargs)
+            kept[key] = lam, rng.bit_generator.state
+        lam, state = kept[key]
+        rng.bit_generator.state = state
+        return lam.copy()
+
+    init.gibbs_topics = once
+    yield
+    init.gibbs_topics = compute
