@@ -13,7 +13,8 @@ import pytest
 
 from stickbreak import DPMixture, HDPTopicModel, LDA
 from stickbreak.datasets import load
-from stickbreak.progress import FitProgress
+from stickbreak import progress as progress_module
+from stickbreak.progress import FitProgress, phase
 
 
 def _fit(est, X):
@@ -66,6 +67,24 @@ def test_a_first_compilation_is_announced_once_and_timed(capsys, caplog):
     assert progress.watch.seconds > 0
     assert any("compiling numba kernels" in r.getMessage() for r in caplog.records)
     assert np.isclose(kernel(1), 2)
+
+
+def test_a_phase_before_the_laps_says_how_long_it_compiled(capsys, monkeypatch):
+    """The HDP's learned start compiles most of a first fit's kernels: its closing line says so."""
+    def add_two(x):
+        return x + 2
+
+    add_two.__module__ = "stickbreak.kernels.not_cached"
+    kernel = numba.njit(add_two)
+    monkeypatch.setattr(progress_module, "COMPILE_NOTICE", 1e-9)  # any compiling at all
+    with phase(1, "HDP: learned start"):
+        kernel(1)
+    err = capsys.readouterr().err.strip().split("\n")
+    assert err[0] == "HDP: learned start..." and err[1] == f"HDP: learned start: {progress_module.FIRST_USE}"
+    assert err[2].startswith("HDP: learned start: done in ") and "s of it compiling numba kernels)" in err[2]
+    with phase(1, "again"):
+        kernel(3)  # compiled already: nothing to say
+    assert capsys.readouterr().err.strip().split("\n")[-1].endswith(" s")
 
 
 def test_warming_an_unknown_kernel_module_names_the_known_ones():

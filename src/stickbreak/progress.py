@@ -59,14 +59,26 @@ def _say(show: bool, message: str) -> None:
         tqdm.write(message, file=sys.stderr)
 
 
+#: What a fit says when numba starts compiling its kernels (the silent wait of a cold cache).
+FIRST_USE = "compiling numba kernels on first use (numba caches them: later runs skip this)..."
+
+
 @contextmanager
 def phase(verbose: int, what: str):
     """A phase of a fit outside its laps (a learned start): ``what...`` as it begins and how long it
-    took at its end; logged at INFO, shown at ``verbose >= 1``."""
-    start = perf_counter()
-    _say(verbose >= 1, f"{what}...")
-    yield
-    _say(verbose >= 1, f"{what}: done in {perf_counter() - start:.1f} s")
+    took at its end, with the seconds of it numba spent compiling kernels on first use (the HDP's
+    learned start compiles the sampler's and the topic step's kernels); logged at INFO, shown at
+    ``verbose >= 1``."""
+    start, show = perf_counter(), verbose >= 1
+    _say(show, f"{what}...")
+    watch = _CompileWatch(lambda: _say(show, f"{what}: {FIRST_USE}"))
+    event.register("numba:compile", watch)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", watch)
+    compiled = f" ({watch.seconds:.1f} s of it compiling numba kernels)" if watch.seconds >= COMPILE_NOTICE else ""
+    _say(show, f"{what}: done in {perf_counter() - start:.1f} s{compiled}")
 
 
 class FitProgress:
@@ -79,8 +91,7 @@ class FitProgress:
                         unit="batch" if self.n_batches > 1 else "lap", desc=desc, dynamic_ncols=True)
         self.lap_position = 0  # batches of the lap in progress already counted
         self.compiled = 0.0
-        self.watch = _CompileWatch(lambda: _say(self.show, f"{desc}: compiling numba kernels on first use (numba "
-                                                            "caches them: later runs skip this)..."))
+        self.watch = _CompileWatch(lambda: _say(self.show, f"{desc}: {FIRST_USE}"))
 
     @contextmanager
     def watching(self):
