@@ -7,7 +7,7 @@ Same data, same split, same evaluator, one thread, each library in a fresh subpr
   (tomotopy builds its vocabulary from the training tokens), with the held-out tokens they carry.
 * Model: K = ``--topics`` (20), alpha = 0.1, beta = 0.01 (both libraries' defaults; ``peers.md``
   §3.2), no hyper-parameter optimisation, ``--sweeps`` sweeps. Ours runs SparseLDA's buckets
-  (:mod:`stickbreak.kernels.gibbs.sparse_lda`).
+  (:mod:`stickbreak.kernels.gibbs.buckets`).
 * Evaluator: after selected sweeps the held-out tokens are scored by the predictive of the current
   sample, ``log sum_k theta_jk phi_kw`` with ``theta_j = (N_jk + alpha) / (N_j + K alpha)`` and
   ``phi_k = (N_kw + beta) / (N_k + W beta)`` (Welling et al. 2008, Eq. 30 at one sample), per

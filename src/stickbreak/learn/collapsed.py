@@ -1,7 +1,7 @@
 """Collapsed inference for LDA as a learner of the one driver: collapsed Gibbs, standard VB (per
 pair), CVB, CVB0 and the hybrids SVB/CGS and CVB/CGS of Welling, Teh & Kappen (2008), one sweep per
 lap: :func:`stickbreak.kernels.gibbs.lda.sweep`, or for collapsed Gibbs (every pair sampled)
-SparseLDA's :func:`stickbreak.kernels.gibbs.sparse_lda.sparse_sweep`, as fast or faster at every K
+SparseLDA's :func:`stickbreak.kernels.gibbs.buckets.bucket_sweep`, as fast or faster at every K
 measured (wiki, tokens per CPU-s, mean of sweeps 2-20/30, dense vs sparse: K=5 28.9 M vs 30.3 M,
 K=10 24.9 M vs 24.8 M, K=20 20.2 M vs 22.2 M, K=50 11.8 M vs 14.4 M, K=200 3.5 M vs 7.8 M).
 
@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from ..core.protocols import LDASweeps, require
 from ..core.suffstats import SuffStats
 from ..kernels.gibbs.lda import build_counts, predictive_probs, sweep, token_layout
-from ..kernels.gibbs.sparse_lda import sparse_sweep
+from ..kernels.gibbs.buckets import NO_NEW_TOPICS, bucket_sweep
 from .base import LapResult
 from ..models.topics.collapsed_lda import CollapsedParams
 
@@ -102,10 +102,11 @@ class CollapsedSweeps(SweepLearner):
     def lap(self, model: LDASweeps, data, state: CollapsedState, executor=None) -> LapResult:
         p = state.params
         seed = int(self.rng.integers(2**31))
-        if self._layout[0].all():  # collapsed Gibbs: SparseLDA's buckets (kernels/gibbs/sparse_lda.py)
+        if self._layout[0].all():  # collapsed Gibbs: SparseLDA's buckets (kernels/gibbs/buckets.py)
             indptr, indices, _ = self._corpus
             Nwk, Njk, Nk = p.counts[:3]
-            sparse_sweep(indptr, indices, self._layout[1], p.z, Nwk, Njk, Nk, model.alpha, float(model.beta), seed)
+            bucket_sweep(indptr, indices, self._layout[1], p.z, Nwk, Njk, Nk, model.alpha, 1.0, float(model.beta),
+                         NO_NEW_TOPICS, 1.0, 0, seed)
         else:
             (indptr, indices, counts), (sampled, token_start) = self._corpus, self._layout
             Nwk, Njk, Nk, Vwk, Vjk, Vk = p.counts

@@ -1,6 +1,6 @@
 """The direct-assignment collapsed Gibbs sampler of the HDP topic model (Teh et al. 2006, §5.3) as
 a learner of the one driver: per lap one token sweep
-(:func:`stickbreak.kernels.gibbs.hdp.sweep`), then the tables ``m_jk`` by Antoniak draws and
+(:func:`stickbreak.kernels.gibbs.buckets.bucket_sweep`), then the tables ``m_jk`` by Antoniak draws and
 ``beta ~ Dir(m_.1, .., m_.K, gamma)`` (Eqs. 36, 40). There is no truncation: the first sweep
 assigns the tokens sequentially from no topics, and the arrays double whenever every slot is used.
 

@@ -12,7 +12,9 @@ import pytest
 import scipy.sparse as sp
 
 from stickbreak.data import BagOfWords
+from stickbreak.kernels.gibbs import _reference_buckets as bucket_ref
 from stickbreak.kernels.gibbs import _reference_hdp as ref
+from stickbreak.kernels.gibbs import buckets
 from stickbreak.kernels.gibbs import hdp as kern
 from stickbreak.kernels.gibbs.lda import token_layout
 from stickbreak.models.topics.collapsed_hdp import CollapsedHDP
@@ -36,19 +38,22 @@ def _empty_state(X, slots):
 
 
 def test_sweeps_and_tables_match_numpy_twins_through_growth(corpus):
-    """From no topics with two slots: the sequential first sweep must stop and resume after growth."""
+    """From no topics with two slots: the sequential first sweep must stop and resume after growth;
+    later sweeps empty topics and create new ones (SparseLDA's buckets with the new topic's)."""
     ip, ix = corpus.indptr.astype(np.int64), corpus.indices.astype(np.int64)
     token_start, ours = _empty_state(corpus, 2)
     _, twin = _empty_state(corpus, 2)
     grown = 0
     for seed in range(4):
-        for state, module in ((ours, kern), (twin, ref)):
+        for state, module in ((ours, buckets), (twin, bucket_ref)):
             stopped, step = 0, 0
             while stopped >= 0:
-                stopped = module.sweep(ip, ix, token_start, *state, ALPHA, GAMMA, ETA, stopped, 100 * seed + step)
+                z, Nwk, Njk, Nk, beta, rest = state
+                stopped = module.bucket_sweep(ip, ix, token_start, z, Nwk, Njk, Nk, beta, ALPHA, ETA, rest, GAMMA,
+                                              stopped, 100 * seed + step)
                 if stopped >= 0:
                     state[1:5] = kern.grow(*state[1:5])
-                    grown += module is kern
+                    grown += module is buckets
                     step += 1
         for a, b in zip(ours, twin):
             np.testing.assert_array_equal(a, b)

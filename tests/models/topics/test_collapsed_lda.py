@@ -223,9 +223,9 @@ def test_other_models_reject_collapsed_algorithms_before_work():
 
 
 def test_sparse_sweep_matches_its_numpy_twin(corpus):
-    """SparseLDA's buckets (kernels/gibbs/sparse_lda.py) against the twin, draw for draw."""
-    from stickbreak.kernels.gibbs import _reference_sparse_lda as sparse_ref
-    from stickbreak.kernels.gibbs.sparse_lda import sparse_sweep
+    """SparseLDA's buckets (kernels/gibbs/buckets.py) against the twin, draw for draw."""
+    from stickbreak.kernels.gibbs import _reference_buckets as sparse_ref
+    from stickbreak.kernels.gibbs.buckets import NO_NEW_TOPICS, bucket_sweep
 
     model, learner, state = _state(corpus, "gibbs")
     indptr, indices, _ = learner._corpus
@@ -233,8 +233,9 @@ def test_sparse_sweep_matches_its_numpy_twin(corpus):
     z, _, counts = _copy(state)
     zr, _, countsr = _copy(state)
     for seed in (3, 4, 5):
-        sparse_sweep(indptr, indices, token_start, z, *counts[:3], model.alpha, model.beta, seed)
-        sparse_ref.sparse_sweep(indptr, indices, token_start, zr, *countsr[:3], model.alpha, model.beta, seed)
+        fixed = (model.alpha, 1.0, model.beta, NO_NEW_TOPICS, 1.0, 0, seed)
+        assert bucket_sweep(indptr, indices, token_start, z, *counts[:3], *fixed) == -1
+        sparse_ref.bucket_sweep(indptr, indices, token_start, zr, *countsr[:3], *fixed)
         np.testing.assert_array_equal(z, zr)
         for a, b in zip(counts[:3], countsr[:3]):
             np.testing.assert_array_equal(a, b)
@@ -247,7 +248,7 @@ def test_sparse_sweep_stationary_distribution_is_the_exact_posterior():
     """3 topics, 2 documents, 2 words: SparseLDA's visit frequencies of the 3^4 token assignments
     match the exact collapsed posterior (every bucket drawn from: alpha and beta are not small).
     The dense kernel's total variation in the same run is 0.0083 (this kernel's 0.0088)."""
-    from stickbreak.kernels.gibbs.sparse_lda import sparse_sweep
+    from stickbreak.kernels.gibbs.buckets import NO_NEW_TOPICS, bucket_sweep
 
     X = sp.csr_matrix(np.array([[2.0, 1.0, 0.0], [0.0, 1.0, 0.0]]))
     alpha, beta, K, W = np.array([0.5, 0.2, 0.8]), 0.3, 3, 3
@@ -261,19 +262,20 @@ def test_sparse_sweep_stationary_distribution_is_the_exact_posterior():
     index = {c: i for i, c in enumerate(configs)}
     visits = np.zeros(len(configs))
     for seed in range(100000):
-        sparse_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, beta, seed)
+        bucket_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, alpha, 1.0, beta, NO_NEW_TOPICS, 1.0, 0, seed)
         visits[index[tuple(z)]] += 1
     assert 0.5 * np.abs(visits / visits.sum() - exact).sum() < 0.015
 
 
 def test_gibbs_sweeps_run_sparse_lda(corpus):
     """A collapsed Gibbs lap is SparseLDA's sweep, draw for draw; a hybrid's is the dense kernel's."""
-    from stickbreak.kernels.gibbs.sparse_lda import sparse_sweep
+    from stickbreak.kernels.gibbs.buckets import NO_NEW_TOPICS, bucket_sweep
 
     model, learner, state = _state(corpus, "gibbs")
     z, _, counts = _copy(state)
     seed = int(np.random.default_rng(0).integers(2**31))  # the learner's next draw
     learner.rng = np.random.default_rng(0)
     learner.lap(model, None, state)
-    sparse_sweep(*learner._corpus[:2], learner._layout[1], z, *counts[:3], model.alpha, model.beta, seed)
+    bucket_sweep(*learner._corpus[:2], learner._layout[1], z, *counts[:3], model.alpha, 1.0, model.beta, NO_NEW_TOPICS,
+                 1.0, 0, seed)
     np.testing.assert_array_equal(state.params.z, z)

@@ -54,12 +54,14 @@ def test_a_seeded_start_gives_each_seed_document_its_own_topic_and_leaves_the_re
 @pytest.mark.parametrize("n_topics", [0, 1, 3])
 def test_the_sampler_finds_the_bars_from_no_or_few_topics(bars, n_topics):
     data, truth = bars
-    lam = gibbs_topics(data, 0.05, n_topics, 1.0, 10.0, np.random.default_rng(1), n_sweeps=30)
+    lam = gibbs_topics(data, 0.05, n_topics, 1.0, 10.0, np.random.default_rng(1), n_sweeps=100)
     sizes = lam.sum(axis=1) - 0.05 * lam.shape[1]
     assert np.all(np.diff(sizes) <= 1e-9)  # largest first
     assert sizes.sum() == pytest.approx(data.counts.sum())  # the corpus's tokens, all of them sampled here
     assert (sizes > 0.05 * sizes.sum()).sum() >= 6
-    assert _recovered(lam[:6], truth).min() > 0.85  # the six largest are the six bars, roughly (a start)
+    # the six largest are the six bars, roughly (a start): after 100 sweeps in 84 of 90 chains (seeds
+    # 0-29 from 0, 1 and 3 topics), after 30 in 34 of 90
+    assert _recovered(lam[:6], truth).min() > 0.85
 
 
 def test_same_seed_same_start_and_the_token_cap_samples_a_subset_scaled_to_the_corpus(bars):

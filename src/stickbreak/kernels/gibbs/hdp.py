@@ -4,17 +4,16 @@
 
 State (``K`` slots, some free): token topics ``z`` (``-1`` = not yet assigned), counts ``N_wk``
 (W, K), ``N_jk`` (D, K), ``N_k`` (K), weights ``beta`` (K; zero on free slots) and ``rest`` (a
-one-element array holding ``beta_u``). A free slot has ``N_k = 0`` and ``beta_k = 0``, so its weight
-below is zero without a test. One token step (Teh et al. 2006, Eq. 37):
+one-element array holding ``beta_u``). One token step (Teh et al. 2006, Eq. 37):
 
     p(z = k) ∝ (N_jk + alpha beta_k) (N_wk + eta) / (N_k + W eta),   p(z = new) ∝ alpha beta_u / W,
 
-a topic left empty returns its weight to ``beta_u``; a new topic takes a free slot and splits
-``beta_u`` by ``b ~ Beta(1, gamma)`` (``beta_new = b beta_u``, ``beta_u <- (1 - b) beta_u``). A sweep
-from ``z = -1`` is the usual sequential initialisation. The tables ``m_jk`` (Eq. 40) are drawn by
-:func:`~stickbreak.kernels.sampling.antoniak_tables`; ``beta ~ Dir(m_.1, .., m_.K, gamma)``
-(Eq. 36) is drawn by the caller. All draws are uniforms from numba's seeded generator, so the NumPy
-twin reproduces them.
+is SparseLDA's with ``alpha_k = alpha beta_k`` and a bucket for the new topic:
+:func:`stickbreak.kernels.gibbs.buckets.bucket_sweep` sweeps the tokens (and creates and empties
+topics). Here: the tables ``m_jk`` (Eq. 40), drawn by
+:func:`~stickbreak.kernels.sampling.antoniak_tables` (``beta ~ Dir(m_.1, .., m_.K, gamma)``, Eq. 36,
+is drawn by the caller), the predictive of held-out tokens, and the arrays' growth. Draws are
+uniforms from numba's seeded generator, so the NumPy twin reproduces them.
 """
 
 from __future__ import annotations
@@ -23,78 +22,6 @@ import numpy as np
 from numba import njit
 
 from ..sampling import antoniak_tables
-
-
-@njit(cache=True, nogil=True)
-def _first_free_slot(Nk, beta):
-    for k in range(Nk.size):
-        if Nk[k] == 0.0 and beta[k] == 0.0:
-            return k
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, beta, rest, alpha, gamma, eta, first_token, seed):
-    """Resample every token from ``first_token`` on, document by document, in place. Returns ``-1``
-    when the sweep is complete, or the token at which it stopped because every slot was in use (grow
-    the arrays with :func:`grow` and call again from there with a new seed)."""
-    np.random.seed(seed)
-    n_slots = Nk.size
-    w_eta = Nwk.shape[0] * eta
-    new_scale = alpha / Nwk.shape[0]
-    p = np.empty(n_slots)
-    inv_nk = np.empty(n_slots)
-    n_used = 0
-    for k in range(n_slots):
-        inv_nk[k] = 1.0 / (Nk[k] + w_eta)
-        if Nk[k] > 0.0 or beta[k] > 0.0:
-            n_used += 1
-    first_pair = np.searchsorted(token_start, first_token, side="right") - 1
-    first_doc = np.searchsorted(indptr, first_pair, side="right") - 1
-    for j in range(first_doc, indptr.size - 1):
-        n_j = Njk[j]
-        for m in range(max(indptr[j], first_pair), indptr[j + 1]):
-            n_w = Nwk[indices[m]]
-            for t in range(max(token_start[m], first_token), token_start[m + 1]):
-                if n_used == n_slots:
-                    return t
-                k_old = z[t]
-                if k_old >= 0:
-                    n_w[k_old] -= 1.0
-                    n_j[k_old] -= 1.0
-                    Nk[k_old] -= 1.0
-                    inv_nk[k_old] = 1.0 / (Nk[k_old] + w_eta)
-                    if Nk[k_old] == 0.0:  # the topic is gone: its weight returns to beta_u
-                        rest[0] += beta[k_old]
-                        beta[k_old] = 0.0
-                        n_used -= 1
-                for k in range(n_slots):
-                    p[k] = (n_j[k] + alpha * beta[k]) * (n_w[k] + eta) * inv_nk[k]
-                p_new = new_scale * rest[0]
-                total = p_new
-                for k in range(n_slots):
-                    total += p[k]
-                u = np.random.random() * total - p_new
-                k_new = -1
-                if u >= 0.0:
-                    k_new = n_slots - 1
-                    for k in range(n_slots):
-                        u -= p[k]
-                        if u < 0.0:
-                            k_new = k
-                            break
-                if k_new < 0 or (Nk[k_new] == 0.0 and beta[k_new] == 0.0):  # a new topic
-                    k_new = _first_free_slot(Nk, beta)
-                    b = 1.0 - (1.0 - np.random.random()) ** (1.0 / gamma)  # Beta(1, gamma) by inversion
-                    beta[k_new] = b * rest[0]
-                    rest[0] *= 1.0 - b
-                    n_used += 1
-                z[t] = k_new
-                n_w[k_new] += 1.0
-                n_j[k_new] += 1.0
-                Nk[k_new] += 1.0
-                inv_nk[k_new] = 1.0 / (Nk[k_new] + w_eta)
-    return -1
 
 
 @njit(cache=True, nogil=True)

@@ -14,7 +14,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from ...core.protocols import HDPSweeps
-from ...kernels.gibbs.hdp import grow, sweep, table_counts
+from ...kernels.gibbs.buckets import bucket_sweep
+from ...kernels.gibbs.hdp import grow, table_counts
 from ...kernels.gibbs.lda import token_layout
 
 
@@ -155,12 +156,13 @@ def start_params(corpus: TokenCorpus, n_words: int, n_topics: int, eta: float, a
 
 
 def sweep_tokens(p: DirectAssignmentParams, corpus: TokenCorpus, rng: np.random.Generator) -> None:
-    """One sweep over every token in place (Teh et al. 2006, Eq. 37), the arrays doubled whenever
-    every slot is in use (a handful of times per fit)."""
+    """One sweep over every token in place (Teh et al. 2006, Eq. 37, by SparseLDA's buckets:
+    :func:`~stickbreak.kernels.gibbs.buckets.bucket_sweep`), the arrays doubled whenever every slot
+    is in use (a handful of times per fit)."""
     stopped = 0
     while stopped >= 0:
-        stopped = sweep(corpus.indptr, corpus.indices, corpus.token_start, p.z, p.Nwk, p.Njk, p.Nk, p.beta, p.rest,
-                        p.alpha, p.gamma, p.eta, stopped, int(rng.integers(2**31)))
+        stopped = bucket_sweep(corpus.indptr, corpus.indices, corpus.token_start, p.z, p.Nwk, p.Njk, p.Nk, p.beta,
+                               p.alpha, p.eta, p.rest, p.gamma, stopped, int(rng.integers(2**31)))
         if stopped >= 0:
             p.Nwk, p.Njk, p.Nk, p.beta = grow(p.Nwk, p.Njk, p.Nk, p.beta)
 
