@@ -64,7 +64,7 @@ ENTRIES = [
     Entry("hmm_toy", _py("hmm_toy"), ("hmm_toy",)),
     Entry("hmm_mocap", _py("hmm_mocap"), ("hmm_mocap",)),
     Entry("hmm_classes", _py("hmm_classes"), ("hmm_classes",)),
-    Entry("hmm_sampler", _py("hmm_sampler"), ("hmm_sampler",)),
+    Entry("hmm_sampler", _py("hmm_sampler"), ("hmm_sampler",), tier="long"),  # 2,371 s at load 4 (2026-11-27)
     Entry("driver_memory", _py("driver_memory"), ("driver_memory",)),
     Entry("merge_diagnosis", _py("merge_diagnosis"), ("merge_diagnosis",)),
     Entry("birth_diagnosis", _py("birth_diagnosis"), ("birth_diagnosis",)),
