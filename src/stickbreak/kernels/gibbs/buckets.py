@@ -90,6 +90,20 @@ def _first_free_slot(Nk, weights):
 
 
 @njit(cache=True, nogil=True)
+def _run_holding(starts, i):
+    """The run ``r`` with ``starts[r] <= i < starts[r + 1]`` (a bisection; ``np.searchsorted`` would
+    cost numba a second of compiling on first use)."""
+    low, high = 0, starts.size - 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        if starts[middle] <= i:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+@njit(cache=True, nogil=True)
 def bucket_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, weights, scale, eta, rest, gamma, first_token, seed):
     """Resample every token from ``first_token`` on, document by document, by the buckets (module
     docstring), in place: ``z``, the counts and, for the HDP, ``weights`` (``beta``) and ``rest``.
@@ -111,8 +125,8 @@ def bucket_sweep(indptr, indices, token_start, z, Nwk, Njk, Nk, weights, scale, 
     doc_topics = np.empty((1, n_slots), dtype=np.int32)  # one row: the word lists' layout
     doc_size = np.zeros(1, dtype=np.int64)
     q_terms = np.empty(n_slots)
-    first_pair = np.searchsorted(token_start, first_token, side="right") - 1
-    first_doc = np.searchsorted(indptr, first_pair, side="right") - 1
+    first_pair = _run_holding(token_start, first_token)
+    first_doc = _run_holding(indptr, first_pair)
     for j in range(first_doc, indptr.size - 1):
         doc_size[0] = 0
         s = 0.0
