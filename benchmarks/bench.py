@@ -61,7 +61,7 @@ ENTRIES = [
     Entry("mixtures", _py("mixtures"), ("mixtures",), tier="long"),  # 1,676 s at 6183063
     Entry("mixture_kernels", _py("mixture_kernels"), ("mixture_kernels",), stdout="mixture_kernels"),
     Entry("mixture_toys", _py("mixture_toys"), ("mixture_toys",), tier="long"),  # over 1,140 s (stopped) at 6183063
-    Entry("hmm_toy", _py("hmm_toy"), ("hmm_toy",)),
+    Entry("hmm_toy", _py("hmm_toy"), ("hmm_toy",), tier="long"),  # 932 s at 5288ecb
     Entry("hmm_mocap", _py("hmm_mocap"), ("hmm_mocap",)),
     Entry("hmm_classes", _py("hmm_classes"), ("hmm_classes",)),
     Entry("hmm_sampler", _py("hmm_sampler"), ("hmm_sampler",), tier="long"),  # 2,371 s at load 4 (2026-11-27)
