@@ -69,7 +69,7 @@ ENTRIES = [
     Entry("merge_diagnosis", _py("merge_diagnosis"), ("merge_diagnosis",)),
     Entry("birth_diagnosis", _py("birth_diagnosis"), ("birth_diagnosis",)),
     Entry("admixture_patches", _py("admixture_patches", "--ks", "25,50"), ("admixture_patches",)),
-    Entry("topics", _py("topics"), ("topics",), extra="peers"),
+    Entry("topics", _py("topics"), ("topics",), extra="peers", tier="long"),  # 841 s at 3ad55f1
     Entry("collapsed_gibbs_peers_k20", _py("collapsed_gibbs_peers", "--corpus", "wiki", "--sweeps", "200",
                                            "--topics", "20", "--rounds", "3"),
           ("collapsed_gibbs_peers_wiki",), extra="peers"),
