@@ -111,7 +111,10 @@ ENTRIES = [
     *[Entry(f"svi_truncation_free_{model}_{corpus}", _py("svi_truncation_free", "--corpus", corpus, "--model", model),
             (f"svi_truncation_free_{model}_{corpus}",), tier="long")
       for model in ("dp", "hdp") for corpus in ("20newsgroups", "debian_descriptions", "gcide_definitions")],
-    Entry("scaling_lda", _py("scaling", "--only", "lda"), ("scaling_lda",), tier="long"),
+    Entry("scaling_lda", _py("scaling", "--only", "lda", "--laps", "6"), ("scaling_lda",), tier="long"),
+    Entry("scaling_hdp", _py("scaling", "--only", "hdp", "--laps", "6"), ("scaling_hdp",), tier="long"),
+    Entry("scaling_dpgmm_hmm", _py("scaling", "--only", "dpgmm,hmm", "--laps", "6"), ("scaling_dpgmm_hmm",),
+          tier="long"),
     Entry("weak_scaling", _py("weak_scaling", "--store", "/tmp/wiki_synth_300k", "--sizes", "100000,300000"),
           ("weak_scaling",), tier="long",
           prepare=_py("make_corpus", "--docs", "300000", "--out", "/tmp/wiki_synth_300k")),

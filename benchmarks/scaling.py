@@ -1,5 +1,7 @@
 """Strong scaling on this machine: one fit, the same seed, on 1 thread, 2 threads, 2 worker processes and
-2 Dask workers (issue 25).
+2 Dask workers (issues 25 and 48), with memoized VI's laps batch by batch (Hughes 2016, Alg. 3.3: the
+driver's threads by default) or synchronous (every batch in one call, one global step per lap:
+worker processes and Dask by default; ``stickbreak.learn.memo_sync``).
 
 Workloads (the issue's): LDA by batch VB on wiki (K=100); the memoized HDP with its default moves
 on 20newsgroups (K=100 to start, 8 batches); the default DP-GMM (memoized, birth/merge/delete) on
@@ -11,8 +13,10 @@ Reported per run: wall seconds of the fit (worker start-up included), seconds pe
 first (the steady rate), the final ELBO, K, mean bytes moved per lap, the load average before and
 after, and the peak RSS of the run's process (the driver: data, warm-up and fit) and of its largest
 worker process (local processes or Dask workers started by the fit; none for threads). Speed-up =
-the 1-thread wall time over the run's; every row of a workload must show the same ELBO to 1e-10
-relative (the executors compute the same fit).
+the 1-thread wall time over the run's; the rows of a workload with the same schedule show the same
+ELBO to 1e-10 relative (the executors compute the same fit); the two schedules differ after the
+first lap (one global step per lap against one per batch), so their ELBOs after the same laps
+are compared too.
 
 Run:  .venv/bin/python benchmarks/scaling.py [--only lda,hdp,dpgmm,hmm] [--laps 8]
 Writes benchmarks/results/scaling.{json,md}.
@@ -24,6 +28,7 @@ import argparse
 import gzip
 import json
 import os
+import resource
 import sys
 import time
 import warnings
@@ -36,6 +41,7 @@ from sklearn.decomposition import PCA
 from stickbreak import LDA, DPMixture, HDPHMM, HDPTopicModel
 from stickbreak.data import BagOfWords
 from stickbreak.datasets import load
+from stickbreak.parallel import make_executor
 
 from _rss import CHILDREN_KEY, KEY, in_fresh_process, rss_cell, with_children
 
@@ -43,8 +49,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
 
-SETTINGS = [("1 thread", None, 1), ("2 threads", None, 2), ("2 processes", "processes",
-                                                            2), ("2 Dask workers", "dask", 2)]
+#: (label, executor, n_jobs, memoized laps synchronous or not; None: the executor's default)
+SETTINGS = [("1 thread", None, 1, None), ("2 threads", None, 2, None), ("2 processes", "processes", 2, None),
+            ("2 Dask workers", "dask", 2, None), ("1 thread, synchronous laps", None, 1, True),
+            ("2 processes, laps batch by batch", "processes", 2, False)]
 
 
 def corpus(name: str) -> BagOfWords:
@@ -71,23 +79,30 @@ WORKLOADS = {
 }
 
 
-def run_row(key: str, X, laps: int, executor, n_jobs: int) -> dict:
+def run_row(key: str, X, laps: int, executor, n_jobs: int, synchronous: bool | None) -> dict:
     """One workload on one executor (in a fresh process: :func:`main`), after an untimed one-lap fit there."""
     make = WORKLOADS[key][2]
     with warnings.catch_warnings():  # untimed: numba's kernels load in this process
         warnings.simplefilter("ignore")
         make(1).set_params(random_state=0).fit(X)
-    return run(make, X, laps, executor, n_jobs)
+    return run(make, X, laps, executor, n_jobs, synchronous)
 
 
-def run(make, X, laps: int, executor, n_jobs: int) -> dict:
+def run(make, X, laps: int, executor, n_jobs: int, synchronous: bool | None = None) -> dict:
     load_before = os.getloadavg()[0]
-    model = make(laps).set_params(random_state=0, n_jobs=n_jobs, executor=executor)
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(X)
-    wall = time.perf_counter() - start
+    start, cpu = time.perf_counter(), time.process_time()  # worker start-up included
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    opened = make_executor(executor, n_jobs, synchronous_laps=synchronous)
+    model = make(laps).set_params(random_state=0, n_jobs=n_jobs, executor=opened)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X)
+    finally:
+        opened.close()
+    wall, driver_cpu = time.perf_counter() - start, time.process_time() - cpu
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)  # the worker processes, once they have ended
+    workers_cpu = (ended.ru_utime + ended.ru_stime) - (children.ru_utime + children.ru_stime)
     trace = model.trace_
     per_lap = (trace[-1]["seconds"] - trace[0]["seconds"]) / max(1, len(trace) - 1)
     ends = [0.0] + [r["seconds"] for r in trace]
@@ -97,7 +112,8 @@ def run(make, X, laps: int, executor, n_jobs: int) -> dict:
             "lap_moves": [", ".join(f"{kind} {v['accepted']}/{v['tried']}" for kind,
                                     v in r["moves"].items() if v["tried"])
                           for r in trace],
-            "load_before": load_before, "load_after": os.getloadavg()[0]}
+            "load_before": load_before, "load_after": os.getloadavg()[0], "driver_cpu": driver_cpu,
+            "workers_cpu": workers_cpu}
 
 
 def _workers_rss(row: dict) -> str:
@@ -108,12 +124,14 @@ def _workers_rss(row: dict) -> str:
 
 def table(rows: list[dict]) -> str:
     lines = ["| workload | executor | wall s | s/lap after lap 1 | speed-up (wall) | speed-up (per lap) | ELBO | K "
-             "| MB moved/lap | load before/after | peak RSS MiB (driver / largest worker) |", "|---" * 11 + "|"]
+             "| MB moved/lap | CPU s: driver / worker processes | load before/after "
+             "| peak RSS MiB (driver / largest worker) |", "|---" * 12 + "|"]
     for row in rows:
+        workers = f"{row['workers_cpu']:.1f}" if row.get("workers_cpu") else "none"
         lines.append(f"| {row['workload']} | {row['setting']} | {row['wall']:.1f} | {row['per_lap']:.2f} | "
                      f"{row['speedup_wall']:.2f}x | {row['speedup_lap']:.2f}x | {row['elbo']:.10g} | {row['K']} | "
-                     f"{row['bytes_per_lap'] / 1e6:.1f} | {row['load_before']:.2f}/{row['load_after']:.2f} | "
-                     f"{rss_cell(row)} / {_workers_rss(row)} |")
+                     f"{row['bytes_per_lap'] / 1e6:.1f} | {row.get('driver_cpu', float('nan')):.1f} / {workers} | "
+                     f"{row['load_before']:.2f}/{row['load_after']:.2f} | {rss_cell(row)} / {_workers_rss(row)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -140,13 +158,16 @@ def main(argv=None):
         title, data, _ = WORKLOADS[key]
         X = data()
         base = None
-        for setting, executor, n_jobs in SETTINGS:
+        same_schedule: dict = {}
+        for setting, executor, n_jobs, synchronous in SETTINGS:
             row = {"workload": title, "setting": setting,
-                   **in_fresh_process(with_children, run_row, key, X, args.laps, executor, n_jobs)}
+                   **in_fresh_process(with_children, run_row, key, X, args.laps, executor, n_jobs, synchronous)}
             base = base or row
             row["speedup_wall"] = base["wall"] / row["wall"]
             row["speedup_lap"] = base["per_lap"] / row["per_lap"]
-            row["same_elbo"] = abs(row["elbo"] - base["elbo"]) <= 1e-10 * abs(base["elbo"])
+            schedule = executor is not None if synchronous is None else synchronous
+            first = same_schedule.setdefault(schedule, row)
+            row["same_elbo"] = abs(row["elbo"] - first["elbo"]) <= 1e-10 * abs(first["elbo"])
             rows.append(row)
             print(table([row]).splitlines()[-1], flush=True)
     RESULTS.mkdir(exist_ok=True)

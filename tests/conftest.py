@@ -121,7 +121,8 @@ def assert_cache_consistent(state) -> None:
     np.testing.assert_allclose(total.elbo_terms["entropy"], state.stats.elbo_terms["entropy"], rtol=1e-9, atol=1e-7)
 
 
-def fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, n_active=None, **moves_options):
+def fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, n_active=None, executor=None,
+                 **moves_options):
     """Memoized VI from k-means++ with every ELBO decrease (after each batch and move) an error;
     returns (model, batches, result), the result's state as saved (with the batches' caches)."""
     import dataclasses
@@ -140,9 +141,11 @@ def fit_memoized(X, name, moves, n_batches, n_components, max_laps, seed=0, n_ac
     learner = MemoizedVI(MovesConfig(moves=moves, **moves_options), np.random.default_rng(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("error", ELBODecreaseWarning)
-        result = fit(model, batches.data, params, learner, LearnConfig(algorithm="memoized", max_laps=max_laps, tol=0))
+        result = fit(model, batches.data, params, learner, LearnConfig(algorithm="memoized", max_laps=max_laps, tol=0),
+                     executor=executor)
     # the saved state: with the batches' caches fetched from the executor that holds them
-    return model, batches, dataclasses.replace(result, state=learner.saved_state(result.state, batches.data))
+    return model, batches, dataclasses.replace(result, state=learner.saved_state(result.state, batches.data,
+                                                                                 executor))
 
 
 def elbo_of(model, stats) -> float:

@@ -4,10 +4,13 @@ The same fit in process and on a local Dask cluster
 
 The local step of every batch is independent of the others given the global parameters (Hughes
 2016, §8.1), so it can run where the data are. ``executor=`` says where: the driver's threads
-(the default), local worker processes, or the workers of a Dask cluster. The fit is meant to be
-the same on every executor, up to floating-point round-off; here we check it by fitting the same
-HDP topic model in process and on a ``distributed.LocalCluster`` of 2 single-threaded worker
-processes, and compare their ELBO, K and seconds lap by lap.
+(the default), local worker processes, or the workers of a Dask cluster. On Dask and worker
+processes memoized VI runs synchronous laps (every batch visited in one call, one global step per
+lap); the driver's threads run them batch by batch unless their executor is made with
+``synchronous_laps=True``. With the same schedule the fit is meant to be the same on every
+executor, up to floating-point round-off; here we check it by fitting the same HDP topic model in
+process and on a ``distributed.LocalCluster`` of 2 single-threaded worker processes, and compare
+their ELBO, K and seconds lap by lap.
 
 For speed the corpus is the first 500 AP articles, the HDP starts from 30 topics and each fit is
 capped at 8 laps. On data this small, sending parameters to the workers and statistics back costs
@@ -29,6 +32,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from stickbreak import HDPTopicModel, datasets
+from stickbreak.parallel import make_executor
 
 X = datasets.load("ap").X[:500]
 
@@ -50,7 +54,9 @@ def fit(executor=None, n_jobs=1):
 if __name__ == "__main__":
     from distributed import Client, LocalCluster
 
-    local, local_seconds = fit()
+    threads = make_executor("threads", 1, synchronous_laps=True)  # the laps Dask runs
+    local, local_seconds = fit(executor=threads)
+    threads.close()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         remote, remote_seconds = fit(executor=client)

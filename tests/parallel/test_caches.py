@@ -38,18 +38,19 @@ def _mixture(n_items=600, n_batches=3):
     return model, params, split_batches(data, n_batches, 0).data
 
 
-@pytest.mark.parametrize("where", ["threads", "processes"])
-def test_the_driver_holds_no_batch_cache_and_the_workers_caches_add_up(where):
+@pytest.mark.parametrize("where, laps", [("threads", 8), ("processes", 8), ("processes-synchronous", 12)])
+def test_the_driver_holds_no_batch_cache_and_the_workers_caches_add_up(where, laps):
     """After laps of births, merges and deletes, the driver's state holds no batch statistics; the
     caches fetched from the two workers (or threads), fast-forwarded through the move log, sum to
-    the whole-data statistics."""
+    the whole-data statistics (memoized laps batch by batch, or synchronous)."""
     model, params, batches = _mixture()
-    executor = LocalExecutor(2) if where == "threads" else make_executor("processes", 2)
+    executor = (LocalExecutor(2) if where == "threads" else
+                make_executor("processes", 2, synchronous_laps=where == "processes-synchronous"))
     learner = MemoizedVI(MovesConfig(moves=("birth", "merge", "delete"), birth_max_new=10), np.random.default_rng(0))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", ELBODecreaseWarning)
-            result = fit(model, batches, params, learner, LearnConfig(algorithm="memoized", max_laps=8, tol=0),
+            result = fit(model, batches, params, learner, LearnConfig(algorithm="memoized", max_laps=laps, tol=0),
                          executor=executor)
         state = result.state
         assert all(m is None for m in state.memo) and all(w is None for w in state.warm) and all(state.placed)
@@ -58,7 +59,7 @@ def test_the_driver_holds_no_batch_cache_and_the_workers_caches_add_up(where):
         saved = learner.saved_state(state, batches, executor)
         assert all(m is not None for m in saved.memo) and not saved.placed
         assert_cache_consistent(saved)
-        if where == "processes":  # the workers wrote their caches through; a fit's end frees them
+        if where != "threads":  # the workers wrote their caches through; a fit's end frees them
             spill = Path(executor.spill)
             assert len(list(spill.rglob("*.npz"))) >= len(batches)
             executor.release()

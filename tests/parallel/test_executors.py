@@ -9,6 +9,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import time
 import warnings
 from dataclasses import replace
 
@@ -25,6 +26,7 @@ from stickbreak.obs import expfam
 from stickbreak.learn.memo_parts import MemoVisit, PartVisit, memo_caches, memo_step, memo_work, part_work, visit_part
 from stickbreak.moves.part_work import KEPT_LOST
 from stickbreak.parallel import LocalExecutor, Request, check_executor, make_executor
+from stickbreak.parallel import dask_backend
 from stickbreak.parallel.processes import ProcessBackend
 from stickbreak.parallel.parts import part_bounds
 from stickbreak.parallel.sharded import ShardedExecutor
@@ -91,10 +93,17 @@ def _fit(name, **settings):
         return make().set_params(random_state=0, **settings).fit(data())
 
 
-def _reference(name):
-    if name not in _REFERENCE:
-        _REFERENCE[name] = _fit(name, n_jobs=1)
-    return _REFERENCE[name]
+def _reference(name, synchronous_laps=False):
+    """The fit on the driver's thread (memoized VI batch by batch), or with ``synchronous_laps`` on
+    two threads (the parts of worker processes and Dask, whose laps are synchronous by default)."""
+    if (name, synchronous_laps) not in _REFERENCE:
+        executor = LocalExecutor(2, synchronous_laps=True) if synchronous_laps else None
+        try:
+            _REFERENCE[name, synchronous_laps] = _fit(name, n_jobs=2 if synchronous_laps else 1, executor=executor)
+        finally:
+            if executor is not None:
+                executor.close()
+    return _REFERENCE[name, synchronous_laps]
 
 
 def _assert_same_fit(fitted, reference):
@@ -115,7 +124,7 @@ def test_every_executor_gives_the_same_fit(name, where, request):
     elif where == "dask":
         executor = request.getfixturevalue("client")
     fitted = _fit(name, n_jobs=2, executor=executor)
-    _assert_same_fit(fitted, _reference(name))
+    _assert_same_fit(fitted, _reference(name, synchronous_laps=where != "threads"))
     moved = [record["bytes_moved"] > 0 for record in fitted.trace_]
     assert all(moved) if where != "threads" else not any(moved)
 
@@ -126,35 +135,73 @@ def test_a_process_executor_named_by_string_starts_and_stops_its_workers():
 
 
 class _KillingBackend(ProcessBackend):
-    """Kills worker 0 (SIGKILL) right after handing it its ``after``-th task: it dies mid-task."""
+    """Kills worker 0 (SIGKILL) right after handing it its ``after``-th task: it dies mid-task; with
+    ``every``, kills every worker then."""
 
-    def __init__(self, n_workers, after):
+    def __init__(self, n_workers, after, every=False):
         super().__init__(n_workers)
-        self.after, self.sent = after, 0
+        self.after, self.sent, self.every = after, 0, every
 
     def submit(self, worker, shipment):
         handle = super().submit(worker, shipment)
         if worker == 0:
             self.sent += 1
             if self.sent == self.after:
-                os.kill(self.pids()[0], signal.SIGKILL)
+                for pid in self.pids() if self.every else self.pids()[:1]:
+                    os.kill(pid, signal.SIGKILL)
         return handle
 
 
 # hdp_memoized_moves sends worker 0 tasks 4-12 in lap 2, where a delete is refined and accepted
 # (task 9: a last round whose part must be rebuilt from the earlier rounds), and 13-19 in lap 3, which
 # replays it (task 14: the replaced worker reads the held proposal from the spill directory)
-@pytest.mark.parametrize("name, after", [("hdp_memoized_moves", 2), ("hdp_memoized_moves", 9),
-                                         ("hdp_memoized_moves", 14), ("lda_stochastic", 7)])
-def test_a_worker_killed_mid_task_costs_a_retry_not_the_run(name, after):
+# (memoized laps batch by batch); synchronous laps send worker 0 one visit call per lap, then the
+# follow-ups of a delete's refinement and of births (tasks 2 and 4: lap 2's visits and its refinement)
+@pytest.mark.parametrize("name, after, synchronous", [
+    ("hdp_memoized_moves", 2, False), ("hdp_memoized_moves", 9, False), ("hdp_memoized_moves", 14, False),
+    ("lda_stochastic", 7, False), ("hdp_memoized_moves", 2, True), ("hdp_memoized_moves", 4, True)])
+def test_a_worker_killed_mid_task_costs_a_retry_not_the_run(name, after, synchronous):
     backend = _KillingBackend(2, after)
-    executor = ShardedExecutor(backend)
+    executor = ShardedExecutor(backend, synchronous_laps=synchronous)
     try:
         fitted = _fit(name, n_jobs=2, executor=executor)
     finally:
         executor.close()
     assert backend.restarts == 1
-    _assert_same_fit(fitted, _reference(name))
+    _assert_same_fit(fitted, _reference(name, synchronous))
+
+
+def test_every_worker_process_killed_at_once_costs_a_retry_not_the_run():
+    backend = _KillingBackend(2, 5, every=True)
+    executor = ShardedExecutor(backend)
+    try:
+        fitted = _fit("dp_mixture_memoized_moves", n_jobs=2, executor=executor)
+    finally:
+        executor.close()
+    assert backend.restarts == 2
+    _assert_same_fit(fitted, _reference("dp_mixture_memoized_moves", synchronous_laps=True))
+
+
+def test_a_dask_cluster_that_lost_every_worker_stops_the_fit_with_a_clear_error(monkeypatch):
+    """No worker comes back (the cluster is scaled to none in lap 2): the fit stops after
+    WORKERLESS_SECONDS instead of waiting for ever."""
+    monkeypatch.setattr(dask_backend, "WORKERLESS_SECONDS", 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+        client = distributed.Client(cluster)
+    try:
+        def lose_every_worker(record, params):
+            if record.lap == 1:
+                cluster.scale(0)
+                while client.scheduler_info()["workers"]:
+                    time.sleep(0.1)
+
+        with pytest.raises(dask_backend.WorkersGone, match="has had no workers for 2 s.*dask worker"):
+            _fit("dp_mixture_memoized_moves", n_jobs=2, executor=client, callbacks=[lose_every_worker])
+    finally:
+        client.close()
+        cluster.close()
 
 
 def test_a_dask_worker_killed_during_the_fit_costs_a_retry(client):
@@ -171,7 +218,7 @@ def test_a_dask_worker_killed_during_the_fit_costs_a_retry(client):
 
     fitted = _fit("dp_mixture_memoized_moves", n_jobs=2, executor=client, callbacks=[kill_after_first_lap])
     assert killed
-    _assert_same_fit(fitted, _reference("dp_mixture_memoized_moves"))
+    _assert_same_fit(fitted, _reference("dp_mixture_memoized_moves", synchronous_laps=True))
     client.wait_for_workers(2)
 
 
@@ -182,7 +229,7 @@ def test_workers_read_their_own_shards(tmp_path, processes):
     settings = dict(n_topics=8, max_laps=3, moves=(), n_batches=3, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        here = HDPTopicModel(**settings).fit(store)
+        here = HDPTopicModel(**settings, executor=LocalExecutor(1, synchronous_laps=True)).fit(store)
         from_shards = HDPTopicModel(**settings, executor=processes).fit(store)
         from_memory = HDPTopicModel(**settings, executor=processes).fit(corpus)
     assert from_shards.lower_bound_ == pytest.approx(here.lower_bound_, rel=RELATIVE)

@@ -15,6 +15,7 @@ import sys
 import numpy as np
 
 from stickbreak import CheckpointDir, DPMixture, FiniteHMM, FiniteMixture, HDPHMM, HDPTopicModel, LDA
+from stickbreak.parallel import make_executor
 from stickbreak.persist import checkpoint
 from stickbreak.datasets.synthetic import make_bars_corpus, make_sticky_hmm_toy
 
@@ -76,7 +77,9 @@ if __name__ == "__main__":
     else:
         est.set_params(callbacks=[_killer(int(lap))])
         target = directory
-    if executor:
-        est.set_params(executor=executor[0], n_jobs=2)
+    if executor:  # "processes-batchwise": worker processes with memoized laps batch by batch (checkpoints within them)
+        where = make_executor("processes", 2, synchronous_laps=False) if executor[0] == "processes-batchwise" \
+            else executor[0]
+        est.set_params(executor=where, n_jobs=2)
     est.fit(X, checkpoint=target, **inputs)
     sys.exit(3)  # the run was meant to be killed before its end

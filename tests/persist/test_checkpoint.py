@@ -25,6 +25,7 @@ from stickbreak.estimators._checkpoint import CheckpointSession, read
 from stickbreak.learn.memo_state import MemoLapInProgress
 from stickbreak.learn.stochastic import StochasticLapInProgress
 from stickbreak.moves.records import DeleteRecord
+from stickbreak.parallel import LocalExecutor
 from stickbreak.persist import CheckpointError, checkpoint
 
 import resume_cases
@@ -38,9 +39,17 @@ class _Killed(BaseException):
 
 
 @lru_cache(maxsize=None)
-def uninterrupted(case: str, algorithm: str):
+def uninterrupted(case: str, algorithm: str, synchronous_laps: bool = False):
+    """The case's fit without a stop; ``synchronous_laps``: on two threads with memoized VI's
+    synchronous laps (those of a fit on 2 worker processes)."""
     est, X, inputs = resume_cases.make(case, algorithm)
-    return est.fit(X, **inputs)
+    if not synchronous_laps:
+        return est.fit(X, **inputs)
+    executor = LocalExecutor(2, synchronous_laps=True)
+    try:
+        return est.set_params(executor=executor, n_jobs=2).fit(X, **inputs)
+    finally:
+        executor.close()
 
 
 def killed_after(case: str, algorithm: str, lap, directory: Path, executor: str | None = None) -> None:
@@ -88,8 +97,8 @@ def assert_same_result(resumed, reference) -> None:
 # has replayed it); lap 4's delete is being refined, its proposals held by the workers (write 11)
 @pytest.mark.parametrize("case, algorithm, write, executor", [
     ("mixture", "memoized", 7, None), ("topics", "memoized", 8, None), ("hmm", "memoized", 13, None),
-    ("topics", "memoized", 11, "processes"), ("topics_deletes", "memoized", 8, "processes"),
-    ("topics_deletes", "memoized", 11, "processes"), ("topics", "stochastic", 8, None),
+    ("topics", "memoized", 11, "processes-batchwise"), ("topics_deletes", "memoized", 8, "processes-batchwise"),
+    ("topics_deletes", "memoized", 11, "processes-batchwise"), ("topics", "stochastic", 8, None),
     ("mixture", "stochastic", 4, None)])
 def test_a_fit_killed_within_a_lap_resumes_from_the_lap_in_progress(tmp_path, case, algorithm, write, executor):
     """SIGKILL right after a checkpoint written in the middle of a lap (memoized: births, merges and
@@ -364,16 +373,16 @@ def test_cli_resume_refuses_a_checkpoint_written_from_python(written, capsys):
 
 @pytest.mark.parametrize("case, lap", [("topics", 3), ("hmm", 3), ("topics_deletes", 2)])
 def test_a_fit_on_worker_processes_killed_resumes_anywhere_to_the_same_result(tmp_path, case, lap):
-    """The driver is killed with its workers busy; the run goes on in the driver's own thread
-    (topics_deletes: the delete accepted at lap 2's end is held by the workers until the batches
-    replay it; the checkpoint fetched it)."""
+    """The driver is killed with its workers busy; the run goes on in the driver's own threads
+    with the laps it started with, synchronous (topics_deletes: the delete accepted at lap 2's end
+    is held by the workers until the batches replay it; the checkpoint fetched it)."""
     killed_after(case, "memoized", lap, tmp_path, executor="processes")
     if case == "topics_deletes":
         deletes = [r for r in read(tmp_path).content["state"].log if isinstance(r, DeleteRecord)]
         assert len(deletes) == 1 and sorted(deletes[0].proposals) == [0, 1, 2]
     _, X, inputs = resume_cases.make(case, "memoized")
     resumed = stickbreak.resume(tmp_path, X, executor="threads", **inputs)
-    reference = uninterrupted(case, "memoized")
+    reference = uninterrupted(case, "memoized", synchronous_laps=True)
     assert resumed.params_.n_components == reference.params_.n_components
     assert [r["elbo"] for r in resumed.trace_] == pytest.approx([r["elbo"] for r in reference.trace_], rel=1e-9)
 

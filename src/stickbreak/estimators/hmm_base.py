@@ -106,8 +106,10 @@ _PARAMETERS = """
     executor : None, "threads", "processes", "dask", a scheduler address or a ``distributed.Client``
         Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
         default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
-        or an existing Dask cluster. The workers hold the data, each batch split among them; the
-        fit is the same on every executor up to round-off. Moves are decided on the driver.
+        or an existing Dask cluster. The workers hold the data, each batch split among them.
+        Memoized VI's laps go batch by batch on threads and are synchronous on processes and Dask
+        (one call and one global step per lap, :mod:`stickbreak.learn.memo_sync`); executors with
+        the same schedule give the same fit up to round-off. Moves are decided on the driver.
     callbacks : list of callable, optional
         Each called as ``callback(lap_record, params)`` after every lap; returning True stops the fit.
 

@@ -127,8 +127,10 @@ _PARAMETERS_AFTER_CONCENTRATION = """
     executor : None, "threads", "processes", "dask", a scheduler address or a ``distributed.Client``
         Where the local steps run (:mod:`stickbreak.parallel`): the driver's threads (None, the
         default), ``n_jobs`` local worker processes, a Dask ``LocalCluster`` of ``n_jobs`` workers,
-        or an existing Dask cluster. The workers hold the data, each batch split among them; the
-        fit is the same on every executor up to round-off. Moves are decided on the driver.
+        or an existing Dask cluster. The workers hold the data, each batch split among them.
+        Memoized VI's laps go batch by batch on threads and are synchronous on processes and Dask
+        (one call and one global step per lap, :mod:`stickbreak.learn.memo_sync`); executors with
+        the same schedule give the same fit up to round-off. Moves are decided on the driver.
     n_active : int, optional
         At most this many clusters per item get a non-zero responsibility (L-sparse local step,
         Hughes 2016, Ch. 7): each item keeps its top ``n_active`` clusters, which is exactly

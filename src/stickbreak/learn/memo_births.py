@@ -36,9 +36,10 @@ def births_at(ctx: LapContext, lap: MemoLap, b: int, visit: MemoVisit, answer, p
     return lap
 
 
-def _settled(ctx: LapContext, lap: MemoLap, b: int, visit: MemoVisit, proposal, result, params_before) -> MemoLap:
+def _settled(ctx: LapContext, lap: MemoLap, b: int, visit: MemoVisit, proposal, result, params_before,
+             evaluate: bool = True) -> MemoLap:
     """The proposal advanced at batch ``b`` until it has nothing more to ask there: failed
-    (recorded), complete (evaluated) or tracked on (``lap.active``)."""
+    (recorded), complete (evaluated, if ``evaluate``) or tracked on (``lap.active``)."""
     while True:
         advanced, more = birth.advance(ctx.model, proposal, b, result, params_before, ctx.cfg, ctx.rng,
                                        _expand_all(ctx, lap))
@@ -47,7 +48,7 @@ def _settled(ctx: LapContext, lap: MemoLap, b: int, visit: MemoVisit, proposal, 
         if not more:
             break
         proposal, result = advanced, _ask_again(ctx, lap, visit, advanced, params_before)
-    if advanced.complete:
+    if advanced.complete and evaluate:
         return _evaluated(ctx, lap, advanced)
     return replace(lap, active=lap.active + (advanced,))
 
@@ -63,7 +64,8 @@ def _birth_failed(lap: MemoLap, target: int) -> MemoLap:
     return failed(lap, "birth", target, sizes(whole(lap)).get(target, 0.0))
 
 
-def _started(ctx: LapContext, lap: MemoLap, b: int, visit: MemoVisit, answer, params_before) -> MemoLap:
+def _started(ctx: LapContext, lap: MemoLap, b: int, visit: MemoVisit, answer, params_before,
+             evaluate: bool = True) -> MemoLap:
     """New proposals, collecting from this batch on, for the targets its owned items and scores
     pick, one at a time while fewer than ``birth_max_active`` are tracked and K has room."""
     cfg = ctx.cfg
@@ -79,7 +81,36 @@ def _started(ctx: LapContext, lap: MemoLap, b: int, visit: MemoVisit, answer, pa
         proposal = birth.TrackedBirth(target, tuple(range(lap.next_uid, lap.next_uid + room)), len(ctx.batches))
         lap = replace(lap, next_uid=lap.next_uid + room)  # reserved whether or not the birth is accepted
         lap = _settled(ctx, lap, b, visit, proposal, _ask_again(ctx, lap, visit, proposal, params_before),
-                       params_before)
+                       params_before, evaluate)
+    return lap
+
+
+def births_synchronous(ctx: LapContext, lap: MemoLap, visits, answers, params_before, want_births: bool) -> MemoLap:
+    """A lap-synchronous lap's births (:mod:`.memo_sync`): every batch answered, in one call under
+    ``params_before``, what the proposals tracked at the lap's start asked of it (``visits``, their
+    ``answers`` in the lap's order). Each proposal advances with each batch's answer in that order
+    while it is in the phase it was asked in (a proposal created during the lap is expanded at the
+    batch that created it, then waits for the next lap's batches); new ones start from each batch's
+    owned items. A complete proposal goes on being expanded at every batch of the lap, so that all
+    its expansions match the batches' caches, and is evaluated on the exact ELBO once every batch
+    has answered."""
+    asked = {p.new_uids: p.created for p in lap.active}
+    asked_order = tuple(p.new_uids for p in lap.active)
+    for visit, answer in zip(visits, answers):
+        results = dict(zip(asked_order, answer.results))
+        tracked, lap = lap.active, replace(lap, active=())
+        for proposal in tracked:
+            if proposal.new_uids in results and asked[proposal.new_uids] == proposal.created:
+                lap = _settled(ctx, lap, visit.batch, visit, proposal, results[proposal.new_uids], params_before,
+                               evaluate=False)
+            else:  # started or created during this lap: asked again by the next lap's batches
+                lap = replace(lap, active=lap.active + (proposal,))
+        if want_births:
+            lap = _started(ctx, lap, visit.batch, visit, answer, params_before, evaluate=False)
+    complete = [p for p in lap.active if p.complete]
+    lap = replace(lap, active=tuple(p for p in lap.active if not p.complete))
+    for proposal in complete:
+        lap = _evaluated(ctx, lap, proposal)
     return lap
 
 

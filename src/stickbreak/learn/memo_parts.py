@@ -30,6 +30,7 @@ import numpy as np
 from ..core.local_parts import local_summary
 from ..moves.part_work import KEPT_LOST, Held
 from ..parallel import Executor, PartContext
+from ..parallel.jobs import totalled
 from ..parallel.parts import added, joined_rows, rows_of
 from .memo_spill import read_spill, spill_files, write_spill
 
@@ -43,7 +44,9 @@ class MemoVisit:
     ``version``: increases from visit to visit of a batch (the lap), so that a retried visit finds
     the cache its first try replaced; ``work``: a :class:`~stickbreak.moves.part_work.LocalWork`
     to run on the parts' local parameters; ``follow_ups``: the parts keep those local parameters
-    for follow-up work (:func:`part_work`) until the part's next visit."""
+    for follow-up work (:func:`part_work`) until the part's next visit, one set per part index, or
+    with ``kept_per_batch`` one per batch and part (a lap-synchronous lap visits every batch in one
+    call and follows up on any of them)."""
 
     batch: int
     version: int
@@ -53,6 +56,7 @@ class MemoVisit:
     keep_fresh: bool = False
     work: Any = None
     follow_ups: bool = False
+    kept_per_batch: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,6 +74,7 @@ class PartVisit:
     work: Any = None
     start: int = 0
     follow_ups: bool = False
+    kept_per_batch: bool = False
 
 
 def part_visit(visit: MemoVisit, index: int, start: int, stop: int) -> PartVisit:
@@ -82,7 +87,7 @@ def part_visit(visit: MemoVisit, index: int, start: int, stop: int) -> PartVisit
         install = (stats if first else stats.scaled(0.0),
                    None if warm is None else (warm[0], rows_of(warm[1], start, stop)))
     return PartVisit(records, visit.cached or install is not None, install, visit.keep_fresh, visit.version, None,
-                     visit.work, start, follow_ups=visit.follow_ups)
+                     visit.work, start, follow_ups=visit.follow_ups, kept_per_batch=visit.kept_per_batch)
 
 
 def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit, merge_pairs,
@@ -125,9 +130,9 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
     delta = delta.with_merge_terms(fresh.merge_pairs, fresh.merge_entropy, fresh.merge_fields)
     kept = {}
     if visit.follow_ups:
-        store[_kept_slot(slot)] = (slot[1], visit.version, params, batch, answer[-1], kept)
+        store[_kept_slot(slot, visit.kept_per_batch)] = (slot[1], visit.version, params, batch, answer[-1], kept)
     else:
-        store.pop(_kept_slot(slot), None)
+        store.pop(_kept_slot(slot, visit.kept_per_batch), None)
     work = None
     if working:
         work = _held(store, slot, visit.spill, visit.work.on_part(model, params, batch, answer[-1], visit.start,
@@ -135,9 +140,10 @@ def visit_part(store: dict, slot: tuple, model, params, batch, visit: PartVisit,
     return delta, fresh if visit.keep_fresh else None, work
 
 
-def _kept_slot(slot: tuple) -> tuple:
-    """Where a part's local parameters are kept for follow-up work: one set per placement and part."""
-    return ("kept-local", slot[0], slot[2])
+def _kept_slot(slot: tuple, per_batch: bool) -> tuple:
+    """Where a part's local parameters are kept for follow-up work: one set per placement and part
+    index, or ``per_batch``, one per placement, batch and part."""
+    return ("kept-local", slot[0], slot[1], slot[2]) if per_batch else ("kept-local", slot[0], slot[2])
 
 
 def part_work(store: dict, slot: tuple, model, params, part_data: Callable, visit: PartVisit, merge_pairs,
@@ -146,13 +152,13 @@ def part_work(store: dict, slot: tuple, model, params, part_data: Callable, visi
     gone (a replaced worker), the visit is run again first, as a retried visit (the same cache,
     the same local parameters), or :data:`KEPT_LOST` is answered if ``params`` is None;
     ``part_data()`` gives the part's data, only read then."""
-    kept = store.get(_kept_slot(slot))
+    kept = store.get(_kept_slot(slot, visit.kept_per_batch))
     if kept is None or kept[:2] != (slot[1], visit.version):
         if params is None:  # asked without the parameters, which the visit needs
             return KEPT_LOST
         visit_part(store, slot, model, params, part_data(), replace(visit, work=None, follow_ups=True),
                    merge_pairs, keep_loglik, features, n_features)
-        kept = store[_kept_slot(slot)]
+        kept = store[_kept_slot(slot, visit.kept_per_batch)]
     _, _, params, batch, local, state = kept
     return _held(store, slot, visit.spill, visit.work.on_part(model, params, batch, local, visit.start, features,
                                                               n_features, state))
@@ -269,6 +275,25 @@ def memo_step(executor: Executor, model, params, batches, visit: MemoVisit, merg
     answers = executor.on_parts(model, params, batches, [(visit.batch, lambda index, start, stop: VisitJob(
         part_visit(visit, index, start, stop), merge_pairs, keep_loglik))])[0]
     return joined_visits(list(answers.values()), visit.work)
+
+
+def memo_steps(executor: Executor, model, params, batches, visits: Sequence[MemoVisit], merge_pairs,
+               keep_loglik: bool = False) -> tuple:
+    """Memoized VI's visits of many batches in one call, all under ``params`` (a lap-synchronous
+    lap): ``(delta, [(fresh or None, work's answer or None) per visit])``, with ``delta`` the change
+    of all their cached statistics, each worker's parts' added where they live (in ask order),
+    then the workers' in order."""
+    asks = [(visit.batch, lambda index, start, stop, visit=visit: VisitJob(part_visit(visit, index, start, stop),
+                                                                          merge_pairs, keep_loglik))
+            for visit in visits]
+    answers = executor.on_parts(model, params, batches, asks, reduce=totalled)
+    totals = [a[0] for parts in answers for a in parts.values() if a[0] is not None]
+    out = []
+    for visit, parts in zip(visits, answers):
+        ordered = [parts[i] for i in sorted(parts)]
+        fresh = None if ordered[0][1] is None else sum((a[1] for a in ordered[1:]), ordered[0][1])
+        out.append((fresh, None if visit.work is None else visit.work.joined([a[2] for a in ordered])))
+    return sum(totals[1:], totals[0]), out
 
 
 def memo_work(executor: Executor, model, params, batches, visit: MemoVisit, merge_pairs,

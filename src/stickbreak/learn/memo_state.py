@@ -36,6 +36,8 @@ class MemoState:
     delete_group: int = 1                 # how many components the next delete targets together
     delete_wait: int = 1                  # laps from one delete lap to the next (doubles while they fail)
     placed: tuple = ()                    # per batch: its cache is kept where it lives (the executor's)
+    synchronous: bool | None = None       # laps visit every batch in one call (memo_sync); None: the first
+                                          # lap's executor decides, and the fit keeps it wherever it resumes
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,7 +49,8 @@ class MemoLap:
     (``deferred``) and whether the ELBO and ``terms`` lag the global parameters (``stale``), the
     planned pairs' merged terms gathered so far (``pair_entropy``, ``pair_fields``), the delete's
     proposals added up (``delete_total``; each held where its batch lives, or fetched into
-    ``delete_carried`` by a checkpoint) and the batches ``visited``."""
+    ``delete_carried`` by a checkpoint), the batches ``visited`` and whether the fit's laps are
+    ``synchronous``."""
 
     number: int
     params: Any
@@ -77,6 +80,7 @@ class MemoLap:
     delete_total: SuffStats | None = None
     delete_carried: dict = field(default_factory=dict)
     visited: frozenset = frozenset()
+    synchronous: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,7 +100,8 @@ def new_state(lap: MemoLap) -> MemoState:
     quiet = not any(c["accepted"] for c in lap.counts.values())
     return MemoState(lap.params, lap.stats, lap.memo, tuple(s - done for s in lap.seen), lap.log[done:], lap.number,
                      lap.next_uid, lap.history, lap.births, lap.elbo, lap.accepted, lap.active, lap.delete_lap,
-                     lap.quiet_laps + 1 if quiet else 0, lap.warm, lap.delete_group, lap.delete_wait, lap.placed)
+                     lap.quiet_laps + 1 if quiet else 0, lap.warm, lap.delete_group, lap.delete_wait, lap.placed,
+                     lap.synchronous)
 
 
 def fetched_caches(memo, warm, placed, batches, executor) -> tuple[tuple, tuple]:

@@ -14,6 +14,10 @@ statistics at the start of the lap; try births at each batch; at the lap's end t
 merges, then reordering by size. Every move is accepted only if the exact whole-data ELBO rises.
 Merges follow an accepted delete only when the delete's proposals carry the pairs' merged terms
 (topic models); otherwise the pairs' cached terms are stale and merges wait for the next lap.
+
+On an executor whose ``synchronous_laps`` is set (worker processes and Dask, by default), a lap
+visits every batch in one call under the lap's parameters and takes one global step
+(:mod:`.memo_sync`): batch VB's coordinate ascent on the caches, with the same moves.
 """
 
 from __future__ import annotations
@@ -25,15 +29,15 @@ import numpy as np
 from ..core.protocols import Memoizable, Movable, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import delete, merge
-from ..moves.birth import ask as birth_ask
-from ..moves.birth_work import BirthWork
 from ..moves.planner import RETRY_LAPS, LapPlan, birth_shortlist
 from ..moves.records import DeleteRecord, MergeRecord, PruneRecord, ReorderRecord
 from ..parallel import LocalExecutor
 from .base import LapResult, SavesWithinLaps
 from .memo_births import births_at
-from .memo_lap import MONOTONE_TOLERANCE, LapContext, bound, counted, failed, recorded, set_at, sizes, whole
-from .memo_parts import MemoVisit, memo_step, memo_work
+from .memo_lap import (MONOTONE_TOLERANCE, LapContext, bound, counted, delete_refined, failed, recorded, set_at, sizes,
+                       visit_of, wants_births, whole, with_delta)
+from .memo_parts import memo_step
+from .memo_sync import synchronous_lap
 from .memo_state import MemoLap, MemoLapInProgress, MemoState, carried_log, fetched_caches, fetched_lap, new_state
 
 #: Longest wait, in laps, between delete laps while single-target deletes keep failing (each
@@ -88,7 +92,12 @@ class MemoizedVI(SavesWithinLaps):
         if isinstance(state, MemoLapInProgress):
             lap, order, position = state.lap, state.order, state.position
         else:
-            lap, order, position = self._begin(ctx, state), self.rng.permutation(len(batches)), 0
+            synchronous = executor.synchronous_laps if state.synchronous is None else state.synchronous
+            lap, order, position = self._begin(ctx, state, synchronous), self.rng.permutation(len(batches)), 0
+        if lap.synchronous and position == 0:
+            lap, position = synchronous_lap(ctx, lap, order), len(order)
+            if within is not None:
+                within.visited(position, len(order))
         for i in range(position, len(order)):
             lap = _visit(ctx, lap, int(order[i]))
             if within is not None:
@@ -103,8 +112,9 @@ class MemoizedVI(SavesWithinLaps):
         settled = not self.moves.moves or state.quiet_laps >= RETRY_LAPS + 2
         return LapResult(state, lap.terms, exact=True, moves=lap.counts, settled=settled)
 
-    def _begin(self, ctx: LapContext, state: MemoState) -> MemoLap:
-        """The lap after ``state``, planned, before its first batch."""
+    def _begin(self, ctx: LapContext, state: MemoState, synchronous: bool) -> MemoLap:
+        """The lap after ``state``, planned, before its first batch (``synchronous``: visiting
+        every batch in one call, :mod:`.memo_sync`)."""
         n, number = len(ctx.batches), state.lap + 1
         deferred = number == 1 and self.defers_first_lap(state.params)
         history = state.history.copy()
@@ -114,7 +124,7 @@ class MemoizedVI(SavesWithinLaps):
                        tuple(state.placed) if state.placed else (False,) * n, tuple(state.seen), tuple(state.log),
                        state.next_uid, history, tuple(state.accepted), tuple(state.births), 0,
                        _empty_counts(self.moves), state.delete_lap, state.delete_group, state.delete_wait,
-                       state.quiet_laps, np.zeros(len(plan.merge_pairs)), {})
+                       state.quiet_laps, np.zeros(len(plan.merge_pairs)), {}, synchronous=synchronous)
 
     def saved_state(self, state: MemoState, batches, executor=None) -> MemoState:
         """``state`` with the batches' caches fetched from where they live (a checkpoint holds them;
@@ -169,31 +179,17 @@ def _visit(ctx: LapContext, lap: MemoLap, b: int) -> MemoLap:
     statistics and the births' per-batch pieces: :func:`~.memo_parts.memo_step`) swapped in; a
     delete's proposal is then refined there, from the local parameters the visit kept
     (:func:`~stickbreak.moves.delete.refined`), and births advance (:mod:`.memo_births`)."""
-    cfg, params_before = ctx.cfg, lap.params
+    params_before = lap.params
+    want_births = wants_births(ctx, lap)
+    visit = visit_of(ctx, lap, b, params_before)
     lap = replace(lap, visited=lap.visited | {b})
-    want_births = lap.plan.births and lap.params.n_components < cfg.max_components
-    wants_delete = bool(lap.plan.delete_targets) and not lap.births
-    install = None if lap.memo[b] is None else (lap.memo[b], lap.warm[b])
-    births = None
-    if want_births or lap.active:  # what every tracked birth asks of this batch, and its owned items
-        asks = tuple(birth_ask(p, params_before, cfg, ctx.rng) for p in lap.active)
-        births = BirthWork(want_births, cfg.birth_resp_threshold, asks)
-    visit = MemoVisit(b, lap.number, lap.log[lap.seen[b]:], lap.placed[b], install, wants_delete, births,
-                      follow_ups=births is not None or wants_delete)
-    keep_loglik = births is not None
     delta, fresh, answer = memo_step(ctx.executor, ctx.model, params_before, ctx.batches, visit,
-                                     lap.plan.merge_pairs, keep_loglik=keep_loglik)
+                                     lap.plan.merge_pairs, keep_loglik=visit.work is not None)
     lap = _swapped_in(ctx, lap, b, delta)
     # once a birth has been accepted the components differ from the delete's plan and the delete waits
-    if wants_delete:
-        def run_round(work):
-            return memo_work(ctx.executor, ctx.model, params_before, ctx.batches, replace(visit, work=work),
-                             lap.plan.merge_pairs, keep_loglik)
-
-        proposal = delete.refined(ctx.model, run_round, lap.number, lap.params, lap.plan.delete_targets, whole(lap),
-                                  fresh, cfg.delete_refine_steps, lap.plan.merge_pairs)
-        lap = replace(lap, delete_total=proposal if lap.delete_total is None else lap.delete_total + proposal)
-    if births is not None:
+    if visit.keep_fresh:
+        lap = delete_refined(ctx, lap, visit, fresh, params_before)
+    if visit.work is not None:
         lap = births_at(ctx, lap, b, visit, answer, params_before, want_births)
     return lap
 
@@ -201,19 +197,13 @@ def _visit(ctx: LapContext, lap: MemoLap, b: int) -> MemoLap:
 def _swapped_in(ctx: LapContext, lap: MemoLap, b: int, delta: SuffStats) -> MemoLap:
     """The change of the batch's cached statistics (fresh minus cached, moves replayed) added to
     the whole-data statistics, the pairs' merged terms gathered, and the global step taken."""
-    new = delta.without_merge_terms()
-    stats = (new if lap.stats is None else lap.stats + new).clipped()
-    pair_fields = dict(lap.pair_fields)
-    for name, value in delta.merge_fields.items():
-        pair_fields[name] = pair_fields.get(name, 0.0) + value
-    lap = replace(lap, stats=stats, pair_entropy=lap.pair_entropy + delta.merge_entropy, pair_fields=pair_fields,
-                  memo=set_at(lap.memo, b, None), warm=set_at(lap.warm, b, None), placed=set_at(lap.placed, b, True),
-                  seen=set_at(lap.seen, b, len(lap.log)))
+    lap = replace(with_delta(lap, delta), memo=set_at(lap.memo, b, None), warm=set_at(lap.warm, b, None),
+                  placed=set_at(lap.placed, b, True), seen=set_at(lap.seen, b, len(lap.log)))
     if lap.deferred:
         return lap
     # the global step only; the ELBO (O(K) normalizers, e.g. K x V for topics) waits until a move
     # is judged against it (LapContext.current_elbo) or the lap ends
-    return replace(lap, params=ctx.model.global_step(stats, lap.params), stale=True)
+    return replace(lap, params=ctx.model.global_step(whole(lap), lap.params), stale=True)
 
 
 # ---------------------------------------------------------------------------------------------- lap end

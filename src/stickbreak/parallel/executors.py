@@ -14,7 +14,8 @@ parts: it places each batch's parts on its workers once and runs there the jobs 
   worker once and stays there.
 
 Every executor with ``n`` workers splits a batch into the same ``n`` parts (:mod:`.parts`) and
-adds their statistics in part order, so a fit is the same on every executor up to round-off.
+adds their statistics in part order, so a fit is the same on every executor up to round-off
+(for memoized VI: on every executor with the same :attr:`Executor.synchronous_laps`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ class Executor(Protocol):
 
     #: How many workers run at once; every batch is split into this many parts.
     n_workers: int
+    #: Memoized VI visits every batch of a lap in one call, against the lap's global parameters
+    #: (:mod:`stickbreak.learn.memo_sync`), instead of one batch after another with a global step
+    #: after each (Hughes 2016, Alg. 3.3). True by default for worker processes and Dask, where a
+    #: call per batch costs sending the parameters and receiving the statistics per batch. A fit
+    #: takes it from the executor of its first lap and keeps it when resumed elsewhere.
+    synchronous_laps: bool
 
     def parts(self, batches: Sequence, b: int) -> list[tuple[int, int]]:
         """Batch ``b``'s parts' item ranges ``[start, stop)``, by part index."""

@@ -49,23 +49,27 @@ def worker_count(n_jobs: int) -> int:
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
 
-def make_executor(executor=None, n_jobs: int = 1, kernel_threads: bool = False) -> Executor:
+def make_executor(executor=None, n_jobs: int = 1, kernel_threads: bool = False,
+                  synchronous_laps: bool | None = None) -> Executor:
     """``None``/``"threads"``: the driver's process, ``n_jobs`` threads over batches (one thread when
     the model's kernels thread themselves, ``kernel_threads``); ``"processes"``: ``n_jobs`` local worker
     processes; ``"dask"``: a ``LocalCluster`` of ``n_jobs`` workers; a ``distributed.Client`` or a
-    scheduler address: that cluster's workers (``n_jobs`` is then unused). Close it when done."""
+    scheduler address: that cluster's workers (``n_jobs`` is then unused). ``synchronous_laps``:
+    memoized VI's schedule (:attr:`~.executors.Executor.synchronous_laps`; None: synchronous on
+    processes and Dask, batch by batch on threads). Close it when done."""
     check_executor(executor)
     if isinstance(executor, OPENED):
         return executor
     workers = worker_count(n_jobs)
     if executor in (None, "threads"):
-        return LocalExecutor(1 if kernel_threads else workers)
+        return LocalExecutor(1 if kernel_threads else workers, synchronous_laps=bool(synchronous_laps))
     if executor == "processes":
         if os.name != "posix":
             raise ValueError("executor='processes' passes pipes to its workers, which needs a POSIX system (Linux, "
                              "macOS); use executor='dask' here")
-        return ShardedExecutor(ProcessBackend(workers))
-    return ShardedExecutor(DaskBackend(None if executor == "dask" else executor, workers))
+        return ShardedExecutor(ProcessBackend(workers), synchronous_laps=synchronous_laps)
+    return ShardedExecutor(DaskBackend(None if executor == "dask" else executor, workers),
+                           synchronous_laps=synchronous_laps)
 
 
 @contextmanager

@@ -88,8 +88,9 @@ class LocalStep:
 
 
 def totalled(answers: list) -> list:
-    """A worker's :class:`LocalStep` answers with their statistics added up (in order) in the first
-    answered one and None in the others (one set of statistics per worker travels back)."""
+    """A worker's answers whose first entries are statistics (:class:`LocalStep`'s, a memoized
+    visit's changes of statistics) with those added up (in order) in the first answered one and
+    None in the others: one set of statistics per worker travels back."""
     kept = [i for i, a in enumerate(answers) if not isinstance(a, bytes)]
     if not kept:
         return answers

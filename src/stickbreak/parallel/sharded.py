@@ -100,11 +100,14 @@ class _Job:
 
 class ShardedExecutor:
     """Batches split over the workers of ``backend``; ``spill``: the directory jobs write their
-    state through to (default: one made here for backends whose workers can be lost, none for threads)."""
+    state through to (default: one made here for backends whose workers can be lost, none for
+    threads); ``synchronous_laps``: memoized VI's laps visit every batch in one call (default: for
+    backends whose workers are other processes, :attr:`~.executors.Executor.synchronous_laps`)."""
 
-    def __init__(self, backend: Backend, spill: str | None = None):
+    def __init__(self, backend: Backend, spill: str | None = None, synchronous_laps: bool | None = None):
         self.backend = backend
         self.n_workers = backend.n_workers
+        self.synchronous_laps = not backend.in_process if synchronous_laps is None else bool(synchronous_laps)
         self._placements: dict[int, Placement] = {}
         owns = spill is None and not backend.in_process
         self._own_spill = tempfile.mkdtemp(prefix="stickbreak-caches-") if owns else None

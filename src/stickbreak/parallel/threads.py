@@ -47,7 +47,8 @@ class ThreadBackend:
 
 
 class LocalExecutor(ShardedExecutor):
-    """The driver's process on ``n_threads`` threads (:class:`ThreadBackend`)."""
+    """The driver's process on ``n_threads`` threads (:class:`ThreadBackend`); memoized VI's laps
+    go batch by batch unless ``synchronous_laps``."""
 
-    def __init__(self, n_threads: int = 1):
-        super().__init__(ThreadBackend(n_threads))
+    def __init__(self, n_threads: int = 1, synchronous_laps: bool = False):
+        super().__init__(ThreadBackend(n_threads), synchronous_laps=synchronous_laps)
