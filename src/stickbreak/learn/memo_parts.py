@@ -316,6 +316,37 @@ def memo_work(executor: Executor, model, params, batches, visit: MemoVisit, merg
     return visit.work.joined(list(answers.values()))
 
 
+def summed(answers: list) -> list:
+    """A worker's follow-up answers that are statistics, added up (in order) in the first of them
+    and None in the others; other answers (a part that lost its state) are left as they are."""
+    kept = [i for i, a in enumerate(answers) if not isinstance(a, bytes)]
+    if not kept:
+        return answers
+    total = sum((answers[i] for i in kept[1:]), answers[kept[0]])
+    return [a if isinstance(a, bytes) else (total if i == kept[0] else None) for i, a in enumerate(answers)]
+
+
+def memo_works(executor: Executor, model, params, batches, visits: Sequence[MemoVisit], merge_pairs,
+               keep_loglik: bool = False):
+    """The sum over ``visits`` (each its batch's latest, under ``params``, with a work whose answers
+    are statistics: a delete's round) of their works' answers, in one call: each worker adds up
+    its parts' answers before they travel. As :func:`memo_work`, the follow-ups go without the
+    parameters, and a part that lost what its visit kept is asked again with them."""
+    def follow_up(sent: MemoVisit, only=None):
+        return lambda index, start, stop: (FollowUpJob(part_visit(sent, index, start, stop), merge_pairs, keep_loglik)
+                                           if only is None or index in only else None)
+
+    light = [replace(v, records=(), install=None, work=v.work.travelling()) for v in visits]
+    answers = executor.on_parts(model, None, batches, [(v.batch, follow_up(v)) for v in light], reduce=summed)
+    lost = [(visit, {i for i, a in parts.items() if isinstance(a, bytes) and a == KEPT_LOST})
+            for visit, parts in zip(visits, answers)]
+    asks = [(visit.batch, follow_up(visit, parts)) for visit, parts in lost if parts]
+    if asks:
+        answers = answers + executor.on_parts(model, params, batches, asks, reduce=summed)
+    totals = [a for parts in answers for a in parts.values() if a is not None and not isinstance(a, bytes)]
+    return sum(totals[1:], totals[0])
+
+
 def memo_caches(executor: Executor, batches, which: Sequence[int], held: int | None = None) -> list:
     """The caches ``(stats, (uids, warm) or None)`` of batches ``which``, as they are now, or with
     ``held`` their proposals of that lap held where they live."""

@@ -13,9 +13,9 @@ The whole-data statistics then hold every batch's fresh statistics and one globa
 Which algorithm runs: batch VB's coordinate ascent on the memoized caches (each local step
 maximises the ELBO given the lap's parameters, the global step given every batch's local
 parameters), so the exact whole-data ELBO never decreases from lap to lap; the moves are those of
-Alg. 3.3 and §4, each accepted only if that exact ELBO rises. A planned delete is refined at each
-batch where it lives (Eq. 4.25-4.27) from the local parameters the lap's visit kept there
-(:func:`~.memo_lap.delete_refined`); births advance with each batch's answer and are evaluated
+Alg. 3.3 and §4, each accepted only if that exact ELBO rises. A planned delete is refined against
+the whole data (Eq. 4.25-4.27), each round one call over every batch where it lives, from the local
+parameters the lap's visits kept there; births advance with each batch's answer and are evaluated
 once every batch has answered (:func:`~.memo_births.births_synchronous`). The lap costs one
 global step where Alg. 3.3 takes one per batch, so it may need more laps: the scaling benchmark
 (``benchmarks/scaling.py``) measures both schedules.
@@ -29,8 +29,9 @@ import numpy as np
 
 from ..core.suffstats import SuffStats
 from .memo_births import births_synchronous
-from .memo_lap import LapContext, delete_refined, visit_of, wants_births, whole, with_delta
-from .memo_parts import memo_steps
+from ..moves import delete
+from .memo_lap import LapContext, visit_of, wants_births, whole, with_delta
+from .memo_parts import memo_steps, memo_works
 from .memo_state import MemoLap
 
 
@@ -40,17 +41,37 @@ def synchronous_lap(ctx: LapContext, lap: MemoLap, order: np.ndarray) -> MemoLap
     the lap's end (:func:`~.memoized._finish`) follows as for a lap of Alg. 3.3."""
     params = lap.params
     want_births = wants_births(ctx, lap)
-    visits = [visit_of(ctx, lap, int(b), params, kept_per_batch=True) for b in order]
+    # a delete is refined against the whole data below: no batch's fresh statistics need to travel
+    visits = [replace(visit_of(ctx, lap, int(b), params, kept_per_batch=True), keep_fresh=False) for b in order]
+    deleting = bool(lap.plan.delete_targets) and not lap.births
     delta, answers = memo_steps(ctx.executor, ctx.model, params, ctx.batches, visits, lap.plan.merge_pairs,
                                 keep_loglik=visits[0].work is not None)
     lap = _all_swapped_in(lap, order, delta)
     lap = ctx.rescored(lap, whole(lap))  # the lap's one global step, and its exact ELBO
-    for visit, (fresh, _) in zip(visits, answers):
-        if visit.keep_fresh:
-            lap = delete_refined(ctx, lap, visit, fresh, params)
+    if deleting:
+        lap = _delete_refined(ctx, lap, visits, params)
     if visits[0].work is not None:
         lap = births_synchronous(ctx, lap, visits, [work for _, work in answers], params, want_births)
     return lap
+
+
+def _delete_refined(ctx: LapContext, lap: MemoLap, visits, params) -> MemoLap:
+    """``lap`` with the planned delete's proposal (Hughes 2016, §4.3, Eq. 4.25-4.27) refined against
+    the whole data: each round re-assigns every batch's items over the remaining components where
+    the batch lives, from the local parameters the lap's visits kept there, all batches in one
+    call, and the remaining components are re-estimated from the round's whole-data proposal; the
+    last round leaves each part's share held where it lives. (Batch by batch, each batch's
+    proposal is refined against the rest of the data: :func:`~.memo_lap.delete_refined`.)"""
+    keep_loglik = visits[0].work is not None
+
+    def run_round(work):
+        return memo_works(ctx.executor, ctx.model, params, ctx.batches, [replace(v, work=work) for v in visits],
+                          lap.plan.merge_pairs, keep_loglik)
+
+    stats = whole(lap)  # every batch's part of it: the rest of the data is empty
+    proposal = delete.refined(ctx.model, run_round, lap.number, lap.params, lap.plan.delete_targets, stats, stats,
+                              ctx.cfg.delete_refine_steps, lap.plan.merge_pairs)
+    return replace(lap, delete_total=proposal)
 
 
 def _all_swapped_in(lap: MemoLap, order: np.ndarray, delta: SuffStats) -> MemoLap:
