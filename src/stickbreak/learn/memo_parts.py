@@ -280,20 +280,35 @@ def memo_step(executor: Executor, model, params, batches, visit: MemoVisit, merg
 def memo_steps(executor: Executor, model, params, batches, visits: Sequence[MemoVisit], merge_pairs,
                keep_loglik: bool = False) -> tuple:
     """Memoized VI's visits of many batches in one call, all under ``params`` (a lap-synchronous
-    lap): ``(delta, [(fresh or None, work's answer or None) per visit])``, with ``delta`` the change
-    of all their cached statistics, each worker's parts' added where they live (in ask order),
-    then the workers' in order."""
+    lap; none keeps its fresh statistics): ``(delta, [work's answer or None per visit])``, with
+    ``delta`` the change of all their cached statistics, each worker's parts' added where they live
+    (in ask order), then the workers' in order."""
     asks = [(visit.batch, lambda index, start, stop, visit=visit: VisitJob(part_visit(visit, index, start, stop),
                                                                           merge_pairs, keep_loglik))
             for visit in visits]
     answers = executor.on_parts(model, params, batches, asks, reduce=totalled)
     totals = [a[0] for parts in answers for a in parts.values() if a[0] is not None]
-    out = []
-    for visit, parts in zip(visits, answers):
-        ordered = [parts[i] for i in sorted(parts)]
-        fresh = None if ordered[0][1] is None else sum((a[1] for a in ordered[1:]), ordered[0][1])
-        out.append((fresh, None if visit.work is None else visit.work.joined([a[2] for a in ordered])))
-    return sum(totals[1:], totals[0]), out
+    works = [None if visit.work is None else visit.work.joined([parts[i][2] for i in sorted(parts)])
+             for visit, parts in zip(visits, answers)]
+    return sum(totals[1:], totals[0]), works
+
+
+def _follow_ups(visit: MemoVisit, merge_pairs, keep_loglik: bool, only=None):
+    """A follow-up of ``visit`` for each of its parts (or only those in ``only``)."""
+    return visit.batch, lambda index, start, stop: (
+        FollowUpJob(part_visit(visit, index, start, stop), merge_pairs, keep_loglik)
+        if only is None or index in only else None)
+
+
+def _travelling(visit: MemoVisit) -> MemoVisit:
+    """What a follow-up sends first: what only running the visit again, or rebuilding what it
+    kept, needs stays on the driver."""
+    return replace(visit, records=(), install=None, work=visit.work.travelling())
+
+
+def _lost(answers: dict) -> set:
+    """The parts that answered :data:`~stickbreak.moves.part_work.KEPT_LOST`."""
+    return {index for index, answer in answers.items() if isinstance(answer, bytes) and answer == KEPT_LOST}
 
 
 def memo_work(executor: Executor, model, params, batches, visit: MemoVisit, merge_pairs,
@@ -302,17 +317,11 @@ def memo_work(executor: Executor, model, params, batches, visit: MemoVisit, merg
     the same arguments and some work) kept where the parts live: a follow-up sent without the
     parameters; a part that lost them (:data:`~stickbreak.moves.part_work.KEPT_LOST`) is asked
     again with them, and runs the visit again."""
-    # what only running the visit again, or rebuilding what it kept, needs stays here
-    light = replace(visit, records=(), install=None, work=visit.work.travelling())
-
-    def follow_up(sent: MemoVisit, only=None):
-        return lambda index, start, stop: (FollowUpJob(part_visit(sent, index, start, stop), merge_pairs, keep_loglik)
-                                           if only is None or index in only else None)
-
-    answers = executor.on_parts(model, None, batches, [(visit.batch, follow_up(light))])[0]
-    lost = {index for index, answer in answers.items() if isinstance(answer, bytes) and answer == KEPT_LOST}
+    answers = executor.on_parts(model, None, batches, [_follow_ups(_travelling(visit), merge_pairs, keep_loglik)])[0]
+    lost = _lost(answers)
     if lost:
-        answers.update(executor.on_parts(model, params, batches, [(visit.batch, follow_up(visit, lost))])[0])
+        answers.update(executor.on_parts(model, params, batches, [_follow_ups(visit, merge_pairs, keep_loglik,
+                                                                               lost)])[0])
     return visit.work.joined(list(answers.values()))
 
 
@@ -332,15 +341,10 @@ def memo_works(executor: Executor, model, params, batches, visits: Sequence[Memo
     are statistics: a delete's round) of their works' answers, in one call: each worker adds up
     its parts' answers before they travel. As :func:`memo_work`, the follow-ups go without the
     parameters, and a part that lost what its visit kept is asked again with them."""
-    def follow_up(sent: MemoVisit, only=None):
-        return lambda index, start, stop: (FollowUpJob(part_visit(sent, index, start, stop), merge_pairs, keep_loglik)
-                                           if only is None or index in only else None)
-
-    light = [replace(v, records=(), install=None, work=v.work.travelling()) for v in visits]
-    answers = executor.on_parts(model, None, batches, [(v.batch, follow_up(v)) for v in light], reduce=summed)
-    lost = [(visit, {i for i, a in parts.items() if isinstance(a, bytes) and a == KEPT_LOST})
-            for visit, parts in zip(visits, answers)]
-    asks = [(visit.batch, follow_up(visit, parts)) for visit, parts in lost if parts]
+    answers = executor.on_parts(model, None, batches,
+                                [_follow_ups(_travelling(v), merge_pairs, keep_loglik) for v in visits], reduce=summed)
+    asks = [_follow_ups(visit, merge_pairs, keep_loglik, lost) for visit, lost in
+            ((visit, _lost(parts)) for visit, parts in zip(visits, answers)) if lost]
     if asks:
         answers = answers + executor.on_parts(model, params, batches, asks, reduce=summed)
     totals = [a for parts in answers for a in parts.values() if a is not None and not isinstance(a, bytes)]

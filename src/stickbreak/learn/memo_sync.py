@@ -28,8 +28,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.suffstats import SuffStats
-from .memo_births import births_synchronous
 from ..moves import delete
+from .memo_births import births_synchronous
 from .memo_lap import LapContext, visit_of, wants_births, whole, with_delta
 from .memo_parts import memo_steps, memo_works
 from .memo_state import MemoLap
@@ -51,7 +51,7 @@ def synchronous_lap(ctx: LapContext, lap: MemoLap, order: np.ndarray) -> MemoLap
     if deleting:
         lap = _delete_refined(ctx, lap, visits, params)
     if visits[0].work is not None:
-        lap = births_synchronous(ctx, lap, visits, [work for _, work in answers], params, want_births)
+        lap = births_synchronous(ctx, lap, visits, answers, params, want_births)
     return lap
 
 
