@@ -45,6 +45,40 @@ def test_sparse_lgamma_ratio_matches_twin(scale):
     np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-9)
 
 
+@pytest.mark.parametrize("scale", [1e-8, 0.01, 1.0, 1e3, 1e7])
+def test_merged_dirichlet_normalizers_match_twin_and_the_generic_merge_screen(scale):
+    """The merge screen's merged log normalizers (any chunking of the pairs) equal the twin's and
+    the generic exponential-family path they replace for topics."""
+    from stickbreak.kernels.counts import merged_dirichlet_normalizers
+    from stickbreak.obs import expfam, mult
+    from stickbreak.core.suffstats import SuffStats
+
+    rng = np.random.default_rng(3)
+    counts = rng.gamma(0.3, scale, size=(7, 50)) * (rng.random((7, 50)) < 0.6)
+    prior = {"lam": np.full(50, 0.1)}
+    first, second = np.triu_indices(7, 1)
+    first, second = np.append(first, [3, -1]), np.append(second, [-1, -1])  # -1: no row
+    slow = counts_ref.merged_dirichlet_normalizers(counts, prior["lam"], first, second)
+    fast = np.empty(len(first))
+    for lo, hi in [(0, 5), (5, 6), (6, len(first))]:
+        merged_dirichlet_normalizers(counts, prior["lam"], first, second, fast, lo, hi)
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(mult.merged_log_normalizers(prior, counts, first, second), slow, rtol=1e-12, atol=1e-9)
+    stats = SuffStats(np.arange(7), {"N": counts.sum(axis=1), "word_counts": counts})
+    pairs = slice(0, -2)
+    generic = expfam._merged_log_normalizers(mult, prior, stats, first[pairs], second[pairs])
+    np.testing.assert_allclose(slow[pairs], generic, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(slow[-2:], mult.log_normalizer(expfam.posterior(mult, prior, {
+        "N": np.ones(2), "word_counts": np.vstack([counts[3], np.zeros(50)])})), rtol=1e-12, atol=1e-9)
+    # a topic merged with an empty one gains exactly 0, whichever way the terms are summed
+    counts[5] = 0.0
+    stats = SuffStats(np.arange(7), {"N": counts.sum(axis=1), "word_counts": counts})
+    post = expfam.posterior(mult, prior, stats.fields)
+    gains = expfam.data_gain(mult, prior, post, stats, np.arange(7), np.full(7, 5),
+                             lambda a, b: mult.merged_log_normalizers(prior, counts, a, b))
+    assert (gains == 0.0).all()
+
+
 def test_lgamma_gain_matches_twin_with_zero_and_negative_counts():
     """Collapsed LDA's log joint reads only the positive counts; zeros and round-off negatives add 0."""
     from stickbreak.kernels.counts import lgamma_gain

@@ -28,7 +28,7 @@ EDGE_PATCHES_ELBO = 621471.30553392
 STICKY_TOY_ELBO = {(50.0, 20, 0): -25925.93843924, (50.0, 20, 1): -25925.74215792,
                    (0.0, 1, 0): -25939.73370098, (0.0, 1, 1): -25939.73370098}
 #: Toy bars (240 documents of 60 tokens, 10 bars on a 10 x 10 vocabulary), the default HDP: seed -> ELBO.
-BARS_ELBO = {0: -52499.04618993, 1: -52505.03632642, 2: -52487.53565717}
+BARS_ELBO = {0: -52497.63520372, 1: -52506.29811240, 2: -52487.53565717}
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ monotone memoized ELBO with moves, and the toy-bars recovery."""
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -107,9 +108,11 @@ def test_a_merge_scored_from_its_two_rows_has_the_full_rescoring_terms(bars, lea
             assert fast[name] == pytest.approx(full[name], rel=1e-11, abs=1e-8), name
 
 
-def test_a_part_on_its_own_words_gives_the_whole_vocabulary_answer(bars):
+@pytest.mark.parametrize("cut_derived", [False, True])
+def test_a_part_on_its_own_words_gives_the_whole_vocabulary_answer(bars, cut_derived):
     """A worker's part kept on the words it uses, with only their columns of lam (and each topic's
-    sum over all words), gives the statistics and local parameters of the part on all words."""
+    sum over all words), gives the statistics and local parameters of the part on all words,
+    whether its word likelihoods are computed on the columns or cut from the whole ones."""
     from stickbreak.core.local_parts import local_summary
 
     data, _ = bars
@@ -120,7 +123,13 @@ def test_a_part_on_its_own_words_gives_the_whole_vocabulary_answer(bars):
     assert 0 < len(words) < data.n_features
     pairs = np.array([[0, 3]])
     whole = local_summary(model, params, part, None, pairs, keep_local=True)
-    sliced = local_summary(model, model.params_on_features(params, words), model.on_features(part, words), None, pairs,
+    own = model.params_on_features(params, words, cut_derived)
+    on_columns = model.params_on_features(params, words)
+    np.testing.assert_allclose(own.exp_loglik, on_columns.exp_loglik, rtol=1e-13, atol=0)
+    np.testing.assert_allclose(own.centered_loglik, on_columns.centered_loglik, rtol=1e-13, atol=1e-13)
+    sent = pickle.loads(pickle.dumps(own))  # the likelihoods stay behind: the receiver recomputes them
+    assert sent.word_likelihoods is None and np.array_equal(sent.exp_loglik, on_columns.exp_loglik)
+    sliced = local_summary(model, own, model.on_features(part, words), None, pairs,
                            keep_local=True, features=words, n_features=data.n_features)
     for name in whole[0].fields:
         np.testing.assert_allclose(sliced[0].fields[name], whole[0].fields[name], rtol=1e-12, atol=1e-12, err_msg=name)

@@ -61,7 +61,7 @@ def test_the_driver_holds_no_batch_cache_and_the_workers_caches_add_up(where, la
         assert_cache_consistent(saved)
         if where != "threads":  # the workers wrote their caches through; a fit's end frees them
             spill = Path(executor.spill)
-            assert len(list(spill.rglob("*.npz"))) >= len(batches)
+            assert len(list(spill.rglob("*.npys"))) >= len(batches)
             executor.release()
             assert not spill.exists()
     finally:
@@ -80,7 +80,7 @@ def test_a_retried_visit_finds_the_cache_its_first_try_replaced(tmp_path):
     retried = visit_part({}, slot, model, later, batch, PartVisit((), True, None, False, 2, spill), None)
     assert np.abs(answered[0].counts).sum() > 1.0  # the parameters changed: a real difference
     assert_same_stats(retried[0], answered[0])
-    assert sorted(p.name for p in (tmp_path / "key").iterdir()) == ["b0-p0-v1.npz", "b0-p0-v2.npz"]
+    assert sorted(p.name for p in (tmp_path / "key").iterdir()) == ["b0-p0-v1.npys", "b0-p0-v2.npys"]
 
 
 def test_a_lost_cache_without_a_spill_file_is_a_clear_error(tmp_path):
@@ -151,7 +151,7 @@ def test_held_proposals_are_released_once_no_record_replays_them(tmp_path):
     assert sorted(store[("key/held", 0, 0)]) == [1, 2]  # lap 1 replayed here: a retry still needs it
     visit_part(store, slot, model, params, batch, PartVisit((), True, None, False, 3, spill), None)
     assert store[("key/held", 0, 0)] == {}
-    assert not list((tmp_path / "key" / "held").glob("*.npz"))
+    assert not list((tmp_path / "key" / "held").glob("*.npys"))
 
 
 def test_a_checkpoint_within_a_lap_whose_delete_a_birth_dropped_fetches_no_proposal():
@@ -175,3 +175,36 @@ def test_a_checkpoint_within_a_lap_whose_delete_a_birth_dropped_fetches_no_propo
     assert Caches.held == [] and saved.delete_carried == {} and saved.memo[1] is stats
     fetched_lap(replace(lap, births=0), batches, Caches())
     assert Caches.held == [3]  # one call, for both visited batches
+
+
+def test_a_spilled_cache_keeps_wide_counts_as_their_used_columns_and_reads_back_exactly(tmp_path):
+    """A part's word counts over the whole vocabulary are written as the columns it uses, and read
+    back to the exact arrays; a tall mostly-zero array is kept as its rows the same way."""
+    from stickbreak.parallel.compact import compacted, expanded
+    from numpy.lib.format import read_array
+
+    from stickbreak.core.suffstats import SuffStats
+    from stickbreak.learn.memo_spill import read_spill, write_spill
+
+    rng = np.random.default_rng(0)
+    word_counts = np.zeros((5, 3000))
+    word_counts[:, rng.choice(3000, 400, replace=False)] = rng.gamma(1.0, size=(5, 400))
+    by_word = np.ascontiguousarray(word_counts.T)
+    axis, index, values = compacted(by_word)
+    assert axis == 0 and values.shape == (400, 5)
+    assert np.array_equal(expanded(by_word.shape, by_word.dtype.str, axis, index, values), by_word)
+    stats = SuffStats(np.arange(5), {"N": word_counts.sum(axis=1), "word_counts": word_counts},
+                      scalars={"n_items": 7.0})
+    warm = (np.arange(5), rng.random((7, 5)))
+    slot = ("fit", 2, 1)
+    write_spill(str(tmp_path), slot, 3, (stats, warm))
+    written = next((tmp_path / "fit").glob("*.npys"))
+    with open(written, "rb") as records:
+        names = [str(n) for n in read_array(records, allow_pickle=False)]
+        shapes = {name: read_array(records, allow_pickle=False).shape for name in names}
+    assert "stats.field.word_counts" not in names and shapes["stats.field.word_counts@values"] == (5, 400)
+    assert written.stat().st_size < word_counts.nbytes / 2
+    back, (uids, rows) = read_spill(str(tmp_path), slot)
+    for name, value in stats.fields.items():
+        assert np.array_equal(back.fields[name], value) and back.fields[name].dtype == value.dtype, name
+    assert back.scalars == stats.scalars and np.array_equal(uids, warm[0]) and np.array_equal(rows, warm[1])

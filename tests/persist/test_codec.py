@@ -118,7 +118,8 @@ def test_cached_properties_are_not_stored_and_come_back():
     params = SAMPLES["TopicParams"]()
     expected = params.exp_loglik  # fills the cache
     tree, _ = encode(params)
-    assert set(tree["fields"]) == {"uids", "obs", "weights", "row_sums"}
+    assert set(tree["fields"]) == {"uids", "obs", "weights", "row_sums", "word_likelihoods"}
+    assert tree["fields"]["word_likelihoods"] is None  # whole parameters: the likelihoods are derived
     assert np.array_equal(round_trip(params).exp_loglik, expected)
 
 

@@ -146,9 +146,11 @@ class FeatureSliced(Protocol):
         """``batch`` with column ``j`` holding feature ``features[j]``."""
 
     @abstractmethod
-    def params_on_features(self, params: Any, features: np.ndarray) -> Any:
+    def params_on_features(self, params: Any, features: np.ndarray, cut_derived: bool = False) -> Any:
         """What the local step of a batch on ``features`` needs of ``params`` (exactly the values
-        the whole parameters would give it)."""
+        the whole parameters would give it). With ``cut_derived`` what the local step derives per
+        feature is computed once on ``params`` (and kept there) and cut: for a worker that cuts the
+        same parameters for parts that together use at least every feature."""
 
     @abstractmethod
     def local_to_all_features(self, local: Any, features: np.ndarray, n_features: int) -> Any:

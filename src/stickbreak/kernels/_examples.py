@@ -1,7 +1,7 @@
 """Example calls of the top-level kernel modules (:mod:`stickbreak.kernels.warm`)."""
 
-from ._example_args import csr, f8
-from .counts import lgamma_gain, sparse_lgamma_ratio
+from ._example_args import csr, f8, i8
+from .counts import lgamma_gain, merged_dirichlet_normalizers, sparse_lgamma_ratio
 from .gauss import blockwise_squared_norms, packed_outer_products
 from .sampling import antoniak_draws, dm_log_evidence, log_stick_weights
 from .sticks import minimize_sticks, negative_objective
@@ -11,6 +11,7 @@ def examples():
     return [
         (sparse_lgamma_ratio, (*csr(), f8(1, 1))),
         (lgamma_gain, (f8(1, 1), f8(1), f8(1))),
+        (merged_dirichlet_normalizers, (f8(1, 1), f8(1), i8(1), i8(1), f8(1), 0, 1)),
         (blockwise_squared_norms, (f8(1, 1), f8(1, 1), f8(1, 1), 0)),
         (packed_outer_products, (f8(1, 1), f8(1, 1))),
         (log_stick_weights, (f8(1), f8(1))),

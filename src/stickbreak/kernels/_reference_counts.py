@@ -17,3 +17,10 @@ def lgamma_gain(counts, prior):
     """NumPy twin of :func:`stickbreak.kernels.counts.lgamma_gain`: ``(total, row_sums)``."""
     N = np.maximum(counts, 0)
     return float((gammaln(N + prior) - gammaln(prior)).sum()), N.sum(axis=1)
+
+
+def merged_dirichlet_normalizers(counts, prior, first, second):
+    """NumPy twin of :func:`stickbreak.kernels.counts.merged_dirichlet_normalizers` over every pair."""
+    padded = np.vstack([counts, np.zeros((1, counts.shape[1]))])  # index -1: the zero row
+    lam = prior[None] + padded[first] + padded[second]
+    return gammaln(lam.sum(axis=1)) - gammaln(lam).sum(axis=1)

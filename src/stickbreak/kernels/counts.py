@@ -42,3 +42,24 @@ def lgamma_gain(counts, prior, row_sums):
                 total += math.lgamma(n + prior[k]) - math.lgamma(prior[k])
         row_sums[i] = row
     return total
+
+
+@njit(cache=True, nogil=True)
+def merged_dirichlet_normalizers(counts, prior, first, second, out, lo, hi):
+    """``out[m] = c_Dir(prior + counts[first[m]] + counts[second[m]])`` for pairs ``m`` in
+    ``[lo, hi)`` (an index of -1 adds no row), with ``c_Dir(lam) = lgamma(sum_v lam_v) - sum_v
+    lgamma(lam_v)``: a merge screen's log normalizers, merged or not, summed the same way (so a
+    pair with an empty topic gains exactly 0), one pass over the rows, without the (pairs, V)
+    arrays NumPy would build for them."""
+    for m in range(lo, hi):
+        a, b = first[m], second[m]
+        total, terms = 0.0, 0.0
+        for v in range(counts.shape[1]):
+            lam = prior[v]
+            if a >= 0:
+                lam += counts[a, v]
+            if b >= 0:
+                lam += counts[b, v]
+            total += lam
+            terms += math.lgamma(lam)
+        out[m] = math.lgamma(total) - terms

@@ -84,8 +84,8 @@ class DeleteRound:
         return Held(stats, self.lap, (stats, None if warm is None else (np.asarray(current.uids), warm)))
 
     def _round(self, model, refinement: _PartRefinement, batch, current, features, n_features):
-        if features is not None and not self.on_part_features:
-            current = model.params_on_features(current, features)
+        if features is not None and not self.on_part_features:  # one of the parts its worker holds
+            current = model.params_on_features(current, features, cut_derived=True)
         last = self.last and refinement.step == self.step
         answer = model.delete_round(refinement.part, batch, current, refinement.step, last, self.merge_pairs,
                                     features, n_features)

@@ -14,6 +14,8 @@ from scipy.special import digamma, gammaln
 from ..core.sparse_resp import is_sparse
 from ..data import BagOfWords
 from ..kernels import sparse_lgamma_ratio
+from ..kernels.chunked import even_bounds, over_chunks, thread_budget
+from ..kernels.counts import merged_dirichlet_normalizers
 from .gaussian_common import per_feature
 from .expfam import Natural
 
@@ -69,6 +71,19 @@ def stats_to_natural(stats) -> Natural:
 def log_normalizer(nat: Natural) -> np.ndarray:
     lam = nat["lam"]
     return gammaln(lam.sum(axis=1)) - gammaln(lam).sum(axis=1)
+
+
+def merged_log_normalizers(prior: Natural, word_counts: np.ndarray, first, second) -> np.ndarray:
+    """``c_Dir(lam_bar + S_a + S_b)`` for each pair ``(first[m], second[m])`` of rows of
+    ``word_counts`` (an index of -1 adds no row): a merge screen's log normalizers
+    (:func:`.expfam.data_gain`), each one pass over its rows, the pairs on threads."""
+    counts = np.ascontiguousarray(word_counts, dtype=float)
+    lam = np.ascontiguousarray(prior["lam"], dtype=float)
+    first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
+    out = np.empty(len(first))
+    over_chunks(lambda c, lo, hi: merged_dirichlet_normalizers(counts, lam, first, second, out, lo, hi),
+                even_bounds(len(first), thread_budget()))
+    return out
 
 
 def expected_t(nat: Natural, row_sums: np.ndarray | None = None) -> Natural:

@@ -27,6 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from ..core.protocols import FeatureSliced, declares
 from ..data.shards import ShardStore
+from .compact import compacted, expanded
 from .jobs import PartContext
 
 #: The answer of a worker that does not hold the part a task names.
@@ -112,6 +113,7 @@ class PartStore:
         """Each task's answer (or :data:`MISSING`), then ``reduce`` of them if given, and the
         features of each part this call placed, by ``(batch, part)``."""
         answers, features = [], {}
+        cut_derived = self._cuts_cover(tasks)
         for task in tasks:
             slot = (task.key, task.batch, task.part)
             if task.spill is not None:
@@ -131,11 +133,19 @@ class PartStore:
             if kept is not None:
                 load, n_features = (lambda kept=kept: kept.data), kept.n_features
                 if kept.features is not None and not task.sliced and params is not None:
-                    own = model.params_on_features(params, kept.features)
+                    own = model.params_on_features(params, kept.features, cut_derived)
             context = PartContext(task.key, task.batch, task.part, task.start, self.states.setdefault(task.key, {}),
                                   task.spill, load or _nothing, None if kept is None else kept.features, n_features)
             answers.append(task.job.run(model, own, context))
         return (answers if reduce is None else reduce(answers)), features
+
+    def _cuts_cover(self, tasks: list) -> bool:
+        """Whether the parts of ``tasks`` kept on their features use, together, at least as many
+        features as there are: the parameters' per-feature quantities are then cheaper computed
+        once whole and cut for each part than computed on each part's cut."""
+        kept = [self.parts.get((task.key, task.batch, task.part)) for task in tasks if not task.sliced]
+        on_features = [p for p in kept if p is not None and p.features is not None]
+        return bool(on_features) and sum(len(p.features) for p in on_features) >= on_features[0].n_features
 
     def drop(self, key: str) -> int:
         """Forget placement ``key``: its parts, its jobs' state and its spill files (a fit's end)."""
@@ -191,41 +201,15 @@ def drop(key: str) -> int:
     return _STORE.drop(key)
 
 
-#: Arrays with at least this many columns (rows) are sent as their non-zero columns (rows) when at
-#: most this fraction of them is non-zero (the column indices cost 1/K of the values they save).
-WIDE = 1024
-SPARSE = 0.9
-
-
-def _columns_back(shape: tuple, dtype: str, columns: np.ndarray, values: np.ndarray) -> np.ndarray:
-    out = np.zeros(shape, dtype=dtype)
-    out[:, columns] = values
-    return out
-
-
-def _rows_back(shape: tuple, dtype: str, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
-    out = np.zeros(shape, dtype=dtype)
-    out[rows] = values
-    return out
-
-
 class _ColumnPickler(pickle.Pickler):
-    """Pickles a wide 2-D array that is mostly zero columns (a part's topic-word counts: the words
-    it does not hold) as its non-zero columns, and a tall one that is mostly zero rows (its
-    word-topic counts) as its non-zero rows; unpickling restores the exact array."""
+    """Pickles a wide 2-D array that is mostly zero columns, or a tall one that is mostly zero rows,
+    as those (:func:`~.compact.compacted`); unpickling restores the exact array."""
 
     def reducer_override(self, obj):
-        if not (isinstance(obj, np.ndarray) and obj.ndim == 2 and obj.dtype.kind == "f"):
+        kept = compacted(obj)
+        if kept is None:
             return NotImplemented
-        if obj.shape[1] >= WIDE:
-            columns = np.flatnonzero(np.any(obj != 0, axis=0))
-            if len(columns) <= SPARSE * obj.shape[1]:
-                return _columns_back, (obj.shape, obj.dtype.str, columns, np.ascontiguousarray(obj[:, columns]))
-        if obj.shape[0] >= WIDE:
-            rows = np.flatnonzero(np.any(obj != 0, axis=1))
-            if len(rows) <= SPARSE * obj.shape[0]:
-                return _rows_back, (obj.shape, obj.dtype.str, rows, np.ascontiguousarray(obj[rows]))
-        return NotImplemented
+        return expanded, (obj.shape, obj.dtype.str) + kept
 
 
 def dumps(obj) -> bytes:

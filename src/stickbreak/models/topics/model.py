@@ -52,11 +52,15 @@ class TopicParams:
     #: Per topic, ``sum_v lam_kv`` over the whole vocabulary when ``lam`` holds only some words'
     #: columns (a worker's, :meth:`TopicModel.params_on_features`); None: ``lam`` is whole.
     row_sums: np.ndarray | None = None
+    #: ``(centered_loglik, exp_loglik)`` cut from the whole parameters' when ``lam`` holds only some
+    #: words' columns and a worker cuts the same parameters for many parts
+    #: (:meth:`TopicModel.params_on_features` with ``cut_derived``); None: computed from ``lam``.
+    word_likelihoods: tuple | None = None
 
     def __getstate__(self) -> dict:
         """Pickled (for worker processes, :mod:`stickbreak.parallel`) without the derived caches: each
         is as large as ``lam`` and the receiver recomputes what it uses."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: None if f.name == "word_likelihoods" else getattr(self, f.name) for f in fields(self)}
 
     @cached_property
     def lam_totals(self) -> np.ndarray:
@@ -71,12 +75,16 @@ class TopicParams:
     @cached_property
     def centered_loglik(self) -> np.ndarray:
         """``E log phi_kv - max_j E log phi_jv``, stored (V, K) for the kernels."""
+        if self.word_likelihoods is not None:
+            return self.word_likelihoods[0]
         log_phi = self.expected_log_phi["lam"].T
         return np.ascontiguousarray(log_phi - log_phi.max(axis=1, keepdims=True))
 
     @cached_property
     def exp_loglik(self) -> np.ndarray:
         """``exp`` of :attr:`centered_loglik`: the word likelihoods of the local step (V, K)."""
+        if self.word_likelihoods is not None:
+            return self.word_likelihoods[1]
         return np.exp(self.centered_loglik)
 
     @property
@@ -163,7 +171,9 @@ class TopicModel(DocumentWeights, TrackedBirths, MergesByRows, OnWords):
         scores = np.full(len(first), -np.inf)
         near = _near_pairs(stats.fields["word_counts"], first, second, MERGE_SCREEN_NEIGHBOURS)
         if near.any():
-            scores[near] = data_gain(mult, self.obs_prior, params.obs, stats, first[near], second[near])
+            counts = stats.fields["word_counts"]
+            scores[near] = data_gain(mult, self.obs_prior, params.obs, stats, first[near], second[near],
+                                     lambda a, b: mult.merged_log_normalizers(self.obs_prior, counts, a, b))
         return scores
 
     def kept_topics(self, params: TopicParams, keep: np.ndarray) -> np.ndarray:

@@ -25,10 +25,16 @@ class OnWords(FeatureSliced):
     def on_features(self, batch, features: np.ndarray):
         return batch.on_words(features)
 
-    def params_on_features(self, params, features: np.ndarray):
+    def params_on_features(self, params, features: np.ndarray, cut_derived: bool = False):
         """``lam``'s columns ``features``, with each topic's sum over all words (the normalizer of
-        ``E log phi``, computed once however many workers are sent their columns)."""
-        return replace(params, obs={"lam": _columns(params.obs["lam"], features)}, row_sums=params.lam_totals)
+        ``E log phi``, computed once however many workers are sent their columns); with
+        ``cut_derived`` the word likelihoods too, cut from the whole ones (``E log phi_kv`` minus its
+        maximum over topics is word by word, so the cut equals what the columns would give)."""
+        likelihoods = None
+        if cut_derived:
+            likelihoods = (_rows(params.centered_loglik, features), _rows(params.exp_loglik, features))
+        return replace(params, obs={"lam": _columns(params.obs["lam"], features)}, row_sums=params.lam_totals,
+                       word_likelihoods=likelihoods)
 
     def local_to_all_features(self, local, features: np.ndarray, n_features: int):
         word_topic = np.zeros((n_features, local.word_topic.shape[1]))
@@ -52,3 +58,7 @@ class OnWords(FeatureSliced):
 
 def _columns(lam: np.ndarray, features: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(lam[:, features])
+
+
+def _rows(values: np.ndarray, features: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values[features])
