@@ -115,6 +115,7 @@ ENTRIES = [
     Entry("scaling_hdp", _py("scaling", "--only", "hdp", "--laps", "6"), ("scaling_hdp",), tier="long"),
     Entry("scaling_dpgmm_hmm", _py("scaling", "--only", "dpgmm,hmm", "--laps", "6"), ("scaling_dpgmm_hmm",),
           tier="long"),
+    Entry("cost_model_hdp", _py("cost_model", "--key", "hdp"), ("cost_model_hdp",), tier="long"),
     Entry("weak_scaling", _py("weak_scaling", "--store", "/tmp/wiki_synth_300k", "--sizes", "100000,300000"),
           ("weak_scaling",), tier="long",
           prepare=_py("make_corpus", "--docs", "300000", "--out", "/tmp/wiki_synth_300k")),
