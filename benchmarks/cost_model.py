@@ -25,7 +25,10 @@ measured 2-worker row is never used to fit), wall and CPU per lap side by side.
 
 Projection: ``N`` = 1M and 10M items in batches of the calibration's size, ``W`` = 1 to 128, ``D``
 and the bytes per worker as measured (they depend on ``K`` and ``V``, not ``N``), ``beta`` as
-measured here and at 1.25 GB/s (10 Gb Ethernet); parallel efficiency ``T(1) / (W T(W))``.
+measured here and at 1.25 GB/s (10 Gb Ethernet); parallel efficiency ``T(1) / (W T(W))``. The
+executors split every batch over the workers, so the parts, and their per-part cost, grow with
+``W``; the projection also gives, for comparison, a placement of whole batches on workers (``P =
+B``), which is not built.
 
 Run:  .venv/bin/python benchmarks/cost_model.py [--key hdp] [--laps 2,6]
 Writes benchmarks/results/cost_model_<key>.{json,md}.
@@ -54,6 +57,8 @@ RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 NETWORK = 1.25e9  # bytes per second: 10 Gb Ethernet
 PROJECTED_ITEMS = (10 ** 6, 10 ** 7)
 PROJECTED_WORKERS = (1, 2, 8, 32, 128)
+SPLIT = "each batch split over the W workers (built)"
+WHOLE = "each batch whole on one worker (not built)"
 
 
 def measure(key: str, n_batches: int, n_workers: int, laps: int) -> dict:
@@ -131,11 +136,14 @@ def calibrated(one8: dict, one16: dict, transport: dict) -> dict:
             "calls": one8["calls"], "batch_items": one8["n_items"] / 8}
 
 
-def predicted(model: dict, n_items: float, n_workers: int, beta: float, latency: float) -> dict:
-    """The model's lap on ``n_workers`` workers: driver CPU, workers' CPU (all of them) and wall."""
+def predicted(model: dict, n_items: float, n_workers: int, beta: float, latency: float,
+              split: bool = True) -> dict:
+    """The model's lap on ``n_workers`` workers: driver CPU, workers' CPU (all of them) and wall;
+    ``split``: every batch split over the workers (as built), else each batch kept whole on one
+    worker (``P = B``; not built, the model's answer to what that placement would give)."""
     n_batches = max(1.0, n_items / model["batch_items"])
     transfer = n_workers * model["bytes_per_worker"] / beta + model["calls"] * latency
-    workers = model["c"] * n_items + model["p"] * n_batches * n_workers
+    workers = model["c"] * n_items + model["p"] * n_batches * (n_workers if split else 1)
     driver = model["D"] + transfer
     return {"driver_cpu": driver, "workers_cpu": workers, "wall": driver + workers / n_workers}
 
@@ -159,14 +167,14 @@ def main(argv=None):
         print(name, rows[name], flush=True)
     model = calibrated(rows["1 worker, 8 batches"], rows["1 worker, 16 batches"], transport)
     check = predicted(model, rows["2 workers, 8 batches"]["n_items"], 2, transport["beta"], transport["latency"])
-    projection = [{"n_items": n, "n_workers": w, "network": label,
-                   **predicted(model, n, w, beta, transport["latency"])}
-                  for n in PROJECTED_ITEMS for label, beta in (("measured here", transport["beta"]),
-                                                              ("10 Gb Ethernet", NETWORK))
+    projection = [{"n_items": n, "n_workers": w, "network": label, "placement": placement,
+                   **predicted(model, n, w, beta, transport["latency"], placement == SPLIT)}
+                  for placement in (SPLIT, WHOLE) for n in PROJECTED_ITEMS
+                  for label, beta in (("measured here", transport["beta"]), ("10 Gb Ethernet", NETWORK))
                   for w in PROJECTED_WORKERS]
     for row in projection:
-        one = next(r for r in projection if (r["n_items"], r["network"], r["n_workers"]) ==
-                   (row["n_items"], row["network"], 1))
+        one = next(r for r in projection if (r["n_items"], r["network"], r["placement"], r["n_workers"]) ==
+                   (row["n_items"], row["network"], row["placement"], 1))
         row["efficiency"] = one["wall"] / (row["n_workers"] * row["wall"])
     result = {"key": args.key, "title": WORKLOADS[args.key][0], "transport": transport, "rows": rows, "model": model,
               "check": check, "projection": projection, "seconds": time.perf_counter() - started,
@@ -201,11 +209,12 @@ def report(result: dict, command: str) -> str:
                       ("workers' CPU s/lap", "workers_cpu")):
         error = check[key] / measured2[key] - 1
         lines.append(f"| {name} | {check[key]:.2f} | {measured2[key]:.2f} | {error:+.0%} |")
-    lines += ["", "## Projection (K and V as calibrated; each batch split over the W workers)", "",
-              "| items | network | W | wall s/lap | driver s/lap | workers' CPU s/lap | parallel efficiency |",
-              "|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['n_items']:,} | {r['network']} | {r['n_workers']} | {r['wall']:.1f} | {r['driver_cpu']:.1f} | "
-              f"{r['workers_cpu']:.0f} | {r['efficiency']:.2f} |" for r in result["projection"]]
+    lines += ["", "## Projection (K and V as calibrated)", "",
+              "| placement | items | network | W | wall s/lap | driver s/lap | workers' CPU s/lap "
+              "| parallel efficiency |",
+              "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['placement']} | {r['n_items']:,} | {r['network']} | {r['n_workers']} | {r['wall']:.1f} | "
+              f"{r['driver_cpu']:.1f} | {r['workers_cpu']:.0f} | {r['efficiency']:.2f} |" for r in result["projection"]]
     return "\n".join(lines) + "\n"
 
 
