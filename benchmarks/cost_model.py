@@ -5,13 +5,14 @@ One steady lap (``stickbreak.learn.memo_sync``: every batch visited in one call 
 parameters, one global step, the moves) on ``W`` workers, ``N`` items in ``B`` batches, each batch
 split into ``W`` parts (``P = B W`` parts in all), costs
 
-    T(W) = D + W (m_out + m_back) / beta + (c N + p P) / W
+    T(W) = D + W m / beta + n_calls l + (c N + p P) / W
 
 - ``D``: the driver's serial CPU per lap (global step, exact ELBO, merge screen and trials, births'
-  creation): it does not depend on ``N`` or ``W``;
-- ``m_out``, ``m_back``: bytes sent to and received from each worker per lap (the parameters of
-  each call, one sum of statistics per call back), at ``beta`` bytes per second through the
-  driver (measured here on the pipes worker processes use, pickling included);
+  creation, sending and receiving): it does not depend on ``N`` or ``W``;
+- ``m``: bytes sent to and received from each worker per lap (the parameters of each call, one
+  sum of statistics per call back), at ``beta`` bytes per second through the driver, and ``l``
+  the round trip of a call (both measured here on the pipes worker processes use, pickling
+  included): time the driver waits for, not CPU it spends;
 - ``c``: worker CPU per item per lap (local steps, delete rounds, births' work on the items) and
   ``p`` per part per lap (each part's parameters cut to its features, its statistics over all
   features, its cache written through): the workers compute in parallel, the driver waits.
@@ -19,9 +20,9 @@ split into ``W`` parts (``P = B W`` parts in all), costs
 Calibration (``--key``, default the scaling benchmark's memoized HDP on 20newsgroups, K=100):
 steady-lap figures are the differences between a 6-lap and a 2-lap fit (laps 3-6, moves
 included), each in a fresh process: 1 worker process with 8 and with 16 batches gives ``c`` and
-``p`` (same ``N``, twice the parts), and ``D`` = the 8-batch run's driver CPU per lap less its
-transfer time. The check: 2 worker processes, 8 batches, predicted from those alone (the
-measured 2-worker row is never used to fit), wall and CPU per lap side by side.
+``p`` (same ``N``, twice the parts), and ``D`` = the 8-batch run's driver CPU per lap. The check:
+2 worker processes, 8 batches, predicted from those alone (the measured 2-worker row is never used
+to fit), wall and CPU per lap side by side.
 
 Projection: ``N`` = 1M and 10M items in batches of the calibration's size, ``W`` = 1 to 128, ``D``
 and the bytes per worker as measured (they depend on ``K`` and ``V``, not ``N``), ``beta`` as
@@ -131,8 +132,7 @@ def calibrated(one8: dict, one16: dict, transport: dict) -> dict:
     parts8, parts16 = 8, 16
     p = (one16["workers_cpu"] - one8["workers_cpu"]) / (parts16 - parts8)
     c = (one8["workers_cpu"] - p * parts8) / one8["n_items"]
-    transfer = one8["bytes"] / transport["beta"] + one8["calls"] * transport["latency"]
-    return {"c": c, "p": p, "D": one8["driver_cpu"] - transfer, "bytes_per_worker": one8["bytes"],
+    return {"c": c, "p": p, "D": one8["driver_cpu"], "bytes_per_worker": one8["bytes"],
             "calls": one8["calls"], "batch_items": one8["n_items"] / 8}
 
 
@@ -144,8 +144,7 @@ def predicted(model: dict, n_items: float, n_workers: int, beta: float, latency:
     n_batches = max(1.0, n_items / model["batch_items"])
     transfer = n_workers * model["bytes_per_worker"] / beta + model["calls"] * latency
     workers = model["c"] * n_items + model["p"] * n_batches * (n_workers if split else 1)
-    driver = model["D"] + transfer
-    return {"driver_cpu": driver, "workers_cpu": workers, "wall": driver + workers / n_workers}
+    return {"driver_cpu": model["D"], "workers_cpu": workers, "wall": model["D"] + transfer + workers / n_workers}
 
 
 def main(argv=None):
@@ -210,7 +209,7 @@ def report(result: dict, command: str) -> str:
         error = check[key] / measured2[key] - 1
         lines.append(f"| {name} | {check[key]:.2f} | {measured2[key]:.2f} | {error:+.0%} |")
     lines += ["", "## Projection (K and V as calibrated)", "",
-              "| placement | items | network | W | wall s/lap | driver s/lap | workers' CPU s/lap "
+              "| placement | items | network | W | wall s/lap | driver CPU s/lap | workers' CPU s/lap "
               "| parallel efficiency |",
               "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {r['placement']} | {r['n_items']:,} | {r['network']} | {r['n_workers']} | {r['wall']:.1f} | "
