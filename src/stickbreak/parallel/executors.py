@@ -13,9 +13,10 @@ parts: it places each batch's parts on its workers once and runs there the jobs 
   (:mod:`.dask_backend`): each part of a batch is sent to (or, for a shard store, read by) its
   worker once and stays there.
 
-Every executor with ``n`` workers splits a batch into the same ``n`` parts (:mod:`.parts`) and
-adds their statistics in part order, so a fit is the same on every executor up to round-off
-(for memoized VI: on every executor with the same :attr:`Executor.synchronous_laps`).
+Every executor with ``n`` workers splits a batch into the same ``n`` parts (:mod:`.parts`), or
+keeps each batch whole on one worker (:attr:`Executor.whole_batches`, given at least ``n``
+batches), and adds their statistics in part order, so a fit is the same on every executor with the
+same placement up to round-off (for memoized VI: with the same :attr:`Executor.synchronous_laps`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .threads import LocalExecutor
 class Executor(Protocol):
     """What learners ask of an executor (implemented by :class:`~.sharded.ShardedExecutor`)."""
 
-    #: How many workers run at once; every batch is split into this many parts.
+    #: How many workers run at once; every batch is split into this many parts, unless kept whole.
     n_workers: int
     #: Memoized VI visits every batch of a lap in one call, against the lap's global parameters
     #: (:mod:`stickbreak.learn.memo_sync`), instead of one batch after another with a global step
@@ -39,6 +40,11 @@ class Executor(Protocol):
     #: call per batch costs sending the parameters and receiving the statistics per batch. A fit
     #: takes it from the executor of its first lap and keeps it when resumed elsewhere.
     synchronous_laps: bool
+    #: Each batch is one part, on worker ``b mod n_workers``, when a fit has at least as many
+    #: batches as workers (by default with :attr:`synchronous_laps`): a part's statistics span
+    #: every feature however few items it holds, so splitting every batch over every worker
+    #: multiplies that cost by the workers (``benchmarks/cost_model.py``).
+    whole_batches: bool
 
     def parts(self, batches: Sequence, b: int) -> list[tuple[int, int]]:
         """Batch ``b``'s parts' item ranges ``[start, stop)``, by part index."""

@@ -1,13 +1,16 @@
-"""The executor: batches split over the workers of a :class:`Backend`, in parts, and jobs run where they live.
+"""The executor: batches placed on the workers of a :class:`Backend`, in parts, and jobs run where they live.
 
-Every batch is split into ``n_workers`` contiguous parts (:mod:`.parts`); part ``w`` goes to worker
-``w`` with the first task that needs it (the part's items, or for a
+Every batch is split into ``n_workers`` contiguous parts (:mod:`.parts`), part ``w`` on worker ``w``;
+or, for an executor that keeps batches whole (:attr:`ShardedExecutor.whole_batches`) given at least
+as many batches as workers, batch ``b`` is one part, on worker ``b mod n_workers``. A part goes to
+its worker with the first task that needs it (the part's items, or for a
 :class:`~stickbreak.data.shards.ShardStore` only where the worker reads them) and stays there for
 the rest of the fit. A call (:meth:`ShardedExecutor.on_parts`) sends each worker one shipment, the
 model and parameters with a job for each of its parts (:mod:`.jobs`), and gets each part's answer
 back. The local step and summary every learner asks for is such a job; a batch's statistics are
 its parts' added in part order and its warm start their rows in order, so every executor with the
-same number of workers computes the same fit, and differs from another only by round-off.
+same number of workers and placement computes the same fit, and differs from another only by
+round-off.
 
 Three backends: the driver's threads (:mod:`.threads`), local processes (:mod:`.processes`), Dask
 (:mod:`.dask_backend`). Faults: a worker that died costs a retry of its task (the backend starts
@@ -70,6 +73,7 @@ class Placement:
 
     batches: Sequence
     in_process: bool
+    whole: bool = False  # each batch one part, on worker ``b mod n_workers``
     key: str = field(default_factory=lambda: uuid.uuid4().hex)
     placed: set = field(default_factory=set)  # (worker, batch)
     features: dict = field(default_factory=dict)  # (batch, part) -> the features the worker keeps it on
@@ -102,12 +106,17 @@ class ShardedExecutor:
     """Batches split over the workers of ``backend``; ``spill``: the directory jobs write their
     state through to (default: one made here for backends whose workers can be lost, none for
     threads); ``synchronous_laps``: memoized VI's laps visit every batch in one call (default: for
-    backends whose workers are other processes, :attr:`~.executors.Executor.synchronous_laps`)."""
+    backends whose workers are other processes, :attr:`~.executors.Executor.synchronous_laps`);
+    ``whole_batches``: keep each batch whole on one worker when a fit has at least as many batches
+    as workers (default: with synchronous laps, whose calls visit every batch; a step that visits
+    one batch, stochastic VI's, then runs on one worker)."""
 
-    def __init__(self, backend: Backend, spill: str | None = None, synchronous_laps: bool | None = None):
+    def __init__(self, backend: Backend, spill: str | None = None, synchronous_laps: bool | None = None,
+                 whole_batches: bool | None = None):
         self.backend = backend
         self.n_workers = backend.n_workers
         self.synchronous_laps = not backend.in_process if synchronous_laps is None else bool(synchronous_laps)
+        self.whole_batches = self.synchronous_laps if whole_batches is None else bool(whole_batches)
         self._placements: dict[int, Placement] = {}
         owns = spill is None and not backend.in_process
         self._own_spill = tempfile.mkdtemp(prefix="stickbreak-caches-") if owns else None
@@ -116,12 +125,21 @@ class ShardedExecutor:
     def _placement(self, batches) -> Placement:
         placement = self._placements.get(id(batches))
         if placement is None or placement.batches is not batches:
-            placement = self._placements[id(batches)] = Placement(batches, self.backend.in_process)
+            whole = self.whole_batches and len(batches) >= self.n_workers
+            placement = self._placements[id(batches)] = Placement(batches, self.backend.in_process, whole)
         return placement
 
     def parts(self, batches, b: int) -> list[tuple[int, int]]:
         """Batch ``b``'s parts' item ranges ``[start, stop)``, by part index (some may be empty)."""
-        return part_bounds(self._placement(batches).size(b), self.n_workers)
+        placement = self._placement(batches)
+        return part_bounds(placement.size(b), self._n_parts(placement))
+
+    def _n_parts(self, placement: Placement) -> int:
+        return 1 if placement.whole else self.n_workers
+
+    def _worker(self, placement: Placement, b: int, index: int) -> int:
+        """The worker that holds part ``index`` of batch ``b``."""
+        return b % self.n_workers if placement.whole else index
 
     def on_parts(self, model, params, batches, asks: Sequence[Ask], reduce: Callable | None = None) -> list[dict]:
         """Each ask's answers ``{part index: answer}`` in part order: the jobs it names run, with
@@ -133,11 +151,12 @@ class ShardedExecutor:
             for index, (start, stop) in enumerate(self.parts(batches, b)):
                 job = job_for(index, start, stop) if stop > start else None
                 if job is not None:
-                    jobs.append(_Job(i, index, PartTask(placement.key, b, index, start, job, spill=self.spill)))
+                    jobs.append(_Job(i, self._worker(placement, b, index),
+                                     PartTask(placement.key, b, index, start, job, spill=self.spill)))
         self._run(Call(model, params), placement, jobs, reduce)
         answers: list[dict] = [{} for _ in asks]
         for job in jobs:
-            answers[job.ask][job.worker] = job.answer
+            answers[job.ask][job.task.part] = job.answer
         return answers
 
     def local_summaries(self, model, params, batches, requests: Sequence[Request], merge_pairs=None) -> list[tuple]:
@@ -151,13 +170,17 @@ class ShardedExecutor:
         """The requests' statistics added up, and each request's warm start: each worker adds up
         its own parts' first, so only the round-off differs from the serial sum."""
         answers = self.on_parts(model, params, batches, self._local_steps(batches, requests), reduce=totalled)
-        by_worker = sorted(((w, a) for parts in answers for w, a in parts.items()), key=lambda wa: wa[0])
+        placement = self._placement(batches)
+        by_worker = sorted(((self._worker(placement, request.batch, index), a) for request, parts in
+                            zip(requests, answers) for index, a in parts.items()), key=lambda wa: wa[0])
         totals = [a for _, a in by_worker if a[0] is not None]
         return added(totals), tuple(joined_rows([a[1] for a in parts.values()]) for parts in answers)
 
     def _local_steps(self, batches, requests: Sequence[Request], merge_pairs=None) -> list[Ask]:
+        placement = self._placement(batches)
+
         def ask(request: Request) -> Ask:
-            parts = {p.index: p for p in split(self._placement(batches).size(request.batch), self.n_workers,
+            parts = {p.index: p for p in split(placement.size(request.batch), self._n_parts(placement),
                                                request.rows, request.warm)}
             return request.batch, lambda index, start, stop: (
                 LocalStep(parts[index].rows, parts[index].warm, merge_pairs) if index in parts else None)
@@ -205,7 +228,7 @@ class ShardedExecutor:
         for job in group:
             task = job.task
             if task.job.reads_data and (job.worker, task.batch) not in placement.placed:
-                start, stop = part_bounds(placement.size(task.batch), self.n_workers)[task.part]
+                start, stop = part_bounds(placement.size(task.batch), self._n_parts(placement))[task.part]
                 task = replace(task, source=placement.source(task.batch, start, stop))
                 if placement.keeps(task.batch):
                     placement.placed.add((job.worker, task.batch))
