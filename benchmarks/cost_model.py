@@ -2,8 +2,9 @@
 worker process, checked against two, and projected to machines we do not have.
 
 One steady lap (``stickbreak.learn.memo_sync``: every batch visited in one call under the lap's
-parameters, one global step, the moves) on ``W`` workers, ``N`` items in ``B`` batches, each batch
-split into ``W`` parts (``P = B W`` parts in all), costs
+parameters, one global step, the moves) on ``W`` workers, ``N`` items in ``B`` batches held in
+``P`` parts (``P = B``: each batch whole on one worker, the default with synchronous laps; or
+``P = B W``: every batch split over the workers, ``whole_batches=False``), costs
 
     T(W) = D + W m / beta + n_calls l + (c N + p P) / W
 
@@ -26,10 +27,8 @@ to fit), wall and CPU per lap side by side.
 
 Projection: ``N`` = 1M and 10M items in batches of the calibration's size, ``W`` = 1 to 128, ``D``
 and the bytes per worker as measured (they depend on ``K`` and ``V``, not ``N``), ``beta`` as
-measured here and at 1.25 GB/s (10 Gb Ethernet); parallel efficiency ``T(1) / (W T(W))``. The
-executors split every batch over the workers, so the parts, and their per-part cost, grow with
-``W``; the projection also gives, for comparison, a placement of whole batches on workers (``P =
-B``), which is not built.
+measured here and at 1.25 GB/s (10 Gb Ethernet); parallel efficiency ``T(1) / (W T(W))``, for
+both placements: split, the parts and their per-part cost grow with ``W``.
 
 Run:  .venv/bin/python benchmarks/cost_model.py [--key hdp] [--laps 2,6]
 Writes benchmarks/results/cost_model_<key>.{json,md}.
@@ -58,8 +57,8 @@ RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 NETWORK = 1.25e9  # bytes per second: 10 Gb Ethernet
 PROJECTED_ITEMS = (10 ** 6, 10 ** 7)
 PROJECTED_WORKERS = (1, 2, 8, 32, 128)
-SPLIT = "each batch split over the W workers (built)"
-WHOLE = "each batch whole on one worker (not built)"
+WHOLE = "each batch whole on one worker (the default with synchronous laps)"
+SPLIT = "each batch split over the W workers (whole_batches=False)"
 
 
 def measure(key: str, n_batches: int, n_workers: int, laps: int) -> dict:
@@ -137,10 +136,9 @@ def calibrated(one8: dict, one16: dict, transport: dict) -> dict:
 
 
 def predicted(model: dict, n_items: float, n_workers: int, beta: float, latency: float,
-              split: bool = True) -> dict:
+              split: bool = False) -> dict:
     """The model's lap on ``n_workers`` workers: driver CPU, workers' CPU (all of them) and wall;
-    ``split``: every batch split over the workers (as built), else each batch kept whole on one
-    worker (``P = B``; not built, the model's answer to what that placement would give)."""
+    each batch whole on one worker, or ``split`` over the workers."""
     n_batches = max(1.0, n_items / model["batch_items"])
     transfer = n_workers * model["bytes_per_worker"] / beta + model["calls"] * latency
     workers = model["c"] * n_items + model["p"] * n_batches * (n_workers if split else 1)
@@ -168,7 +166,7 @@ def main(argv=None):
     check = predicted(model, rows["2 workers, 8 batches"]["n_items"], 2, transport["beta"], transport["latency"])
     projection = [{"n_items": n, "n_workers": w, "network": label, "placement": placement,
                    **predicted(model, n, w, beta, transport["latency"], placement == SPLIT)}
-                  for placement in (SPLIT, WHOLE) for n in PROJECTED_ITEMS
+                  for placement in (WHOLE, SPLIT) for n in PROJECTED_ITEMS
                   for label, beta in (("measured here", transport["beta"]), ("10 Gb Ethernet", NETWORK))
                   for w in PROJECTED_WORKERS]
     for row in projection:
@@ -202,7 +200,7 @@ def report(result: dict, command: str) -> str:
               f"- c = {m['c'] * 1e6:.1f} us of worker CPU per item per lap; p = {m['p'] * 1e3:.1f} ms per part per lap",
               f"- D = {m['D']:.2f} s of driver CPU per lap; {m['bytes_per_worker'] / 1e6:.1f} MB per worker per lap "
               f"in {m['calls']:.1f} calls; batches of {m['batch_items']:.0f} items", "",
-              "## Check: 2 workers, 8 batches, predicted from the 1-worker rows", "",
+              "## Check: 2 workers, 8 batches (each whole on one worker), predicted from the 1-worker rows", "",
               "| | predicted | measured | error |", "|---|---|---|---|"]
     for name, key in (("wall s/lap", "wall"), ("driver CPU s/lap", "driver_cpu"),
                       ("workers' CPU s/lap", "workers_cpu")):
