@@ -414,3 +414,39 @@ def test_answers_send_wide_mostly_zero_arrays_as_their_columns_exactly():
     assert np.array_equal(back["counts"], counts) and back["counts"].dtype == counts.dtype
     assert np.array_equal(back["dense"], dense) and np.array_equal(back["again"][0], counts)
     assert len(dumps(counts)) < len(pickle.dumps(counts)) / 10
+
+
+
+class _ItemsHeld:
+    """A job answering how many items its part holds."""
+
+    reads_data = True
+
+    def run(self, model, params, part):
+        return part.data().n_items
+
+    def on_features(self, model, features):
+        return self
+
+
+def test_synchronous_executors_keep_batches_whole_given_enough_of_them():
+    """With synchronous laps each batch is one part, batch b on worker b mod n_workers, when there
+    are at least as many batches as workers; with fewer, or batch by batch, every batch is split."""
+    from stickbreak.parallel import LocalExecutor
+
+    data = DenseData(np.arange(40.0).reshape(20, 2))
+    four = [data.subset(np.arange(5 * b, 5 * b + 5)) for b in range(4)]
+    whole, split = LocalExecutor(2, synchronous_laps=True), LocalExecutor(2)
+    try:
+        assert whole.whole_batches and not split.whole_batches
+        assert [whole.parts(four, b) for b in range(4)] == [[(0, 5)]] * 4
+        assert len(split.parts(four, 0)) == 2
+        assert len(whole.parts([data], 0)) == 2  # fewer batches than workers: split as before
+        placement = whole._placement(four)
+        assert [whole._worker(placement, b, 0) for b in range(4)] == [0, 1, 0, 1]
+        asks = [(b, lambda index, start, stop: _ItemsHeld()) for b in range(4)]
+        assert whole.on_parts(None, None, four, asks) == [{0: 5}] * 4
+        assert [sum(a.values()) for a in split.on_parts(None, None, four, asks)] == [5] * 4
+    finally:
+        whole.close()
+        split.close()
