@@ -429,24 +429,32 @@ class _ItemsHeld:
         return self
 
 
-def test_synchronous_executors_keep_batches_whole_given_enough_of_them():
-    """With synchronous laps each batch is one part, batch b on worker b mod n_workers, when there
-    are at least as many batches as workers; with fewer, or batch by batch, every batch is split."""
+def test_a_fit_whose_calls_spread_over_batches_keeps_each_batch_whole():
+    """A fit whose first call visits at least as many batches as there are workers keeps each batch
+    whole, batch b on worker b mod n_workers; one that starts with one batch, or has fewer batches
+    than workers, splits every batch over the workers; ``whole_batches`` forces either."""
     from stickbreak.parallel import LocalExecutor
+    from stickbreak.parallel.sharded import ShardedExecutor
+    from stickbreak.parallel.threads import ThreadBackend
 
     data = DenseData(np.arange(40.0).reshape(20, 2))
     four = [data.subset(np.arange(5 * b, 5 * b + 5)) for b in range(4)]
-    whole, split = LocalExecutor(2, synchronous_laps=True), LocalExecutor(2)
+    asks = [(b, lambda index, start, stop: _ItemsHeld()) for b in range(4)]
+    executors = [LocalExecutor(2) for _ in range(3)] + [ShardedExecutor(ThreadBackend(2), whole_batches=False)]
+    spread, stepwise, few, forced = executors
     try:
-        assert whole.whole_batches and not split.whole_batches
-        assert [whole.parts(four, b) for b in range(4)] == [[(0, 5)]] * 4
-        assert len(split.parts(four, 0)) == 2
-        assert len(whole.parts([data], 0)) == 2  # fewer batches than workers: split as before
-        placement = whole._placement(four)
-        assert [whole._worker(placement, b, 0) for b in range(4)] == [0, 1, 0, 1]
-        asks = [(b, lambda index, start, stop: _ItemsHeld()) for b in range(4)]
-        assert whole.on_parts(None, None, four, asks) == [{0: 5}] * 4
-        assert [sum(a.values()) for a in split.on_parts(None, None, four, asks)] == [5] * 4
+        assert spread.whole_batches is None
+        assert spread.on_parts(None, None, four, asks) == [{0: 5}] * 4
+        assert [spread.parts(four, b) for b in range(4)] == [[(0, 5)]] * 4
+        placement = spread._placement(four)
+        assert [spread._worker(placement, b, 0) for b in range(4)] == [0, 1, 0, 1]
+        stepwise.on_parts(None, None, four, asks[:1])
+        assert [sum(a.values()) for a in stepwise.on_parts(None, None, four, asks)] == [5] * 4
+        assert all(len(stepwise.parts(four, b)) == 2 for b in range(4))
+        few.on_parts(None, None, [data], [(0, lambda index, start, stop: _ItemsHeld())])
+        assert len(few.parts([data], 0)) == 2
+        forced.on_parts(None, None, four, asks)
+        assert all(len(forced.parts(four, b)) == 2 for b in range(4))
     finally:
-        whole.close()
-        split.close()
+        for executor in executors:
+            executor.close()

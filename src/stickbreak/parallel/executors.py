@@ -14,9 +14,9 @@ parts: it places each batch's parts on its workers once and runs there the jobs 
   worker once and stays there.
 
 Every executor with ``n`` workers splits a batch into the same ``n`` parts (:mod:`.parts`), or
-keeps each batch whole on one worker (:attr:`Executor.whole_batches`, given at least ``n``
-batches), and adds their statistics in part order, so a fit is the same on every executor with the
-same placement up to round-off (for memoized VI: with the same :attr:`Executor.synchronous_laps`).
+keeps each batch whole on one worker when the fit's calls spread over batches
+(:attr:`Executor.whole_batches`), and adds their statistics in part order, so a fit is the same
+on every executor up to round-off (for memoized VI: with the same :attr:`Executor.synchronous_laps`).
 """
 
 from __future__ import annotations
@@ -40,11 +40,12 @@ class Executor(Protocol):
     #: call per batch costs sending the parameters and receiving the statistics per batch. A fit
     #: takes it from the executor of its first lap and keeps it when resumed elsewhere.
     synchronous_laps: bool
-    #: Each batch is one part, on worker ``b mod n_workers``, when a fit has at least as many
-    #: batches as workers (by default with :attr:`synchronous_laps`): a part's statistics span
+    #: Each batch is one part, on worker ``b mod n_workers`` (given at least as many batches as
+    #: workers): True, False (every batch split over the workers), or None, decided by each fit's
+    #: first call: whole if it visits at least as many batches as workers. A part's statistics span
     #: every feature however few items it holds, so splitting every batch over every worker
     #: multiplies that cost by the workers (``benchmarks/cost_model.py``).
-    whole_batches: bool
+    whole_batches: bool | None
 
     def parts(self, batches: Sequence, b: int) -> list[tuple[int, int]]:
         """Batch ``b``'s parts' item ranges ``[start, stop)``, by part index."""

@@ -1,9 +1,10 @@
 """The executor: batches placed on the workers of a :class:`Backend`, in parts, and jobs run where they live.
 
 Every batch is split into ``n_workers`` contiguous parts (:mod:`.parts`), part ``w`` on worker ``w``;
-or, for an executor that keeps batches whole (:attr:`ShardedExecutor.whole_batches`) given at least
-as many batches as workers, batch ``b`` is one part, on worker ``b mod n_workers``. A part goes to
-its worker with the first task that needs it (the part's items, or for a
+or, when a fit's first call visits at least as many batches as there are workers (a synchronous
+memoized lap, a batch VB pass: calls that spread over batches), each batch is one part, batch ``b``
+on worker ``b mod n_workers`` (:attr:`ShardedExecutor.whole_batches` can force either). A part goes
+to its worker with the first task that needs it (the part's items, or for a
 :class:`~stickbreak.data.shards.ShardStore` only where the worker reads them) and stays there for
 the rest of the fit. A call (:meth:`ShardedExecutor.on_parts`) sends each worker one shipment, the
 model and parameters with a job for each of its parts (:mod:`.jobs`), and gets each part's answer
@@ -107,25 +108,28 @@ class ShardedExecutor:
     state through to (default: one made here for backends whose workers can be lost, none for
     threads); ``synchronous_laps``: memoized VI's laps visit every batch in one call (default: for
     backends whose workers are other processes, :attr:`~.executors.Executor.synchronous_laps`);
-    ``whole_batches``: keep each batch whole on one worker when a fit has at least as many batches
-    as workers (default: with synchronous laps, whose calls visit every batch; a step that visits
-    one batch, stochastic VI's, then runs on one worker)."""
+    ``whole_batches``: keep each batch whole on one worker (given at least as many batches as
+    workers), or split every batch over the workers; None (default): whole when a fit's first
+    call visits at least as many batches as workers (its calls spread over batches), split when it
+    visits fewer (a fit that goes batch by batch: each step spread over the workers)."""
 
     def __init__(self, backend: Backend, spill: str | None = None, synchronous_laps: bool | None = None,
                  whole_batches: bool | None = None):
         self.backend = backend
         self.n_workers = backend.n_workers
         self.synchronous_laps = not backend.in_process if synchronous_laps is None else bool(synchronous_laps)
-        self.whole_batches = self.synchronous_laps if whole_batches is None else bool(whole_batches)
+        self.whole_batches = None if whole_batches is None else bool(whole_batches)
         self._placements: dict[int, Placement] = {}
         owns = spill is None and not backend.in_process
         self._own_spill = tempfile.mkdtemp(prefix="stickbreak-caches-") if owns else None
         self.spill = self._own_spill or spill
 
-    def _placement(self, batches) -> Placement:
+    def _placement(self, batches, visited: int = 1) -> Placement:
+        """The fit's placement, made by its first call, which visits ``visited`` batches."""
         placement = self._placements.get(id(batches))
         if placement is None or placement.batches is not batches:
-            whole = self.whole_batches and len(batches) >= self.n_workers
+            spread = visited >= self.n_workers if self.whole_batches is None else self.whole_batches
+            whole = spread and len(batches) >= self.n_workers
             placement = self._placements[id(batches)] = Placement(batches, self.backend.in_process, whole)
         return placement
 
@@ -145,7 +149,7 @@ class ShardedExecutor:
         """Each ask's answers ``{part index: answer}`` in part order: the jobs it names run, with
         ``model`` and ``params``, where the parts of its batch live; ``reduce`` (picklable) is
         applied by each worker to its answers (in ask order) before they travel back."""
-        placement = self._placement(batches)
+        placement = self._placement(batches, len({b for b, _ in asks}))
         jobs = []
         for i, (b, job_for) in enumerate(asks):
             for index, (start, stop) in enumerate(self.parts(batches, b)):
@@ -177,7 +181,7 @@ class ShardedExecutor:
         return added(totals), tuple(joined_rows([a[1] for a in parts.values()]) for parts in answers)
 
     def _local_steps(self, batches, requests: Sequence[Request], merge_pairs=None) -> list[Ask]:
-        placement = self._placement(batches)
+        placement = self._placement(batches, len({request.batch for request in requests}))
 
         def ask(request: Request) -> Ask:
             parts = {p.index: p for p in split(placement.size(request.batch), self._n_parts(placement),

@@ -1,7 +1,7 @@
 """The driver's own process as the workers: a pool of threads (numba kernels and BLAS release the GIL).
 
-Each batch is split into one part per thread (or kept whole on one thread, with synchronous laps),
-as worker processes would hold it, so threads and processes do the same sums; one thread runs each
+Each batch is split into one part per thread (or kept whole on one thread, when the fit's calls
+spread over batches), as worker processes would hold it, so threads and processes do the same sums; one thread runs each
 batch whole. Parts of in-memory batches are kept
 as they are (a whole batch is not copied); a shard store's are read at each task (its batches stay
 on disk). Nothing is pickled and no worker is lost.
