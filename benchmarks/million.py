@@ -7,7 +7,8 @@ the executor and the checkpoint. Scored on 5,000 held-out documents drawn from t
 process (seed 12345, not in the training shards): document completion (half of each document's
 tokens observed, half held out; the protocol of ``benchmarks/topics.py``), the generating 100
 topics' recovery (for each generating topic, the Hellinger distance to its closest learned topic;
-recovered below 0.3), K per lap, time, the driver's and workers' peak RSS and bytes moved per lap.
+recovered below 0.3), K per lap, time, the driver's and workers' peak RSS and CPU seconds (this run's,
+the start included) and bytes moved per lap.
 
 Run:  .venv/bin/python benchmarks/make_corpus.py --docs 1000000 --out /tmp/wiki_synth_1m
       .venv/bin/python benchmarks/million.py --store /tmp/wiki_synth_1m --checkpoint /tmp/million_ckpt
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 import warnings
 from pathlib import Path
@@ -46,6 +48,12 @@ def peak_rss_mb() -> float:
     return peak_rss_mib()
 
 
+def cpu_seconds() -> float:
+    """This process's CPU seconds, user and system (a worker's, run there by ``client.run``)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def heldout(store_dir: Path) -> sp.csr_matrix:
     """Documents from the store's generating process, with wiki's lengths, not in the store."""
     recipe = json.loads((store_dir / "recipe.json").read_text())
@@ -69,7 +77,8 @@ def main(argv=None):
     parser.add_argument("--max-laps", type=int, default=100)
     args = parser.parse_args(argv)
     store = ShardStore.open(args.store)
-    start = time.perf_counter()
+    load_before = os.getloadavg()[0]
+    start, driver_cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -81,8 +90,9 @@ def main(argv=None):
         else:
             model = HDPTopicModel(n_batches=len(store.meta["sizes"]), max_laps=args.max_laps, random_state=0,
                                   executor=client, verbose=1).fit(store, checkpoint=args.checkpoint)
-        wall = time.perf_counter() - start
+        wall, driver_cpu = time.perf_counter() - start, time.process_time() - driver_cpu
         workers = client.run(peak_rss_mb)
+        workers_cpu = sum(client.run(cpu_seconds).values())
         client.close()
         cluster.close()
     recipe = json.loads((args.store / "recipe.json").read_text())
@@ -93,11 +103,15 @@ def main(argv=None):
     oracle = completion_from_split(truth, observed, held)
     trace = model.trace_
     row = {"docs": store.n_items, "shards": len(store.meta["sizes"]), "laps": len(trace), "K": int(model.n_topics_),
-           "K_per_lap": [int(r["n_components"]) for r in trace], "fit_seconds": trace[-1]["seconds"],
+           "K_per_lap": [int(r["n_components"]) for r in trace],
+           "lap_seconds": [round(float(t), 1) for t in np.diff([0.0] + [r["seconds"] for r in trace])],
+           "fit_seconds": trace[-1]["seconds"],
            "this_run_seconds": wall, "heldout_per_word": score.per_word, "oracle_per_word": oracle.per_word,
            "recovered": int(np.sum(distance < RECOVERED)), "median_hellinger": float(np.median(distance)),
+           "driver_cpu_seconds": driver_cpu, "workers_cpu_seconds": workers_cpu,
            "driver_peak_mb": peak_rss_mb(), "worker_peak_mb": sorted(workers.values()),
-           "bytes_per_lap": trace[-1].get("bytes_moved"), "stopped": model.stop_reason_, "load": os.getloadavg()[0],
+           "bytes_per_lap": trace[-1].get("bytes_moved"), "stopped": model.stop_reason_, "load_before": load_before,
+           "load": os.getloadavg()[0],
            "accepted": {kind: sum(r["moves"].get(kind, {}).get("accepted", 0) for r in trace)
                         for kind in ("birth", "merge", "delete")}}
     RESULTS.mkdir(exist_ok=True)
@@ -111,12 +125,15 @@ def summary(row: dict) -> str:
     lines = [f"# Memoized HDP with its default moves on {row['docs']:,} documents ({row['shards']} shards), "
              "Dask LocalCluster of 2", "", "| measure | value |", "|---|---|"]
     lines += [f"| laps (stop: {row['stopped']}) | {row['laps']} |", f"| K per lap | {row['K_per_lap']} |",
+              f"| seconds per lap (the first: the start included) | {row['lap_seconds']} |",
               f"| moves accepted | {row['accepted']} |", f"| fit seconds (all runs) | {row['fit_seconds']:.0f} |",
               f"| held-out log-likelihood per word | {row['heldout_per_word']:.4f} |",
               f"| the generating topics' own | {row['oracle_per_word']:.4f} |",
               f"| generating topics recovered (Hellinger < {RECOVERED}) | {row['recovered']} of 100 |",
               f"| median Hellinger distance | {row['median_hellinger']:.3f} |",
               f"| this run's driver peak MB | {row['driver_peak_mb']:.0f} |",
+              f"| this run's CPU seconds: driver / workers | {row['driver_cpu_seconds']:.0f} / "
+              f"{row['workers_cpu_seconds']:.0f} |",
               f"| bytes moved in the last lap | {row['bytes_per_lap'] / 1e9:.2f} GB |"]
     return "\n".join(lines) + "\n"
 

@@ -146,3 +146,17 @@ def test_merge_fields_replace_the_sum_and_survive_arithmetic_selection_and_savin
         base.with_merge_terms(base.merge_pairs, np.zeros(2), {"nope": np.zeros(2)})
     with pytest.raises(ValueError, match="different merge pairs"):
         s + base
+
+
+def test_statistics_without_some_fields_share_the_rest_and_merge_alike():
+    """A merge judged from two rows carries the statistics without their wide fields: the other
+    fields are the same arrays, and merging the narrow statistics gives the full merge's fields."""
+    s = _toy_stats(pairs=[(10, 11), (12, 13)])
+    s = s.with_merge_terms(s.merge_pairs, s.merge_entropy, {"x": np.zeros((2, 2)).ravel()[:2]})
+    narrow = s.without_fields(("x",))
+    assert list(narrow.fields) == ["N"] and narrow.fields["N"] is s.fields["N"] and narrow.merge_fields == {}
+    full, merged = s.merge(12, 13), narrow.merge(12, 13)
+    np.testing.assert_array_equal(merged.counts, full.counts)
+    np.testing.assert_array_equal(merged.elbo_terms["entropy"], full.elbo_terms["entropy"])
+    with pytest.raises(ValueError, match="'N' cannot be dropped"):
+        s.without_fields(("N",))

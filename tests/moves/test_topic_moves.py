@@ -101,7 +101,8 @@ def test_a_merge_scored_from_its_two_rows_has_the_full_rescoring_terms(bars, lea
     params, terms = model.score(stats.without_merge_terms(), params)
     for kept, removed, bound in [(0, 3, ()), (1, 2, ()), (4, 5, ()), (2, 6, (1,))]:
         candidate = stats.merge(kept, removed, bound_against=list(bound))
-        fast = model.merge_terms(stats, candidate, params, terms, kept, removed)
+        narrow = stats.without_fields(model.merge_row_fields).merge(kept, removed, bound_against=list(bound))
+        fast = model.merge_terms(stats, narrow, params, terms, kept, removed)
         full = model.score(candidate, params)[1]
         assert fast.keys() == full.keys()
         for name in full:
@@ -324,7 +325,9 @@ def test_birth_expansion_equals_a_brute_force_summary_of_the_split_responsibilit
         assert merged.elbo_terms["entropy"].sum() == pytest.approx(entropy_m.sum(), rel=1e-8)
         # the clean-up scores it from the two rows (MergesByRows), as the full rescoring does
         cand_params, cand_terms = model.score(candidate)
-        fast = model.merge_terms(candidate, merged, cand_params, cand_terms, kept, removed)
+        narrow = stats.without_fields(model.merge_row_fields).with_components(
+            expansion.without_fields(model.merge_row_fields).merge(kept, removed))
+        fast = model.merge_terms(candidate, narrow, cand_params, cand_terms, kept, removed)
         for name, value in model.score(merged, cand_params)[1].items():
             assert fast[name] == pytest.approx(value, rel=1e-10, abs=1e-8), name
 

@@ -30,7 +30,7 @@ annotations, which a dataclass field or class attribute of the model provides.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, ClassVar, Protocol
 
 import numpy as np
 
@@ -244,11 +244,17 @@ class Movable(Memoizable, Protocol):
 class MergesByRows(Movable, Protocol):
     """Merges scored from the two components' rows when the data term is a sum over components."""
 
+    #: Fields a merge's score reads at the two merged rows only (a topic's word counts: K x V);
+    #: the candidate handed to :meth:`merge_terms` is built without them, so judging a pair costs
+    #: O(V + K), not a K x V copy.
+    merge_row_fields: ClassVar[tuple[str, ...]]
+
     @abstractmethod
     def merge_terms(self, stats: SuffStats, candidate: SuffStats, params: Any, terms: dict, kept: int,
                     removed: int) -> dict[str, float]:
-        """The ELBO terms of ``score(candidate, params)``, ``candidate`` being ``stats`` (whose terms
-        under ``params`` are ``terms``) with ``removed`` merged into ``kept``, computed cheaply."""
+        """The ELBO terms of ``score(merged, params)``, ``merged`` being ``stats`` (whose terms under
+        ``params`` are ``terms``) with ``removed`` merged into ``kept``; ``candidate`` is ``merged``
+        without the :attr:`merge_row_fields`, whose merged row is the sum of ``stats``' two rows."""
 
 
 class TrackedBirths(Movable, Protocol):

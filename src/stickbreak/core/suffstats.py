@@ -358,6 +358,15 @@ class SuffStats:
     def without_merge_terms(self) -> "SuffStats":
         return self._replace(merge_pairs=_NO_PAIRS, merge_entropy=np.zeros(0), merge_fields={})
 
+    def without_fields(self, names) -> "SuffStats":
+        """The same statistics without the fields ``names`` (no copy): what a move that reads those
+        fields at a few rows only needs to carry through a merge (``"N"`` always stays)."""
+        if "N" in names:
+            raise ValueError("the counts 'N' cannot be dropped")
+        return self._replace(fields={k: v for k, v in self.fields.items() if k not in names},
+                             merge_fields={k: v for k, v in self.merge_fields.items() if k not in names},
+                             square=tuple(k for k in self.square if k not in names))
+
     def to_arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
         """Flat name -> array mapping, for saving (inverse: :meth:`from_arrays`)."""
         out = {f"{prefix}uids": self.uids, f"{prefix}merge_pairs": self.merge_pairs,

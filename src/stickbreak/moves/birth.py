@@ -228,9 +228,13 @@ def cleaned(model: Movable, stats: SuffStats, proposal: TrackedBirth) -> Tracked
         params, terms = model.score(whole)
         best, chosen = total_elbo(terms), None
         for kept, removed in total.merge_pairs.tolist():  # tried on the sum; applied to every batch once chosen
-            merged_whole = stats.with_components(total.merge(kept, removed)).clipped()
-            merged_terms = (model.merge_terms(whole, merged_whole, params, terms, kept, removed) if by_rows
-                            else model.score(merged_whole)[1])
+            if by_rows:
+                narrow = model.merge_row_fields
+                merged_whole = stats.without_fields(narrow).with_components(
+                    total.without_fields(narrow).merge(kept, removed)).clipped()
+                merged_terms = model.merge_terms(whole, merged_whole, params, terms, kept, removed)
+            else:
+                merged_terms = model.score(stats.with_components(total.merge(kept, removed)).clipped())[1]
             if total_elbo(merged_terms) > best:  # NaN never
                 best, chosen = total_elbo(merged_terms), (kept, removed)
         if chosen is None:

@@ -80,10 +80,12 @@ def try_merges(model: Movable, stats, params, terms: dict, pairs: np.ndarray, pa
         if kept in touched or removed in touched:
             continue
         tried += 1
-        candidate = stats.merge(kept, removed, bound_against=[k for k, _ in accepted])
+        bound_against = [k for k, _ in accepted]
         if declares(model, MergesByRows):  # judged from the two rows; the full step only once accepted
-            if not total_elbo(model.merge_terms(stats, candidate, params, terms, kept, removed)) > elbo:
+            narrow = stats.without_fields(model.merge_row_fields).merge(kept, removed, bound_against=bound_against)
+            if not total_elbo(model.merge_terms(stats, narrow, params, terms, kept, removed)) > elbo:
                 continue
+        candidate = stats.merge(kept, removed, bound_against=bound_against)
         cand_params, cand_terms = model.score(candidate, params)
         cand_elbo = total_elbo(cand_terms)
         if cand_elbo > elbo:

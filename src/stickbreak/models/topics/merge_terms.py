@@ -19,12 +19,15 @@ def _rows(stats: SuffStats, rows: np.ndarray) -> dict:
 
 def merged_terms(model, stats: SuffStats, candidate: SuffStats, params, terms: dict, kept: int,
                  removed: int) -> dict[str, float]:
-    """``model.elbo_terms`` of ``model.score(candidate, params)``, with ``terms`` those of ``stats``
-    and ``params`` (``candidate``: ``stats`` with ``removed`` merged into ``kept``)."""
+    """``model.elbo_terms`` of ``model.score(merged, params)``, with ``terms`` those of ``stats``
+    and ``params`` (``merged``: ``stats`` with ``removed`` merged into ``kept``; ``candidate``:
+    ``merged`` without the word counts, whose merged row is the sum of the two rows)."""
     before = stats.indices_of([kept, removed])
-    old = expfam.elbo_data(mult, model.obs_prior, select_components(params.obs, before), _rows(stats, before), 0.0,
+    rows = _rows(stats, before)
+    old = expfam.elbo_data(mult, model.obs_prior, select_components(params.obs, before), rows, 0.0,
                            expected=select_components(params.expected_log_phi, before))
-    after = _rows(candidate, np.array([candidate.index_of(kept)]))
+    after = {"N": candidate.fields["N"][[candidate.index_of(kept)]],
+             "word_counts": rows["word_counts"][:1] + rows["word_counts"][1:]}
     new = expfam.elbo_data(mult, model.obs_prior, expfam.posterior(mult, model.obs_prior, after), after, 0.0)
     data = terms["data"] - old + new
     return {"data": data, **model.allocation_terms(model.weights_step(candidate, params), candidate)}

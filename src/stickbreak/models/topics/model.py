@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import cached_property
 from types import ModuleType, SimpleNamespace
+from typing import ClassVar
 
 import numpy as np
 
@@ -107,6 +108,7 @@ class TopicModel(DocumentWeights, TrackedBirths, MergesByRows, OnWords):
     weights: ModuleType
     weights_prior: dict
     local: LocalOptions = LocalOptions()
+    merge_row_fields: ClassVar[tuple[str, ...]] = ("word_counts",)
 
     def n_items(self, batch) -> int:
         return batch.n_items
