@@ -1,10 +1,13 @@
 """The package's shape, checked from the source (ARCHITECTURE.md): imports go only downward through
-the layers, no import cycle, no import hidden inside a function, no capability probing with
+the layers, no import cycle, no import hidden inside a function (nor by ``importlib``, outside the
+package root's lazy public API and the kernel warmer), no capability probing with
 ``getattr``/``hasattr`` in the algorithms, and no source file over 500 lines."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,6 +105,35 @@ def test_imports_only_go_down():
 def test_no_import_inside_a_function():
     hidden = [f"{a}:{line} imports {b}" for a, b, line, inside in EDGES if inside]
     assert not hidden, "move the function down a layer instead:\n" + "\n".join(hidden)
+
+
+#: The modules that may import by name: the root loads its public API on first use; the warmer
+#: compiles every kernel module it finds.
+IMPORTS_BY_NAME = {"", "kernels.warm"}
+
+
+def test_no_import_by_name_outside_the_lazy_root_and_the_warmer():
+    by_name = [f"{module}:{node.lineno}" for module, (path, _) in MODULES.items() if module not in IMPORTS_BY_NAME
+               for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.Attribute) and node.attr == "import_module"]
+    assert not by_name, by_name
+
+
+def test_workers_start_without_the_estimators_layer_and_the_root_loads_all_of_its_api():
+    """A worker process imports the executors, learners, moves, models and kernels only (not
+    scikit-learn, matplotlib or the estimators: a second of every worker's start); the first public
+    name a user touches loads the whole API, so a saved model of any class loads."""
+    script = """
+import sys, stickbreak, stickbreak.parallel.processes, stickbreak.parallel.dask_backend
+import stickbreak.learn.memoized, stickbreak.models.topics.model, stickbreak.models.mixture.model
+heavy = sorted(m for m in ("sklearn", "matplotlib", "stickbreak.estimators") if m in sys.modules)
+assert not heavy, heavy
+assert set(stickbreak.__all__) == set(stickbreak._PUBLIC) | {"__version__"}
+assert all(getattr(stickbreak, name) is not None for name in stickbreak.__all__)
+assert "DPMixture" in stickbreak.persist.ESTIMATORS and "sklearn" in sys.modules
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_no_import_cycle():
