@@ -1,9 +1,13 @@
 """Topics out to pyLDAvis and gensim (optional extras: the tests skip when they are not installed)."""
 
+import sys
+
 import numpy as np
 import pytest
 
 from fitted_models import fit
+from stickbreak import LDA
+from stickbreak.data import DataError, as_bag_of_words
 from stickbreak.export import to_gensim, to_pyldavis
 
 
@@ -39,3 +43,23 @@ def test_gensim_lda_model_holds_the_topics(kind):
     assert [word for word, _ in lda.show_topic(0, 3)] == [word for word, _ in top["words"]]
     doc = dictionary.doc2bow(["word12", "word13", "word12"])
     assert abs(sum(p for _, p in lda.get_document_topics(doc, minimum_probability=0)) - 1) < 1e-6
+
+
+def test_exports_take_what_fit_takes_and_name_the_extra_they_need(monkeypatch):
+    """to_pyldavis counts raw text and token lists over the model's vocabulary, as fit and
+    transform do; to_gensim without gensim says which extra to install."""
+    texts = ["apple banana cherry apple", "banana cherry date", "cherry date apple banana", "date date apple"]
+    lda = LDA(n_topics=2, max_laps=3, random_state=0).fit(texts)
+    counts = as_bag_of_words(texts, vocabulary=lda.vocabulary_)
+    expected = to_pyldavis(lda, counts)
+    for documents in (texts, [text.split() for text in texts]):
+        given = to_pyldavis(lda, documents)
+        assert given["vocab"] == expected["vocab"] == list(lda.vocabulary_)
+        for name in ("topic_term_dists", "doc_topic_dists", "doc_lengths", "term_frequency"):
+            np.testing.assert_array_equal(given[name], expected[name])
+    with pytest.raises(DataError, match="fitted on 4"):
+        to_pyldavis(lda, np.ones((2, 5)))
+    for module in ("gensim", "gensim.corpora", "gensim.models"):  # as if gensim were not installed
+        monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(ImportError, match=r"stickbreak\[peers\]"):
+        to_gensim(lda)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import BagOfWords
+from .data import DataError
+from .data.documents import as_bag_of_words
 
 
 def _used(model) -> np.ndarray:
@@ -38,8 +39,9 @@ def to_pyldavis(model, X) -> dict:
     model : fitted topic model
         An LDA, HDPTopicModel or DILN (its ``top_words``, ``topic_word_``, ``transform`` and
         ``vocabulary_``).
-    X : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
-        The documents' word counts (e.g. the training corpus).
+    X : array-like, sparse matrix, BagOfWords, token lists or raw text
+        The documents (e.g. the training corpus) in any form ``fit`` takes; token lists and raw
+        text are counted over the model's vocabulary.
 
     Returns
     -------
@@ -60,7 +62,10 @@ def to_pyldavis(model, X) -> dict:
     >>> args["topic_term_dists"].shape[1] == len(args["vocab"]) == 10473
     True
     """
-    counts = (X if isinstance(X, BagOfWords) else BagOfWords.from_counts(X, what="X")).counts
+    counts = as_bag_of_words(X, empty="keep", integer=False, tokens_over=model.vocabulary_).counts
+    if counts.shape[1] != model.n_features_in_:
+        raise DataError(f"X has {counts.shape[1]} words (columns) but the model was fitted on {model.n_features_in_}; "
+                        "pass the documents over the model's vocabulary (or as text, counted over it).")
     lengths = np.asarray(counts.sum(axis=1)).ravel()
     keep = lengths > 0
     used = _used(model)
@@ -103,8 +108,12 @@ def to_gensim(model, alpha=None):
     >>> gensim_lda.get_topics().shape, len(dictionary)
     ((5, 10473), 10473)
     """
-    from gensim.corpora import Dictionary  # optional dependency
-    from gensim.models import LdaModel
+    try:
+        from gensim.corpora import Dictionary  # an optional dependency
+        from gensim.models import LdaModel
+    except ModuleNotFoundError:
+        raise ImportError("to_gensim needs gensim, an optional dependency: pip install 'stickbreak[peers]' "
+                          "(or pip install gensim).") from None
 
     used = _used(model)
     vocabulary = _vocabulary(model)

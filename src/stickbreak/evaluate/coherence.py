@@ -1,4 +1,4 @@
-"""Topic coherence of each topic's top words on a reference corpus (UMass, NPMI)."""
+"""Topic coherence of each topic's top words on a reference corpus (UMass, NPMI, c_v)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,30 @@ from ..data import DataError
 from ..data.errors import describe_rows
 from ._checks import checked_counts, checked_topic_word
 from ..core.docstrings import composed
+from .coherence_cv import CV_WINDOW, cv_coherence, texts_as_ids
 
-COHERENCE_MEASURES = ("umass", "umass_sum", "npmi")
+COHERENCE_MEASURES = ("umass", "umass_sum", "npmi", "c_v")
 
 #: numpydoc text of the coherence functions' parameters, their ``$parameters`` (:func:`._docstrings.composed`).
 COHERENCE_PARAMETERS = """top_words_or_topic_word : array-like of shape (n_topics, n_words) or (n_topics, n)
         A float weight matrix (each row's ``n_top`` heaviest words are taken, most probable
         first), or an integer array of word ids in rank order (``n_top`` is then unused).
-    reference : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words)
-        The reference corpus; only whether a word occurs in a document counts.
-    measure : {"umass", "umass_sum", "npmi"}, default="umass"
+    reference : array-like, sparse matrix or BagOfWords of shape (n_documents, n_words), or texts
+        The reference corpus; for UMass and NPMI only whether a word occurs in a document counts.
+        c_v reads word order: a sequence of documents, each a list of tokens (strings, mapped
+        through ``vocabulary``; others still take their place in a window) or of word ids (-1 for
+        a token outside the vocabulary).
+    measure : {"umass", "umass_sum", "npmi", "c_v"}, default="umass"
         The coherence measure (see above).
     n_top : int, default=10
         The number of top words per topic taken from a weight matrix, at least 2.
     eps : float, default=1e-12
-        Added inside the UMass logarithm, or the floor of the NPMI denominator."""
+        Added inside the UMass logarithm; the floor of the NPMI denominator; c_v: added to each
+        pair's window probability, as gensim does.
+    vocabulary : sequence of str, optional
+        c_v on token texts: the words of the topics' columns (a model's ``vocabulary_``).
+    window_size : int, default=110
+        c_v: tokens per sliding window (gensim's default for c_v)."""
 
 
 def _top_word_ids(top_words_or_topic_word, n_words: int, n_top: int) -> np.ndarray:
@@ -61,7 +70,7 @@ def _cooccurrence(reference: sp.csr_matrix, ids: np.ndarray):
 
 @composed(parameters=COHERENCE_PARAMETERS)
 def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", n_top: int = 10,
-                    eps: float = 1e-12) -> np.ndarray:
+                    eps: float = 1e-12, vocabulary=None, window_size: int = CV_WINDOW) -> np.ndarray:
     """Coherence of each topic's top words on a reference corpus (document co-occurrence, presence only).
 
     * ``"umass"``, gensim's ``CoherenceModel(coherence="u_mass")`` convention: the **mean** over
@@ -73,6 +82,10 @@ def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", 
     * ``"npmi"`` (Bouma 2009; Aletras & Stevenson 2013): **mean** over pairs of
       ``log(P(w_i, w_j) / (P(w_i) P(w_j))) / -log P(w_i, w_j)``, P = document frequency / D; a pair
       that never co-occurs scores -1; ``eps`` floors the denominator (a pair in every document scores 0).
+    * ``"c_v"`` (Röder et al. 2015), gensim's ``CoherenceModel(coherence="c_v")`` to 1e-6: NPMI over
+      boolean sliding windows of ``window_size`` tokens, each top word's vector of NPMIs with the
+      topic's words compared by cosine with their sum, averaged (:mod:`.coherence_cv`). Every top
+      word must occur in the texts.
 
     Parameters
     ----------
@@ -104,6 +117,13 @@ def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", 
     """
     if measure not in COHERENCE_MEASURES:
         raise DataError(f"unknown coherence measure {measure!r}; use one of {COHERENCE_MEASURES}.")
+    if measure == "c_v":
+        tokens, starts = texts_as_ids(reference, vocabulary)
+        n_words = _vocabulary_width(top_words_or_topic_word, vocabulary, tokens)
+        if tokens.max(initial=-1) >= n_words:
+            raise DataError(f"reference word ids must lie in [0, {n_words}) (the topics' vocabulary); found "
+                            f"{tokens.max()}.")
+        return cv_coherence(_top_word_ids(top_words_or_topic_word, n_words, n_top), tokens, starts, window_size, eps)
     reference = checked_counts(reference, "reference")
     ids = _top_word_ids(top_words_or_topic_word, reference.shape[1], n_top)
     co = _cooccurrence(reference, ids)
@@ -125,6 +145,17 @@ def topic_coherence(top_words_or_topic_word, reference, measure: str = "umass", 
     return np.where(lower, npmi, 0.0).sum(axis=(1, 2)) / lower.sum()
 
 
+def _vocabulary_width(top_words_or_topic_word, vocabulary, tokens: np.ndarray) -> int:
+    """The number of words the topics' ids index: the vocabulary's, a weight matrix's columns, or
+    (word ids on both sides) one past the largest id."""
+    if vocabulary is not None:
+        return len(vocabulary)
+    arr = np.asarray(top_words_or_topic_word)
+    if arr.dtype.kind == "f" and arr.ndim == 2:
+        return arr.shape[1]
+    return max(int(tokens.max(initial=-1)), int(arr.max(initial=-1))) + 1
+
+
 def _check_every_word_occurs(doc_freq: np.ndarray, ids: np.ndarray) -> None:
     if (doc_freq == 0).any():
         missing = np.unique(ids[doc_freq == 0])
@@ -134,7 +165,7 @@ def _check_every_word_occurs(doc_freq: np.ndarray, ids: np.ndarray) -> None:
 
 @composed(parameters=COHERENCE_PARAMETERS)
 def mean_coherence(top_words_or_topic_word, reference, measure: str = "umass", n_top: int = 10,
-                   eps: float = 1e-12) -> float:
+                   eps: float = 1e-12, vocabulary=None, window_size: int = CV_WINDOW) -> float:
     """Mean of :func:`topic_coherence` over topics.
 
     Parameters
@@ -156,4 +187,5 @@ def mean_coherence(top_words_or_topic_word, reference, measure: str = "umass", n
     >>> isinstance(mean_coherence(top_ids, X, measure="npmi"), float)
     True
     """
-    return float(np.mean(topic_coherence(top_words_or_topic_word, reference, measure, n_top, eps)))
+    return float(np.mean(topic_coherence(top_words_or_topic_word, reference, measure, n_top, eps, vocabulary,
+                                         window_size)))
