@@ -212,3 +212,42 @@ def test_a_corpus_without_vocabulary_says_its_topics_show_word_ids(tmp_path, cap
     assert main(["fit", "topics", str(tmp_path / "c.npz"), "--model", "lda", "-K", "2", "--max-laps", "2",
                  "--quiet"]) == 0
     assert "no vocabulary found for this corpus" in capsys.readouterr().out
+
+
+def test_topics_from_raw_text_one_document_per_line_or_a_csv_column(tmp_path, capsys):
+    """`fit topics docs.txt` reads one document per line, `--text-column` a CSV column (quoted cells
+    may span lines); both count the text as fit counts raw text, row i being line or row i, and
+    `eval` counts raw text over the model's vocabulary. The help lists only text corpora."""
+    rng = np.random.default_rng(0)
+    words = [["apple", "banana", "cherry", "grape"], ["engine", "wheel", "brake", "tyre"]]
+    docs = [" ".join(rng.choice(words[i % 2], size=12)) for i in range(40)]
+    docs[5] = ""  # an empty line is an empty document
+    (tmp_path / "docs.txt").write_text("\n".join(docs) + "\n", encoding="utf-8")
+    with open(tmp_path / "docs.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "review"])
+        writer.writerows([[i, doc.replace(" ", "\n", 1)] for i, doc in enumerate(docs)])
+    runs = {}
+    for name, extra in (("txt", []), ("csv", ["--text-column", "review"])):
+        out_dir = tmp_path / name
+        data = str(tmp_path / ("docs.txt" if name == "txt" else "docs.csv"))
+        assert main(["fit", "topics", data, *extra, "--model", "lda", "-K", "2", "--max-laps", "5", "--seed", "0",
+                     "--out", str(out_dir), "--quiet"]) == 0
+        assert "40 documents, 8 words" in capsys.readouterr().out
+        with open(out_dir / "doc_topics.csv") as fh:
+            runs[name] = list(csv.reader(fh))
+        assert main(["eval", str(out_dir / "model.npz"), data, *extra, "--all-documents"]) == 0
+        assert "on 40 documents" in capsys.readouterr().out
+    assert runs["txt"] == runs["csv"] and len(runs["txt"]) == 41
+    assert main(["fit", "topics", str(tmp_path / "docs.csv"), "--text-column", "text", "--quiet"]) == 2
+    assert "has no column 'text'; its header names ['id', 'review']" in capsys.readouterr().err
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    assert main(["fit", "topics", str(tmp_path / "latin1.txt"), "--quiet"]) == 2
+    assert "is not UTF-8 text" in capsys.readouterr().err
+    (tmp_path / "short.csv").write_text("id,review\n1,apple pie\n2\n", encoding="utf-8")
+    assert main(["fit", "topics", str(tmp_path / "short.csv"), "--text-column", "review", "--quiet"]) == 2
+    assert "short.csv, line 3: the row has 1 cells" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["fit", "topics", "--help"])
+    listed = capsys.readouterr().out.split("a bundled corpus (")[1].split(")")[0]
+    assert listed == "ap"

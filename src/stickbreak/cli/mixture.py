@@ -30,7 +30,8 @@ MIXTURE_ALGORITHMS = (*MIXTURE_PLANS, "svi")
 def add_fit_mixture(sub) -> None:
     p = sub.add_parser("mixture", help="DP or finite mixture",
                        description="Fit a DP or finite mixture by variational Bayes.")
-    p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names())}) or a .npy/.npz/.csv file")
+    p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names('vectors'))}) or a .npy/.npz/.csv "
+                                "file")
     p.add_argument("--obs", default="gauss", choices=MIXTURE_OBS,
                    help="observation model (default gauss; ar_gauss needs sequences: `stickbreak fit hmm`)")
     p.add_argument("--weights", default="dp", choices=sorted(MIXTURE_WEIGHTS),

@@ -14,6 +14,7 @@ from .. import datasets, persist
 from ..config import ALGORITHMS, COLLAPSED_ALGORITHMS
 from ..data import BagOfWords, DataError
 from ..data.documents import as_bag_of_words
+from ..data.raw_text import is_text_file, read_lines, read_text_column
 from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
@@ -29,8 +30,10 @@ TOPICS_SHOWN = 12
 def add_fit_topics(sub) -> None:
     p = sub.add_parser("topics", help="LDA, HDP or DILN topic model",
                        description="Fit LDA, the HDP topic model or DILN to word counts and print the main topics.")
-    p.add_argument("data", help=f"a bundled corpus ({', '.join(datasets.names())}), an LDA-C/UCI/MatrixMarket/.npz "
-                                "file or a directory with bow.npz + vocab.txt.gz")
+    p.add_argument("data", help=f"a bundled corpus ({', '.join(datasets.names('text'))}), an LDA-C/UCI/MatrixMarket/"
+                                ".npz file, a directory with bow.npz + vocab.txt.gz, a .txt file of raw text (one "
+                                "document per line) or a CSV file with --text-column")
+    add_text_column_option(p)
     p.add_argument("--model", default="hdp", choices=("lda", "hdp", "diln"),
                    help="hdp (default; learns the number of topics), lda, or diln (an HDP with correlated topics)")
     p.add_argument("-K", "--n-topics", type=int, default=None,
@@ -80,7 +83,9 @@ def add_eval(commands) -> None:
     p = commands.add_parser("eval", help="score a saved topic model on documents",
                             description="Held-out per-word log-likelihood (document completion) and coherence.")
     p.add_argument("model", type=Path, help="a model.npz written by `stickbreak fit topics --out`")
-    p.add_argument("data", help="documents to score (same vocabulary, same formats as `fit topics`)")
+    p.add_argument("data", help="documents to score (same vocabulary, same formats as `fit topics`; raw text is "
+                                "counted over the model's vocabulary)")
+    add_text_column_option(p)
     p.add_argument("--mode", default="tokens", choices=("tokens", "types"),
                    help="split each document's random tokens (thesis) or disjoint word types (SVI paper)")
     p.add_argument("--fraction", type=float, default=0.5, help="held-out fraction of each document")
@@ -90,7 +95,18 @@ def add_eval(commands) -> None:
     p.set_defaults(run=run_eval)
 
 
-def _corpus(spec: str) -> BagOfWords:
+def add_text_column_option(parser) -> None:
+    parser.add_argument("--text-column", default=None, metavar="NAME",
+                        help="DATA is a CSV file with a header line: each row's NAME cell is one document's raw text")
+
+
+def _corpus(spec: str, text_column: str | None = None, vocabulary=None) -> BagOfWords:
+    """The documents of ``spec``: raw text (a .txt file, one document per line, or a CSV column)
+    counted as ``fit`` counts text (over ``vocabulary``, a fitted model's, when given; empty
+    documents kept, so row ``i`` is line or row ``i``), else any corpus ``read_data`` reads."""
+    if text_column is not None or is_text_file(spec):
+        texts = read_lines(spec) if text_column is None else read_text_column(spec, text_column)
+        return as_bag_of_words(texts, empty="keep", tokens_over=vocabulary)
     X, _, _ = read_data(spec)
     if not isinstance(X, BagOfWords):
         X = as_bag_of_words(X)
@@ -189,7 +205,7 @@ def _split_heldout_tokens(bow: BagOfWords, fraction: float, algorithm, seed: int
 
 
 def run_fit_topics(args) -> int:
-    bow = _corpus(args.data)
+    bow = _corpus(args.data, args.text_column)
     train, test, train_rows, test_rows = split_heldout(bow, args.heldout, args.seed)
     train, heldout_tokens = _split_heldout_tokens(train, args.heldout_tokens, args.algorithm, args.seed)
     est = _estimator(args)
@@ -274,7 +290,7 @@ def run_eval(args) -> int:
     est = persist.load(args.model)
     if not hasattr(est, "topic_word_"):
         raise DataError(f"{args.model} holds a {type(est).__name__}; `stickbreak eval` scores topic models")
-    bow = _corpus(args.data)
+    bow = _corpus(args.data, args.text_column, est.vocabulary_)
     if bow.n_features != est.n_features_in_:
         raise DataError(f"{args.data} has {bow.n_features} words but the model was fitted on {est.n_features_in_}; "
                         "score documents over the training vocabulary")
@@ -284,8 +300,9 @@ def run_eval(args) -> int:
     print(f"{type(est).__name__} with {est.n_topics_} topics on {bow.n_items} documents ({args.mode} split, "
           f"{args.fraction:g} held out): per-word log-likelihood {score.per_word:.4f} nats, perplexity "
           f"{score.perplexity:.1f}")
-    print(f"coherence of the used topics on these documents (top 10 words): "
-          f"NPMI {mean_coherence(used, bow, measure='npmi'):.4f}")
+    n_top = min(10, bow.n_features)
+    print(f"coherence of the used topics on these documents (top {n_top} words): "
+          f"NPMI {mean_coherence(used, bow, measure='npmi', n_top=n_top):.4f}")
     return 0
 
 

@@ -106,6 +106,8 @@ def _mocap6() -> Dataset:
 
 
 _LOADERS = {"ap": _ap, "digits": _digits, "mocap6": _mocap6, "old_faithful": _old_faithful}
+#: What each bundled data set holds: word counts ("text"), vectors or sequences of frames.
+KINDS = {"ap": "text", "digits": "vectors", "mocap6": "sequences", "old_faithful": "vectors"}
 _SUMMARY = {
     "ap": "2246 AP news articles x 10473 words (word counts, topic models)",
     "digits": "1797 x 64 handwritten digit images, labels 0-9 (dense, Gaussian models)",
@@ -114,8 +116,13 @@ _SUMMARY = {
 }
 
 
-def names() -> list[str]:
+def names(kind: str | None = None) -> list[str]:
     """The names of the bundled data sets, sorted.
+
+    Parameters
+    ----------
+    kind : {"text", "vectors", "sequences"}, optional
+        Only the data sets of word counts, of vectors or of sequences (None: all).
 
     Returns
     -------
@@ -127,8 +134,12 @@ def names() -> list[str]:
     >>> from stickbreak import datasets
     >>> datasets.names()
     ['ap', 'digits', 'mocap6', 'old_faithful']
+    >>> datasets.names("vectors")
+    ['digits', 'old_faithful']
     """
-    return sorted(_LOADERS)
+    if kind is not None and kind not in set(KINDS.values()):
+        raise ValueError(f"unknown kind {kind!r}; use one of {sorted(set(KINDS.values()))} (or None: all)")
+    return sorted(name for name in _LOADERS if kind is None or KINDS[name] == kind)
 
 
 def summaries() -> dict[str, str]:
