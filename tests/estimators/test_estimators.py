@@ -99,6 +99,28 @@ def test_clone_and_sparse_input_for_mult():
     assert model.predict(X[:10]).shape == (10,)
 
 
+@pytest.mark.parametrize("Estimator, size", [(DPMixture, {}), (FiniteMixture, {"n_components": 3})])
+def test_a_multinomial_mixture_clusters_raw_text_and_token_lists(Estimator, size, tmp_path):
+    """obs_model="mult" takes short texts as the topic models do: fit counts them (vocabulary_),
+    predict counts new ones over that vocabulary, and a saved model does the same."""
+    rng = np.random.default_rng(0)
+    groups = [["apple", "banana", "cherry", "grape", "melon"], ["engine", "wheel", "brake", "tyre", "clutch"],
+              ["goal", "match", "team", "referee", "league"]]
+    labels = np.arange(90) % 3
+    texts = [" ".join(rng.choice(groups[g], size=6)) for g in labels]
+    model = Estimator(obs_model="mult", random_state=0, **size).fit(texts)  # DPMixture: K learned
+    assert model.vocabulary_ == tuple(sorted(w for g in groups for w in g))
+    assert len(set(zip(model.labels_, labels))) == 3  # one cluster per group
+    np.testing.assert_array_equal(model.predict(texts), model.labels_)
+    tokens = [text.split() + ["unseen"] for text in texts]  # a word outside the vocabulary is dropped
+    np.testing.assert_array_equal(model.predict(tokens), model.labels_)
+    back = stickbreak.load(model.save(tmp_path / "text.npz"))
+    assert back.vocabulary_ == model.vocabulary_
+    np.testing.assert_array_equal(back.predict(texts[:10]), model.labels_[:10])
+    counts = Estimator(obs_model="mult", n_components=3, random_state=0, max_laps=3).fit(np.ones((20, 4)))
+    assert counts.vocabulary_ is None
+
+
 def test_save_with_generator_seed_and_labels_survive(tmp_path):
     X = real_data_for("diag_gauss", 200)
     model = DPMixture(algorithm="vb", n_components=4, obs_model="diag_gauss", random_state=np.random.default_rng(3),

@@ -188,6 +188,11 @@ def _batched(items: Iterable, size: int) -> Iterator[list]:
         yield chunk
 
 
+def holds_text(X) -> bool:
+    """Whether ``X`` is documents of raw text or token lists (a list or tuple of them), not counts."""
+    return isinstance(X, (list, tuple)) and _document_kind(X)[0] in ("text", "tokens")
+
+
 def _document_kind(X) -> tuple[str, Iterable]:
     """``(kind, documents)`` from the first document with words: "text", "tokens", "pairs" (also when
     every document is empty) or "rows" (numbers: a list of matrix rows); the documents read to find

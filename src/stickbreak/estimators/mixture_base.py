@@ -18,6 +18,8 @@ from ..models.mixture.model import MixtureParams
 from ..models import make_mixture_model
 from ..config import InitConfig, LearnConfig, MixtureConfig, MixtureOptions, MovesConfig, moves_config
 from ..core.suffstats import SuffStats
+from ..data import BagOfWords
+from ..data.documents import as_bag_of_words, holds_text
 from ..learn import check_moves
 from ..learn.registry import canonical
 from ..models.mixture.init import initial_params
@@ -168,6 +170,9 @@ _PARAMETERS_AFTER_CONCENTRATION = """
         (n_components, n_features), the variances, for ``"diag_gauss"``.
     word_probs_ : ndarray of shape (n_components, n_features)
         Posterior-mean word probabilities of every cluster (``"mult"``).
+    vocabulary_ : tuple of str or None
+        The word of each feature (``"mult"`` fitted on raw text, token lists or a BagOfWords with
+        a vocabulary; None otherwise); text given to ``predict`` is counted over it.
     probs_ : ndarray of shape (n_components, n_features)
         Posterior-mean probability of a 1 per cluster and feature (``"bern"``).
     labels_ : ndarray of shape (n_samples,)
@@ -270,9 +275,17 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
         """Prediction input, checked against the fitted model."""
         check_is_fitted(self, "params_")
         check_feature_names(self, X, reset=False)
-        data = obs.get(self.obs_model).check_data(X, "X")
+        data = obs.get(self.obs_model).check_data(self._counted(X, self.vocabulary_), "X")
         check_n_features(self, data.n_features)
         return data
+
+    def _counted(self, X, vocabulary=None):
+        """Raw text and token lists of a multinomial mixture counted as the topic models count them
+        (:func:`~stickbreak.data.as_bag_of_words`; over ``vocabulary``, the fitted one, when given);
+        any other input as given."""
+        if self.obs_model == "mult" and holds_text(X):
+            return as_bag_of_words(X, empty="keep", tokens_over=vocabulary)
+        return X
 
     # ------------------------------------------------------------------ fitting
     def _check_memory(self, n_components: int, n_items: int, n_features: int, n_batches: int) -> None:
@@ -296,7 +309,8 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
             matrix of word counts for ``obs_model="mult"`` (or of binary features for ``"bern"``,
             densified), or a :class:`~stickbreak.ShardStore` of batches on disk for data larger than
             memory (the prior defaults and the initialisation then use a sample of up to 20,000
-            items).
+            items). ``"mult"`` also takes documents as raw text or token lists (one cluster per
+            document: short texts), counted as the topic models count them (``vocabulary_``).
         y : None
             Ignored; for scikit-learn's API.
         checkpoint : str, path-like or CheckpointDir, optional
@@ -316,6 +330,7 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
         rng = as_generator(self.random_state)
         session = open_checkpoint(self, checkpoint, rng)
         check_feature_names(self, X, reset=True)
+        X = self._counted(X)
         data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
         if session is not None:
             session.check_data(data.whole)
@@ -331,6 +346,7 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
                                          lambda: np.full(data.batches.n_items, -1), "the labelling of the "
                                          "training items: labels_ is -1 for every item (predict(X) gives them)")
         self.n_features_in_ = data.n_features
+        self.vocabulary_ = X.vocabulary if isinstance(X, BagOfWords) else None
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace,
                          "interrupted" if cut else fitted.result.stop_reason, labels, fitted.lower_bound,
                          fitted.accepted_moves)

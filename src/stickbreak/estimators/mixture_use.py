@@ -115,6 +115,16 @@ class FittedMixture:
                  "move_log": self.move_log_, **self._input_extra()}
         return persist.save_model(path, type(self).__name__, params, arrays, extra)
 
+    def _input_extra(self) -> dict:
+        """What the fitted model knows of its input, the vocabulary of a text fit included."""
+        vocabulary = vars(self).get("vocabulary_")
+        return {**super()._input_extra(), "vocabulary": None if vocabulary is None else list(vocabulary)}
+
+    def _restore_input(self, extra: dict) -> None:
+        super()._restore_input(extra)
+        vocabulary = extra.get("vocabulary")  # files saved before text input lack the key
+        self.vocabulary_ = None if vocabulary is None else tuple(vocabulary)
+
     @classmethod
     def _from_saved(cls, meta, arrays):
         est = cls._from_params(meta["params"])
