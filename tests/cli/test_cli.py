@@ -239,6 +239,14 @@ def test_topics_from_raw_text_one_document_per_line_or_a_csv_column(tmp_path, ca
         assert main(["eval", str(out_dir / "model.npz"), data, *extra, "--all-documents"]) == 0
         assert "on 40 documents" in capsys.readouterr().out
     assert runs["txt"] == runs["csv"] and len(runs["txt"]) == 41
+    docs[0] += " kiwi"  # a word of one document only
+    (tmp_path / "docs.txt").write_text("\n".join(docs) + "\n", encoding="utf-8")
+    for min_df, words in ((1, 9), (2, 8)):
+        assert main(["fit", "topics", str(tmp_path / "docs.txt"), "--min-df", str(min_df), "--model", "lda", "-K", "2",
+                     "--max-laps", "2", "--quiet"]) == 0
+        assert f"40 documents, {words} words" in capsys.readouterr().out
+    assert main(["fit", "topics", "ap", "--min-df", "2", "--quiet"]) == 2
+    assert "--min-df applies to raw text" in capsys.readouterr().err
     assert main(["fit", "topics", str(tmp_path / "docs.csv"), "--text-column", "text", "--quiet"]) == 2
     assert "has no column 'text'; its header names ['id', 'review']" in capsys.readouterr().err
     (tmp_path / "latin1.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))

@@ -34,6 +34,8 @@ def add_fit_topics(sub) -> None:
                                 ".npz file, a directory with bow.npz + vocab.txt.gz, a .txt file of raw text (one "
                                 "document per line) or a CSV file with --text-column")
     add_text_column_option(p)
+    p.add_argument("--min-df", type=int, default=1, metavar="N",
+                   help="raw text: keep only the words of at least N documents (default 1: every word)")
     p.add_argument("--model", default="hdp", choices=("lda", "hdp", "diln"),
                    help="hdp (default; learns the number of topics), lda, or diln (an HDP with correlated topics)")
     p.add_argument("-K", "--n-topics", type=int, default=None,
@@ -100,17 +102,31 @@ def add_text_column_option(parser) -> None:
                         help="DATA is a CSV file with a header line: each row's NAME cell is one document's raw text")
 
 
-def _corpus(spec: str, text_column: str | None = None, vocabulary=None) -> BagOfWords:
+def _corpus(spec: str, text_column: str | None = None, vocabulary=None, min_df: int = 1) -> BagOfWords:
     """The documents of ``spec``: raw text (a .txt file, one document per line, or a CSV column)
-    counted as ``fit`` counts text (over ``vocabulary``, a fitted model's, when given; empty
-    documents kept, so row ``i`` is line or row ``i``), else any corpus ``read_data`` reads."""
+    counted as ``fit`` counts text (over ``vocabulary``, a fitted model's, when given, else over
+    the words of at least ``min_df`` documents; empty documents kept, so row ``i`` is line or row
+    ``i``), else any corpus ``read_data`` reads."""
     if text_column is not None or is_text_file(spec):
         texts = read_lines(spec) if text_column is None else read_text_column(spec, text_column)
-        return as_bag_of_words(texts, empty="keep", tokens_over=vocabulary)
+        bow = as_bag_of_words(texts, empty="keep", tokens_over=vocabulary)
+        return bow if vocabulary is not None or min_df <= 1 else _frequent_words(bow, min_df)
+    if min_df > 1:
+        raise DataError(f"--min-df applies to raw text (a .txt file or --text-column); {spec} holds word counts "
+                        "already.")
     X, _, _ = read_data(spec)
     if not isinstance(X, BagOfWords):
         X = as_bag_of_words(X)
     return X
+
+
+def _frequent_words(bow: BagOfWords, min_df: int) -> BagOfWords:
+    """The counts of the words that occur in at least ``min_df`` documents (CountVectorizer's min_df)."""
+    in_documents = np.bincount(bow.counts.indices, minlength=bow.n_features)  # CSR: one entry per document
+    keep = np.flatnonzero(in_documents >= min_df)
+    if not len(keep):
+        raise DataError(f"no word occurs in {min_df} or more documents; lower --min-df.")
+    return as_bag_of_words(bow.counts[:, keep], [bow.vocabulary[i] for i in keep], empty="keep")
 
 
 def _estimator(args):
@@ -205,7 +221,9 @@ def _split_heldout_tokens(bow: BagOfWords, fraction: float, algorithm, seed: int
 
 
 def run_fit_topics(args) -> int:
-    bow = _corpus(args.data, args.text_column)
+    if args.min_df < 1:
+        raise DataError(f"--min-df must be at least 1, got {args.min_df}.")
+    bow = _corpus(args.data, args.text_column, min_df=args.min_df)
     train, test, train_rows, test_rows = split_heldout(bow, args.heldout, args.seed)
     train, heldout_tokens = _split_heldout_tokens(train, args.heldout_tokens, args.algorithm, args.seed)
     est = _estimator(args)
