@@ -126,7 +126,8 @@ def _frequent_words(bow: BagOfWords, min_df: int) -> BagOfWords:
     keep = np.flatnonzero(in_documents >= min_df)
     if not len(keep):
         raise DataError(f"no word occurs in {min_df} or more documents; lower --min-df.")
-    return as_bag_of_words(bow.counts[:, keep], [bow.vocabulary[i] for i in keep], empty="keep")
+    words = None if bow.vocabulary is None else [bow.vocabulary[i] for i in keep]
+    return as_bag_of_words(bow.counts[:, keep], words, empty="keep")
 
 
 def _estimator(args):
