@@ -1,10 +1,10 @@
 """The driver's own process as the workers: a pool of threads (numba kernels and BLAS release the GIL).
 
-Each batch is split into one part per thread (or kept whole on one thread, when the fit's calls
-spread over batches), as worker processes would hold it, so threads and processes do the same sums; one thread runs each
-batch whole. Parts of in-memory batches are kept
-as they are (a whole batch is not copied); a shard store's are read at each task (its batches stay
-on disk). Nothing is pickled and no worker is lost.
+Each batch is placed as worker processes would hold it, split into one part per thread or kept
+whole on one thread when the fit's calls spread over batches, so threads and processes do the same
+sums (a single thread runs every batch whole). Parts of in-memory batches are kept as they are (a
+whole batch is not copied); a shard store's are read at each task (its batches stay on disk).
+Nothing is pickled and no worker is lost.
 """
 
 from __future__ import annotations
