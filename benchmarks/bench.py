@@ -71,6 +71,8 @@ ENTRIES = [
     Entry("admixture_patches", _py("admixture_patches", "--ks", "25,50"), ("admixture_patches",)),
     Entry("topics", _py("topics"), ("topics",), extra="peers", tier="long"),  # 841 s at 3ad55f1
     Entry("coherence_cv", _py("coherence_cv"), ("coherence_cv",), extra="peers"),
+    Entry("short_texts", _py("short_texts"), ("short_texts",)),  # peers installed with --no-deps (docstring)
+    Entry("streams", _py("streams"), ("streams",)),
     Entry("collapsed_gibbs_peers_k20", _py("collapsed_gibbs_peers", "--corpus", "wiki", "--sweeps", "200",
                                            "--topics", "20", "--rounds", "3"),
           ("collapsed_gibbs_peers_wiki",), extra="peers"),

@@ -31,19 +31,20 @@ _PUBLIC = {
     "BagOfWords": "data", "DataError": "data", "DenseData": "data", "Sequences": "data", "ShardStore": "data",
     "DILN": "estimators", "LDA": "estimators", "DPMixture": "estimators", "FiniteMixture": "estimators",
     "HDPTopicModel": "estimators", "HDPHMM": "estimators", "FiniteHMM": "estimators",
-    "HDPAdmixture": "estimators", "CheckpointDir": "estimators", "resume": "estimators",
+    "HDPAdmixture": "estimators", "ShortTextTopicModel": "estimators", "CheckpointDir": "estimators",
+    "resume": "estimators",
     "CheckpointError": "persist", "load": "persist",
 }
 
 __all__ = ["DILN", "LDA", "BagOfWords", "DPMixture", "HDPTopicModel", "DataError", "DenseData", "FiniteMixture",
            "Sequences", "ShardStore", "datasets", "export", "load", "plot", "report", "HDPHMM", "FiniteHMM",
-           "HDPAdmixture", "CheckpointDir", "resume", "CheckpointError", "__version__"]
+           "HDPAdmixture", "ShortTextTopicModel", "CheckpointDir", "resume", "CheckpointError", "__version__"]
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from . import datasets, export, plot, report
     from .data import BagOfWords, DataError, DenseData, Sequences, ShardStore
     from .estimators import DILN, LDA, DPMixture, FiniteMixture, HDPTopicModel
-    from .estimators import HDPHMM, FiniteHMM, HDPAdmixture, CheckpointDir, resume
+    from .estimators import HDPHMM, FiniteHMM, HDPAdmixture, ShortTextTopicModel, CheckpointDir, resume
     from .persist import CheckpointError, load
 
 

@@ -5,6 +5,7 @@ The few checks that cannot hold are declared with their reason (scikit-learn's
 
 * the sampling topic algorithms (collapsed LDA, the HDP's Gibbs sampler, truncation-free SVI)
   sample word tokens, so they refuse the non-integer floats these checks fit on;
+* a multinomial mixture (:class:`ShortTextTopicModel`) refuses non-integer counts too;
 * an HMM's frames form sequences: shuffling or subsetting them changes every state's neighbours;
   an admixture's items (without ``lengths``: one group) share their group's topic weights, so
   subsetting them changes what each item is scored with (their order does not matter).
@@ -15,7 +16,8 @@ import warnings
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from stickbreak import DILN, HDPHMM, LDA, DPMixture, FiniteHMM, FiniteMixture, HDPAdmixture, HDPTopicModel
+from stickbreak import (DILN, HDPHMM, LDA, DPMixture, FiniteHMM, FiniteMixture, HDPAdmixture, HDPTopicModel,
+                        ShortTextTopicModel)
 
 #: Checks that fit on non-integer floats (every check that fits, for these estimators).
 FITS_ON_FLOATS = (
@@ -30,11 +32,14 @@ FITS_ON_FLOATS = (
 )
 SAMPLES_TOKENS = "samples word tokens, so it needs whole-number counts; this check fits on non-integer floats"
 FRAMES_IN_ORDER = "an HMM's frames form sequences: reordering or subsetting them changes the states' neighbours"
+COUNTS_WORDS = ("a multinomial mixture's likelihood counts whole words (its base measure is the multinomial "
+                "coefficient); this check fits on non-integer floats")
 GROUPED_ITEMS = "an admixture's items share their group's topic weights: subsetting a group changes them"
 
 ESTIMATORS = [
     DPMixture(algorithm="vb", n_components=3, max_laps=30, tol=1e-4),
     FiniteMixture(n_components=3, max_laps=30, tol=1e-4),
+    ShortTextTopicModel(n_topics=3, max_laps=10),
     LDA(n_topics=3, max_laps=5),
     LDA(n_topics=3, algorithm="stochastic", max_laps=5),
     LDA(n_topics=3, algorithm="gibbs", max_laps=5),
@@ -58,6 +63,9 @@ def expected_failures(estimator) -> dict:
         return {"check_methods_subset_invariance": GROUPED_ITEMS}
     if isinstance(estimator, (LDA, HDPTopicModel)) and estimator._variant().integer_counts:
         return dict.fromkeys(FITS_ON_FLOATS, SAMPLES_TOKENS)
+    if isinstance(estimator, ShortTextTopicModel):
+        return dict.fromkeys(FITS_ON_FLOATS + ("check_clustering", "check_estimators_partial_fit_n_features"),
+                             COUNTS_WORDS)
     return {}
 
 

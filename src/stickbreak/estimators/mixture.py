@@ -13,6 +13,15 @@ from .. import persist
 from .mixture_base import MixtureEstimator, mixture_parameters
 
 
+#: The parts of the shared mixture docstring (:func:`.mixture_base.mixture_parameters`) for a DP mixture.
+DP_FIELDS = {
+    "algorithm": "memoized",
+    "moves": "Default (None): all three under memoized VI, none under the other algorithms;",
+    "learned": "gamma = argmax sum_k E log Beta(u_k | 1, gamma)",
+    "weights": " (they sum to less than 1: the rest is the mass of the sticks beyond the truncation)",
+}
+
+
 @persist.register
 class DPMixture(MixtureEstimator):
     __doc__ = ("""Dirichlet-process mixture fitted by variational inference (Hughes 2016, Ch. 3-4).
@@ -36,12 +45,7 @@ class DPMixture(MixtureEstimator):
         a scipy sparse matrix is fine) or independent binary features (Beta).
     concentration : float, default=1.0
         DP concentration gamma of the stick prior ``u_k ~ Beta(1, gamma)``;
-        larger favours more clusters.""" + mixture_parameters(**{
-        "algorithm": "memoized",
-        "moves": "Default (None): all three under memoized VI, none under the other algorithms;",
-        "learned": "gamma = argmax sum_k E log Beta(u_k | 1, gamma)",
-        "weights": " (they sum to less than 1: the rest is the mass of the sticks beyond the truncation)",
-    }) + """
+        larger favours more clusters.""" + mixture_parameters(**DP_FIELDS) + """
     See Also
     --------
     FiniteMixture : The same model with K fixed and a Dirichlet prior on the weights.

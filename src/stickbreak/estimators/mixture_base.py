@@ -28,6 +28,7 @@ from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
                       check_fit_memory, check_n_features, prepare_data)
 from ._fitting import FitPlan, lookup_plan, run_plan, unless_interrupted, variational_plan
+from .mixture_stream import StreamingMixture
 from .mixture_use import FittedMixture
 from ._options import AlgorithmOptionsMixin
 from ..models.sampled import TruncationFreeDPMixture
@@ -38,11 +39,11 @@ AUTO_ITEMS_PER_COMPONENT = 100
 AUTO_MAX_COMPONENTS = 100
 
 
-def auto_components(n_items: int) -> int:
+def auto_components(n_items: int, items_per_component: int = AUTO_ITEMS_PER_COMPONENT) -> int:
     """The initial number of clusters of ``n_components="auto"``: over-complete for the data's size,
     so that merges and deletes prune it and births refine it (from one cluster, births alone stall
     at fewer clusters and a lower ELBO: ``benchmarks/mixture_moves.py``)."""
-    return int(min(AUTO_MAX_COMPONENTS, max(1, n_items // AUTO_ITEMS_PER_COMPONENT)))
+    return int(min(AUTO_MAX_COMPONENTS, max(1, n_items // items_per_component)))
 
 
 def _variational(est, model, mixture_cfg, init_cfg, learn_cfg, data, rng) -> FitPlan:
@@ -85,6 +86,13 @@ def mixture_parameters(**fields: str) -> str:
     with the fields that differ between :class:`~stickbreak.DPMixture` and
     :class:`~stickbreak.FiniteMixture` filled in."""
     return _PARAMETERS_AFTER_CONCENTRATION % fields
+
+
+def mixture_fit_settings(**fields: str) -> str:
+    """:func:`mixture_parameters` from ``algorithm`` on: the fit's settings and the Attributes, for
+    a mixture that names its observation prior its own way."""
+    text = mixture_parameters(**fields)
+    return "\n" + text[text.index("    algorithm : "):]
 
 
 _PARAMETERS_AFTER_CONCENTRATION = """
@@ -208,8 +216,8 @@ _PARAMETERS_AFTER_CONCENTRATION = """
 """
 
 
-class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, ReportMixin, DensityMixin, ClusterMixin,
-                       BaseEstimator):
+class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, StreamingMixture, SavableMixin, ReportMixin, DensityMixin,
+                       ClusterMixin, BaseEstimator):
     """Shared shell of :class:`~stickbreak.DPMixture` and :class:`~stickbreak.FiniteMixture` (settings and
     ``fit``; the fitted model's methods are :class:`.mixture_use.FittedMixture`'s); subclasses set
     ``_weight_model``."""
@@ -220,6 +228,8 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
     _options_class = MixtureOptions
     #: What ``moves=None`` runs under memoized VI.
     _default_moves: tuple = ()
+    #: ``n_components="auto"`` starts with one component per this many items.
+    _auto_items_per_component = AUTO_ITEMS_PER_COMPONENT
 
     def __init__(self, n_components=20, *, obs_model="gauss", concentration=1.0, obs_prior=None,
                  algorithm="vb", algorithm_options=None, moves=None, move_options=None, init="kmeans++",
@@ -254,7 +264,7 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, SavableMixin, Repor
         when the data size is not known, e.g. to rebuild a saved model)."""
         n_components = self.n_components
         if isinstance(n_components, str) and n_components == "auto":
-            n_components = 1 if n_items is None else auto_components(n_items)
+            n_components = 1 if n_items is None else auto_components(n_items, self._auto_items_per_component)
         mixture = MixtureConfig(
             obs_model=self.obs_model, weights=self._weight_model, n_components=n_components,
             concentration=self.concentration, obs_prior=dict(self.obs_prior or {}), n_active=self.n_active,

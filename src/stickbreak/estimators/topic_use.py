@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .. import driver, persist
+from .. import persist
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords
 from ..data.bow import is_integral
@@ -16,6 +16,7 @@ from ..models.topics.two_level import TwoLevelHDP
 from ..core.docstrings import composed
 from ._common import SAVE_SECTIONS, check_feature_names, check_n_features, numba_threads
 from ._topic_plans import TruncationFreeTopics
+from .top_words import TopWords
 
 
 #: numpydoc text of the documents the methods take (:func:`._common.composed`).
@@ -32,7 +33,7 @@ HELDOUT_SCORE = {"total_and_returns": """total : bool, default=False
             Mean (or, with ``total=True``, summed) log-likelihood of the held-out words."""}
 
 
-class FittedTopics:
+class FittedTopics(TopWords):
     """The fitted topic model's methods; the estimator sets ``model_``, ``params_``, ``stats_``,
     ``vocabulary_`` and the fitted attributes (``TopicEstimator._set_fitted``)."""
 
@@ -143,33 +144,6 @@ class FittedTopics:
             The perplexity (lower is better).
         """
         return float(np.exp(-self.score(X)))
-
-    def top_words(self, n: int = 10, min_size: float = driver.EFFECTIVE_COUNT) -> list[dict]:
-        """The most probable words of every used topic, largest topic first.
-
-        Parameters
-        ----------
-        n : int, default=10
-            Words per topic.
-        min_size : float, default=1.0
-            Topics with fewer expected training tokens are left out.
-
-        Returns
-        -------
-        list of dict
-            One ``{"topic": index, "size": expected tokens, "words": [(word, probability), ...]}`` per
-            topic; words are vocabulary strings when the vocabulary is known, else column indices.
-        """
-        check_is_fitted(self, "params_")
-        vocab = self.vocabulary_
-        out = []
-        for k in np.argsort(-self.topic_sizes_, kind="stable"):
-            if self.topic_sizes_[k] < min_size:
-                continue
-            ids = np.argsort(-self.topic_word_[k], kind="stable")[:n]
-            words = [(vocab[i] if vocab is not None else int(i), float(self.topic_word_[k, i])) for i in ids]
-            out.append({"topic": int(k), "size": float(self.topic_sizes_[k]), "words": words})
-        return out
 
     @composed(**SAVE_SECTIONS)
     def save(self, path):

@@ -1,0 +1,131 @@
+"""Short texts (issue 49): ``ShortTextTopicModel`` against tweetopic's DMM (Gibbs sampling of the
+Dirichlet-multinomial mixture, K given) and bitermplus's biterm topic model, same documents, same
+metric, one process.
+
+Data: the first 15 words of each 20newsgroups training post (11,293 posts, 20 newsgroups), counted
+by scikit-learn's ``CountVectorizer(stop_words="english", min_df=2)``; posts left without a word are
+dropped. Metric: normalised mutual information (NMI) between each post's topic (its most probable
+one) and its newsgroup. Rows: ours with K learned (every default) and with K given (``n_topics=20,
+moves=()``), ours by truncation-free SVI (K learned from none), tweetopic's ``DMM(n_components=20)``
+and bitermplus's ``BTM(T=20)`` with their documented settings. Every library first fits 200 posts
+untimed (numba compilation, tweetopic's too, is left out of the times); seconds are wall time of
+``fit`` plus the labelling.
+
+The peers pin old numpy and scikit-learn; they run with ours when installed without their pins:
+``.venv/bin/pip install --no-deps tweetopic==0.4.0 bitermplus==1.0.0`` (rows of a missing peer are
+left out).
+
+Run:  .venv/bin/python benchmarks/short_texts.py [--seeds 3]
+Writes benchmarks/results/short_texts.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib.util
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.metrics import normalized_mutual_info_score
+
+from _results import write_results
+from stickbreak import ShortTextTopicModel
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "20newsgroups" / "docs.tsv.gz"
+WORDS, TRUE_K = 15, 20
+
+
+def openings() -> tuple[list[str], np.ndarray]:
+    with gzip.open(DATA, "rt", encoding="utf-8") as lines:
+        rows = [line.rstrip("\n").split("\t") for line in lines]
+    rows = [row for row in rows if row[0] == "train"]
+    return [" ".join(row[2].split()[:WORDS]) for row in rows], np.array([row[1] for row in rows])
+
+
+def ours(X, texts, seed, **settings):
+    model = ShortTextTopicModel(random_state=seed, **settings).fit(X)
+    return model.labels_, model.n_topics_
+
+
+def tweetopic_dmm(X, texts, seed):
+    from tweetopic import DMM  # an optional peer
+    model = DMM(n_components=TRUE_K, n_iterations=50, alpha=0.1, beta=0.1, random_state=seed).fit(X)
+    labels = model.transform(X).argmax(axis=1)
+    return labels, len(np.unique(labels))
+
+
+def bitermplus_btm(X, texts, seed):
+    import bitermplus  # an optional peer
+    counts, vocabulary, _ = bitermplus.get_words_freqs(texts, stop_words="english", min_df=2)
+    documents = bitermplus.get_vectorized_docs(texts, vocabulary)
+    model = bitermplus.BTM(counts, vocabulary, seed=seed, T=TRUE_K, M=20, alpha=50 / TRUE_K, beta=0.01)
+    model.fit(bitermplus.get_biterms(documents), iterations=50, verbose=False)
+    labels = np.nan_to_num(model.transform(documents, verbose=False)).argmax(axis=1)
+    return labels, len(np.unique(labels))
+
+
+ROWS = {
+    "stickbreak ShortTextTopicModel, K learned (defaults)": lambda X, t, s: ours(X, t, s),
+    "stickbreak ShortTextTopicModel, K = 20 given": lambda X, t, s: ours(X, t, s, n_topics=TRUE_K, moves=()),
+    "stickbreak ShortTextTopicModel, truncation-free SVI (K learned)":
+        lambda X, t, s: ours(X, t, s, algorithm="truncation_free"),
+    "tweetopic 0.4.0 DMM, K = 20 given (50 Gibbs sweeps)": tweetopic_dmm,
+    "bitermplus 1.0.0 BTM, K = 20 given (50 Gibbs sweeps)": bitermplus_btm,
+}
+NEEDS = {"tweetopic": "tweetopic", "bitermplus": "bitermplus"}
+
+
+def available(name: str) -> bool:
+    needed = [module for key, module in NEEDS.items() if name.startswith(key)]
+    return all(importlib.util.find_spec(module) is not None for module in needed)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    texts, groups = openings()
+    X = CountVectorizer(stop_words="english", min_df=2).fit_transform(texts).tocsr()
+    kept = np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)
+    X, texts, groups = X[kept], [texts[i] for i in kept], groups[kept]
+    out = {"documents": X.shape[0], "words": X.shape[1], "load_before": os.getloadavg()[0], "rows": []}
+    for name, run in ROWS.items():
+        if not available(name):
+            print(f"skipped (not installed): {name}")
+            continue
+        run(X[:200], texts[:200], 0)  # compilation and imports, untimed
+        for seed in range(args.seeds):
+            start = time.perf_counter()
+            labels, k = run(X, texts, seed)
+            seconds = time.perf_counter() - start
+            out["rows"].append({"method": name, "seed": seed, "K": int(k), "seconds": seconds,
+                                "nmi": float(normalized_mutual_info_score(groups, labels))})
+            print(out["rows"][-1], flush=True)
+    out["load_after"] = os.getloadavg()[0]
+    write_results("short_texts", out, summary(out))
+
+
+def summary(out: dict) -> str:
+    lines = [f"# Short texts: the first {WORDS} words of {out['documents']:,} 20newsgroups posts "
+             f"({out['words']:,} words, {TRUE_K} newsgroups; `benchmarks/short_texts.py`)", "",
+             f"load before: {out['load_before']:.2f}, after: {out['load_after']:.2f}. Mean (min-max) over seeds.", "",
+             "| method | K | NMI | seconds |", "|---|---|---|---|"]
+    for name in dict.fromkeys(row["method"] for row in out["rows"]):
+        rows = [row for row in out["rows"] if row["method"] == name]
+        cells = []
+        for key, fmt in (("K", "{:.0f}"), ("nmi", "{:.3f}"), ("seconds", "{:.1f}")):
+            values = [row[key] for row in rows]
+            cells.append(f"{fmt.format(np.mean(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
