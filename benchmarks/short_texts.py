@@ -5,9 +5,10 @@ metric, one process.
 Data: the first 15 words of each 20newsgroups training post (11,293 posts, 20 newsgroups), counted
 by scikit-learn's ``CountVectorizer(stop_words="english", min_df=2)``; posts left without a word are
 dropped. Metric: normalised mutual information (NMI) between each post's topic (its most probable
-one) and its newsgroup. Rows: ours with K learned (every default) and with K given (``n_topics=20,
-moves=()``), ours by truncation-free SVI (K learned from none), tweetopic's ``DMM(n_components=20)``
-and bitermplus's ``BTM(T=20)`` with their documented settings. Every library first fits 200 posts
+one) and its newsgroup. Rows: ours with K learned (every default: truncation-free SVI from no
+topics, 20 laps; and stopped after 2 laps), by memoized VI with moves, and with K given (memoized VI,
+``n_topics=20, moves=()``); tweetopic's ``DMM(n_components=20)`` and bitermplus's ``BTM(T=20)`` with
+their documented settings. Every library first fits 200 posts
 untimed (numba compilation, tweetopic's too, is left out of the times); seconds are wall time of
 ``fit`` plus the labelling.
 
@@ -71,10 +72,12 @@ def bitermplus_btm(X, texts, seed):
 
 
 ROWS = {
-    "stickbreak ShortTextTopicModel, K learned (defaults)": lambda X, t, s: ours(X, t, s),
-    "stickbreak ShortTextTopicModel, K = 20 given": lambda X, t, s: ours(X, t, s, n_topics=TRUE_K, moves=()),
-    "stickbreak ShortTextTopicModel, truncation-free SVI (K learned)":
-        lambda X, t, s: ours(X, t, s, algorithm="truncation_free"),
+    "stickbreak ShortTextTopicModel, K learned (defaults: truncation-free SVI, 20 laps)": lambda X, t, s: ours(X, t, s),
+    "stickbreak ShortTextTopicModel, K learned, 2 laps": lambda X, t, s: ours(X, t, s, max_laps=2),
+    "stickbreak ShortTextTopicModel, K learned by memoized VI with moves":
+        lambda X, t, s: ours(X, t, s, algorithm="memoized"),
+    "stickbreak ShortTextTopicModel, K = 20 given (memoized VI, no moves)":
+        lambda X, t, s: ours(X, t, s, algorithm="memoized", n_topics=TRUE_K, moves=()),
     "tweetopic 0.4.0 DMM, K = 20 given (50 Gibbs sweeps)": tweetopic_dmm,
     "bitermplus 1.0.0 BTM, K = 20 given (50 Gibbs sweeps)": bitermplus_btm,
 }

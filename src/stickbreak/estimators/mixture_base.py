@@ -121,7 +121,7 @@ _PARAMETERS_AFTER_CONCENTRATION = """
         (Hughes 2016, §2.7), or ``n_components`` random items.
     n_kmeans_iters : int, default=3
         Hard k-means steps after the k-means++ seeding (0: each item joins its nearest seed).
-    max_laps : int, default=200
+    max_laps : int, default=%(max_laps)s
         Most passes over the data.
     min_laps : int, default=2
         Fewest passes before the fit may stop as converged.

@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from .. import driver
+from ..config import moves_config
 from ..core.protocols import total_elbo
 from ..core.sparse_resp import to_dense
 from ..learn.streaming import fit_chunk
@@ -15,8 +16,8 @@ from ._common import as_generator, numba_threads
 
 
 class StreamingMixture:
-    """The mixtures' ``partial_fit``; the estimator provides ``fit``, ``_validated``, ``_configs`` and
-    ``_set_fitted`` (:class:`.mixture_base.MixtureEstimator`)."""
+    """The mixtures' ``partial_fit``; the estimator provides ``fit``, ``_validated``, ``_set_fitted``,
+    its ``moves`` settings and ``_default_moves`` (:class:`.mixture_base.MixtureEstimator`)."""
 
     def partial_fit(self, X, y=None):
         """Update the mixture with one chunk of a stream, creating clusters for data unlike any seen.
@@ -25,10 +26,11 @@ class StreamingMixture:
         statistics of every earlier item, which are kept and never revisited, so memory is bounded
         by the model (K clusters), not by the stream (streaming VB, Broderick et al. 2013, in the
         form of Hughes 2016 §2.4). With births among the moves (the default of
-        :class:`~stickbreak.DPMixture`), the chunk's worst-fitted clusters are split by births
-        accepted on the exact ELBO (Hughes 2016, §4.2) and newborns that duplicate a cluster are
-        merged back; clusters of earlier chunks are neither merged nor deleted (their items are
-        gone). ``labels_`` are then the chunk's labels, as for scikit-learn's ``MiniBatchKMeans``.
+        :class:`~stickbreak.DPMixture`, whatever ``algorithm`` fitted the first chunk), the chunk's
+        worst-fitted clusters are split by births accepted on the exact ELBO (Hughes 2016, §4.2) and
+        newborns that duplicate a cluster are merged back; clusters of earlier chunks are neither
+        merged nor deleted (their items are gone). ``labels_`` are then the chunk's labels, as for
+        scikit-learn's ``MiniBatchKMeans``.
 
         Parameters
         ----------
@@ -60,7 +62,9 @@ class StreamingMixture:
             return self.fit(X)
         start = time.perf_counter()
         data = self._validated(X)
-        moves = self._configs()[3]
+        # a chunk is fitted as memoized VI fits a batch, whatever algorithm fitted the first chunk
+        moves = moves_config(self.moves, self.move_options, owner=type(self).__name__, algorithm="memoized",
+                             default_moves=self._default_moves)
         rng = np.random.default_rng([int(as_generator(self.random_state).integers(2 ** 63)), len(self.trace_)])
         with numba_threads(self.n_jobs):
             fitted = fit_chunk(self.model_, self.params_, self.stats_, data, moves, rng, tol=self.tol)
