@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from stickbreak import HDPTopicModel, resume
 from stickbreak.data import ShardStore
 from stickbreak.evaluate.topics import completion_from_split, split_documents
+from stickbreak.learn.base import ELBODecreaseWarning
 from stickbreak.persist import checkpoint as checkpoint_files
 
 import make_corpus
@@ -80,7 +81,8 @@ def main(argv=None):
     load_before = os.getloadavg()[0]
     start, driver_cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore")  # distributed's own chatter, but not a lap whose ELBO went down:
+        warnings.simplefilter("always", ELBODecreaseWarning)
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                            memory_limit=0)
         client = distributed.Client(cluster)
@@ -110,7 +112,9 @@ def main(argv=None):
            "recovered": int(np.sum(distance < RECOVERED)), "median_hellinger": float(np.median(distance)),
            "driver_cpu_seconds": driver_cpu, "workers_cpu_seconds": workers_cpu,
            "driver_peak_mb": peak_rss_mb(), "worker_peak_mb": sorted(workers.values()),
-           "bytes_per_lap": trace[-1].get("bytes_moved"), "stopped": model.stop_reason_, "load_before": load_before,
+           "bytes_per_lap": trace[-1].get("bytes_moved"),
+           "elbo_decreases": [int(r["lap"]) for a, r in zip(trace, trace[1:]) if r["elbo"] < a["elbo"]],
+           "stopped": model.stop_reason_, "load_before": load_before,
            "load": os.getloadavg()[0],
            "accepted": {kind: sum(r["moves"].get(kind, {}).get("accepted", 0) for r in trace)
                         for kind in ("birth", "merge", "delete")}}
@@ -134,7 +138,8 @@ def summary(row: dict) -> str:
               f"| this run's driver peak MB | {row['driver_peak_mb']:.0f} |",
               f"| this run's CPU seconds: driver / workers | {row['driver_cpu_seconds']:.0f} / "
               f"{row['workers_cpu_seconds']:.0f} |",
-              f"| bytes moved in the last lap | {row['bytes_per_lap'] / 1e9:.2f} GB |"]
+              f"| bytes moved in the last lap | {row['bytes_per_lap'] / 1e9:.2f} GB |",
+              f"| laps whose ELBO fell below the lap before's | {row['elbo_decreases'] or 'none'} |"]
     return "\n".join(lines) + "\n"
 
 
