@@ -73,6 +73,7 @@ ENTRIES = [
     Entry("coherence_cv", _py("coherence_cv"), ("coherence_cv",), extra="peers"),
     Entry("short_texts", _py("short_texts"), ("short_texts",)),  # peers installed with --no-deps (docstring)
     Entry("streams", _py("streams"), ("streams",)),
+    Entry("embeddings", _py("embeddings"), ("embeddings",)),  # peers installed with --no-deps (docstring)
     Entry("collapsed_gibbs_peers_k20", _py("collapsed_gibbs_peers", "--corpus", "wiki", "--sweeps", "200",
                                            "--topics", "20", "--rounds", "3"),
           ("collapsed_gibbs_peers_wiki",), extra="peers"),

@@ -7,17 +7,21 @@ by scikit-learn's ``CountVectorizer(stop_words="english", min_df=2)``; posts lef
 dropped. Metric: normalised mutual information (NMI) between each post's topic (its most probable
 one) and its newsgroup. Rows: ours with K learned (every default: truncation-free SVI from no
 topics, 20 laps; and stopped after 2 laps), by memoized VI with moves, and with K given (memoized VI,
-``n_topics=20, moves=()``); tweetopic's ``DMM(n_components=20)`` and bitermplus's ``BTM(T=20)`` with
-their documented settings. Every library first fits 200 posts
-untimed (numba compilation, tweetopic's too, is left out of the times); seconds are wall time of
-``fit`` plus the labelling.
+``n_topics=K, moves=()``); tweetopic's ``DMM`` and bitermplus's ``BTM`` given K (the number of
+labels), with their documented settings. Every library first fits 200 documents untimed (numba
+compilation, tweetopic's too, is left out of the times); seconds are wall time of ``fit`` plus the
+labelling.
 
 The peers pin old numpy and scikit-learn; they run with ours when installed without their pins:
 ``.venv/bin/pip install --no-deps tweetopic==0.4.0 bitermplus==1.0.0`` (rows of a missing peer are
 left out).
 
-Run:  .venv/bin/python benchmarks/short_texts.py [--seeds 3]
-Writes benchmarks/results/short_texts.{json,md}.
+Other corpora: the short-text benchmarks of the DMM literature in the STTM repository (``git clone
+https://github.com/qiang2100/STTM``): ``--corpus stackoverflow|googlenews|tweet|searchsnippets --sttm
+STTM/dataset``, counted the same way, K given to the peers = the number of labels.
+
+Run:  .venv/bin/python benchmarks/short_texts.py [--seeds 3] [--corpus NAME --sttm DIR]
+Writes benchmarks/results/short_texts.{json,md} (short_texts_NAME for an STTM corpus).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from stickbreak import ShortTextTopicModel
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "20newsgroups" / "docs.tsv.gz"
-WORDS, TRUE_K = 15, 20
+WORDS = 15
 
 
 def openings() -> tuple[list[str], np.ndarray]:
@@ -49,37 +53,50 @@ def openings() -> tuple[list[str], np.ndarray]:
     return [" ".join(row[2].split()[:WORDS]) for row in rows], np.array([row[1] for row in rows])
 
 
+#: The short-text benchmarks of the DMM literature in the STTM repository (Qiang et al. 2020,
+#: github.com/qiang2100/STTM, directory ``dataset``): texts and label files, one line per document.
+STTM = {"stackoverflow": ("StackOverflow.txt", "StackOverflow_label.txt"),
+        "googlenews": ("GoogleNews.txt", "GoogleNews_LABEL.txt"), "tweet": ("Tweet.txt", "Tweet_LABEL.txt"),
+        "searchsnippets": ("SearchSnippets.txt", "SearchSnippets_label.txt")}
+
+
+def sttm(folder: Path, name: str) -> tuple[list[str], np.ndarray]:
+    texts, labels = ((folder / f).read_text(encoding="utf-8").splitlines() for f in STTM[name])
+    return texts, np.array([label.strip() for label in labels])
+
+
 def ours(X, texts, seed, **settings):
     model = ShortTextTopicModel(random_state=seed, **settings).fit(X)
     return model.labels_, model.n_topics_
 
 
-def tweetopic_dmm(X, texts, seed):
+def tweetopic_dmm(X, texts, seed, true_k):
     from tweetopic import DMM  # an optional peer
-    model = DMM(n_components=TRUE_K, n_iterations=50, alpha=0.1, beta=0.1, random_state=seed).fit(X)
+    model = DMM(n_components=true_k, n_iterations=50, alpha=0.1, beta=0.1, random_state=seed).fit(X)
     labels = model.transform(X).argmax(axis=1)
     return labels, len(np.unique(labels))
 
 
-def bitermplus_btm(X, texts, seed):
+def bitermplus_btm(X, texts, seed, true_k):
     import bitermplus  # an optional peer
     counts, vocabulary, _ = bitermplus.get_words_freqs(texts, stop_words="english", min_df=2)
     documents = bitermplus.get_vectorized_docs(texts, vocabulary)
-    model = bitermplus.BTM(counts, vocabulary, seed=seed, T=TRUE_K, M=20, alpha=50 / TRUE_K, beta=0.01)
+    model = bitermplus.BTM(counts, vocabulary, seed=seed, T=true_k, M=20, alpha=50 / true_k, beta=0.01)
     model.fit(bitermplus.get_biterms(documents), iterations=50, verbose=False)
     labels = np.nan_to_num(model.transform(documents, verbose=False)).argmax(axis=1)
     return labels, len(np.unique(labels))
 
 
 ROWS = {
-    "stickbreak ShortTextTopicModel, K learned (defaults: truncation-free SVI, 20 laps)": lambda X, t, s: ours(X, t, s),
-    "stickbreak ShortTextTopicModel, K learned, 2 laps": lambda X, t, s: ours(X, t, s, max_laps=2),
+    "stickbreak ShortTextTopicModel, K learned (defaults: truncation-free SVI, 20 laps)":
+        lambda X, t, s, k: ours(X, t, s),
+    "stickbreak ShortTextTopicModel, K learned, 2 laps": lambda X, t, s, k: ours(X, t, s, max_laps=2),
     "stickbreak ShortTextTopicModel, K learned by memoized VI with moves":
-        lambda X, t, s: ours(X, t, s, algorithm="memoized"),
-    "stickbreak ShortTextTopicModel, K = 20 given (memoized VI, no moves)":
-        lambda X, t, s: ours(X, t, s, algorithm="memoized", n_topics=TRUE_K, moves=()),
-    "tweetopic 0.4.0 DMM, K = 20 given (50 Gibbs sweeps)": tweetopic_dmm,
-    "bitermplus 1.0.0 BTM, K = 20 given (50 Gibbs sweeps)": bitermplus_btm,
+        lambda X, t, s, k: ours(X, t, s, algorithm="memoized"),
+    "stickbreak ShortTextTopicModel, K given (memoized VI, no moves)":
+        lambda X, t, s, k: ours(X, t, s, algorithm="memoized", n_topics=k, moves=()),
+    "tweetopic 0.4.0 DMM, K given (50 Gibbs sweeps)": tweetopic_dmm,
+    "bitermplus 1.0.0 BTM, K given (50 Gibbs sweeps)": bitermplus_btm,
 }
 NEEDS = {"tweetopic": "tweetopic", "bitermplus": "bitermplus"}
 
@@ -92,32 +109,41 @@ def available(name: str) -> bool:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--corpus", choices=["20newsgroups", *STTM], default="20newsgroups")
+    parser.add_argument("--sttm", type=Path, help="the STTM repository's dataset directory (for its corpora)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    texts, groups = openings()
+    if args.corpus != "20newsgroups" and args.sttm is None:
+        parser.error(f"--corpus {args.corpus} needs --sttm DIR (git clone https://github.com/qiang2100/STTM; DIR: its "
+                     "dataset directory)")
+    texts, groups = openings() if args.corpus == "20newsgroups" else sttm(args.sttm, args.corpus)
     X = CountVectorizer(stop_words="english", min_df=2).fit_transform(texts).tocsr()
     kept = np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)
     X, texts, groups = X[kept], [texts[i] for i in kept], groups[kept]
-    out = {"documents": X.shape[0], "words": X.shape[1], "load_before": os.getloadavg()[0], "rows": []}
+    true_k = len(np.unique(groups))
+    out = {"corpus": args.corpus, "documents": X.shape[0], "words": X.shape[1], "groups": true_k,
+           "load_before": os.getloadavg()[0], "rows": []}
     for name, run in ROWS.items():
         if not available(name):
             print(f"skipped (not installed): {name}")
             continue
-        run(X[:200], texts[:200], 0)  # compilation and imports, untimed
+        run(X[:200], texts[:200], 0, true_k)  # compilation and imports, untimed
         for seed in range(args.seeds):
             start = time.perf_counter()
-            labels, k = run(X, texts, seed)
+            labels, k = run(X, texts, seed, true_k)
             seconds = time.perf_counter() - start
             out["rows"].append({"method": name, "seed": seed, "K": int(k), "seconds": seconds,
                                 "nmi": float(normalized_mutual_info_score(groups, labels))})
             print(out["rows"][-1], flush=True)
     out["load_after"] = os.getloadavg()[0]
-    write_results("short_texts", out, summary(out))
+    write_results("short_texts" if args.corpus == "20newsgroups" else f"short_texts_{args.corpus}", out, summary(out))
 
 
 def summary(out: dict) -> str:
-    lines = [f"# Short texts: the first {WORDS} words of {out['documents']:,} 20newsgroups posts "
-             f"({out['words']:,} words, {TRUE_K} newsgroups; `benchmarks/short_texts.py`)", "",
+    what = (f"the first {WORDS} words of {out['documents']:,} 20newsgroups posts" if out["corpus"] == "20newsgroups"
+            else f"{out['documents']:,} documents of STTM's {out['corpus']}")
+    lines = [f"# Short texts: {what} ({out['words']:,} words, {out['groups']} labels; `benchmarks/short_texts.py "
+             f"--corpus {out['corpus']}`)", "",
              f"load before: {out['load_before']:.2f}, after: {out['load_after']:.2f}. Mean (min-max) over seeds.", "",
              "| method | K | NMI | seconds |", "|---|---|---|---|"]
     for name in dict.fromkeys(row["method"] for row in out["rows"]):
