@@ -72,6 +72,8 @@ ENTRIES = [
     Entry("topics", _py("topics"), ("topics",), extra="peers", tier="long"),  # 841 s at 3ad55f1
     Entry("coherence_cv", _py("coherence_cv"), ("coherence_cv",), extra="peers"),
     Entry("short_texts", _py("short_texts"), ("short_texts",)),  # peers installed with --no-deps (docstring)
+    *[Entry(f"short_texts_{corpus}", _py("short_texts", "--corpus", corpus, "--sttm", "../STTM/dataset"),
+            (f"short_texts_{corpus}",)) for corpus in ("stackoverflow", "googlenews")],  # a clone of qiang2100/STTM
     Entry("streams", _py("streams"), ("streams",)),
     Entry("embeddings", _py("embeddings"), ("embeddings",)),  # peers installed with --no-deps (docstring)
     Entry("collapsed_gibbs_peers_k20", _py("collapsed_gibbs_peers", "--corpus", "wiki", "--sweeps", "200",

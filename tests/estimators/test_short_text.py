@@ -71,3 +71,9 @@ def test_save_load_report_pyldavis_and_stream(fitted, openings, tmp_path):
     np.testing.assert_allclose(args["doc_topic_dists"].sum(axis=1), 1.0)
     loaded.partial_fit(texts[:100])  # a stream goes on from the loaded model, over its vocabulary
     assert loaded.n_iter_ == fitted.n_iter_ + 1 and loaded.component_counts_.sum() == pytest.approx(700)
+
+
+def test_truncation_free_refuses_to_learn_the_concentration(openings):
+    texts, _ = openings
+    with pytest.raises(ValueError, match="keeps the concentration fixed"):
+        ShortTextTopicModel(learn_concentration=True).fit(texts[:50])

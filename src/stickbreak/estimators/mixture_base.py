@@ -62,6 +62,9 @@ def _truncation_free(est, model, mixture_cfg, init_cfg, learn_cfg, data, rng) ->
     if est.obs_model != "mult" or mixture_cfg.weights != "dp":
         raise ValueError("algorithm='truncation_free' is implemented for DPMixture(obs_model='mult') (documents); "
                          f"got {type(est).__name__}(obs_model={est.obs_model!r})")
+    if mixture_cfg.learn_concentration:
+        raise ValueError("algorithm='truncation_free' keeps the concentration fixed; learn_concentration=True needs "
+                         "algorithm='vb', 'stochastic' or 'memoized'")
     eta = np.unique(model.obs_prior["lam"])
     if len(eta) != 1:
         raise ValueError("truncation-free SVI needs one pseudo_count for every word (a scalar obs_prior)")
