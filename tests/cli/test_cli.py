@@ -258,4 +258,4 @@ def test_topics_from_raw_text_one_document_per_line_or_a_csv_column(tmp_path, ca
     with pytest.raises(SystemExit):
         main(["fit", "topics", "--help"])
     listed = capsys.readouterr().out.split("a bundled corpus (")[1].split(")")[0]
-    assert listed == "ap"
+    assert listed == "ap, news_openings"  # the corpora of word counts, not digits, mocap6 or old_faithful
