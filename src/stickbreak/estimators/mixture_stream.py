@@ -68,7 +68,8 @@ class StreamingMixture:
         rng = np.random.default_rng([int(as_generator(self.random_state).integers(2 ** 63)), len(self.trace_)])
         with numba_threads(self.n_jobs):
             fitted = fit_chunk(self.model_, self.params_, self.stats_, data, moves, rng, tol=self.tol)
-            labels = np.argmax(to_dense(self.model_.local_step(fitted.params, data).resp), axis=1)
+        # the chunk's labels from its final local step, its columns mapped to the final components
+        labels = fitted.stats.indices_of(fitted.local_uids[np.argmax(to_dense(fitted.local.resp), axis=1)])
         counts = fitted.stats.counts
         record = driver.LapRecord(lap=len(self.trace_) + 1, elbo=total_elbo(fitted.terms), terms=fitted.terms,
                                   n_components=len(counts), n_effective=int(np.sum(counts >= driver.EFFECTIVE_COUNT)),

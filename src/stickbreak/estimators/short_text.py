@@ -8,7 +8,6 @@ import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .. import persist
-from ..obs import mult
 from .mixture import DP_FIELDS, DPMixture
 from .mixture_base import mixture_fit_settings
 from .top_words import TopWords
@@ -159,7 +158,7 @@ class ShortTextTopicModel(TopWords, ClassNamePrefixFeaturesOutMixin, Transformer
     def _set_fitted(self, model, params, stats, trace, stop_reason: str, labels, lower_bound=None, move_log=()):
         super()._set_fitted(model, params, stats, trace, stop_reason, labels, lower_bound, move_log)
         self.components_ = params.obs["lam"]
-        self.topic_word_ = mult.summary(params.obs)["word_probs"]
+        self.topic_word_ = self.word_probs_  # the multinomial's summary, set by the mixture
         self.topic_sizes_ = stats.fields["word_counts"].sum(axis=1)
         self.topic_weights_ = self.weights_
         self.n_topics_ = self.n_active_components_

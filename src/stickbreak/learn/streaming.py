@@ -34,9 +34,7 @@ from ..core.protocols import Movable, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..moves import birth
 from ..moves.merge import try_merges
-
-#: Newest components with less expected mass than this (items) are dropped after a chunk.
-EMPTY_MASS = 1e-8
+from .memoized import EMPTY_MASS
 
 
 @dataclass(frozen=True)
@@ -177,10 +175,8 @@ def merged_entropy(model: Movable, seen: SuffStats, chunk, local, uids: np.ndarr
 
 
 def _without_trailing_empties(stats: SuffStats) -> np.ndarray:
-    """The uids but the empty components at the end of the order (dropping them leaves the ELBO
-    unchanged up to round-off, nested truncation: Hughes 2016, Eq. 3.50)."""
-    counts = stats.counts
-    last = len(counts)
-    while last > 1 and counts[last - 1] < EMPTY_MASS:
-        last -= 1
-    return stats.uids[:last]
+    """The uids but the empty components (less than ``EMPTY_MASS`` items) at the end of the order
+    (dropping them leaves the ELBO unchanged up to round-off, nested truncation: Hughes 2016, Eq. 3.50);
+    at least the first."""
+    used = np.flatnonzero(stats.counts >= EMPTY_MASS)
+    return stats.uids[:max(1, used[-1] + 1 if len(used) else 1)]
