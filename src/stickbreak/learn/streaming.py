@@ -36,6 +36,10 @@ from ..moves import birth
 from ..moves.merge import try_merges
 from .memoized import EMPTY_MASS
 
+#: A birth in a stream is kept only if, after its newborns were merged back where that helps, one of
+#: them holds at least this many expected items of the chunk (a cluster, not a round-off re-split).
+MIN_NEWBORN_ITEMS = 1.0
+
 
 @dataclass(frozen=True)
 class ChunkFit:
@@ -108,7 +112,8 @@ def fit_chunk(model: Movable, params, seen: SuffStats, chunk, moves, rng: np.ran
             candidate = refine(model, params, seen_padded, chunk, tol, max_steps)
             candidate, seen_padded, merged = _merge_newborns(model, candidate, seen_padded, chunk, proposal.born, tol,
                                                              max_steps)
-            if candidate.elbo > current.elbo:
+            grown = np.isin(candidate.chunk.uids, proposal.born) & (candidate.chunk.counts >= MIN_NEWBORN_ITEMS)
+            if candidate.elbo > current.elbo and grown.any():
                 counts["birth"]["accepted"] += 1
                 counts["merge"] = {key: counts["merge"][key] + merged[key] for key in merged}
                 seen, current = seen_padded, candidate
