@@ -52,7 +52,7 @@ def nan_in_shard(directory):
 CASES = {
     # estimators: sizes the machine cannot hold
     "topics too many for memory": (lambda t: LDA(n_topics=10**9).fit(COUNTS), DataError,
-                                   r"LDA's fit needs about .* GiB .* available; lower n_topics"),
+                                   r"LDA's fit needs about .* GiB of memory but only .* left under .*; lower n_topics"),
     "states too many for memory": (lambda t: HDPHMM(n_states=10**7).fit(POINTS), DataError,
                                    r"HDPHMM's fit needs about .* GiB.*lower n_states"),
     "clusters too many for memory": (lambda t: DPMixture(n_components=10**7).fit(POINTS), DataError,
@@ -127,7 +127,7 @@ CASES = {
     "not a zip archive": (lambda t: read_corpus(write(t, "bad.npz", b"PK\x03\x04" + bytes(60))), DataError,
                           r"bad.npz is not an npz \(zip\) archive"),
     "damaged npz": (lambda t: read_corpus(_damaged_npz(t)), DataError,
-                    r"cannot read c.npz as a bag-of-words npz .*damaged"),
+                    r"cannot read c.npz .*damaged, or not a bag-of-words npz"),
     "complex Matrix Market": (lambda t: read_corpus(write(t, "c.mtx", "%%MatrixMarket matrix coordinate complex "
                                                           "general\n1 1 1\n1 1 1 2\n")), DataError,
                               r"Complex data not supported: c.mtx"),
@@ -150,6 +150,31 @@ CASES = {
     "sequence csv whose sequences interleave": (
         lambda t: read_sequences(write(t, "i.csv", "seq,x\n1,0.5\n2,1\n1,3\n")), DataError,
         r"frames of sequence 1 are not contiguous: it starts again at lines \[4\].*sort the rows"),
+    "UCI header integer of 20 digits": (lambda t: read_corpus(write(t, "docword.d.txt", "9" * 20 + "\n5\n1\n1 1 1\n")),
+                                        DataError, r"line 1 of docword.d.txt: the integer 9{20} has 20 digits, more "
+                                                   r"than the 18"),
+    "UCI line of a million fields": (lambda t: read_corpus(write(t, "docword.l.txt", "3\n4\n5\n" + "1 1 1 " * 10**6)),
+                                     DataError, r"line 4 of docword.l.txt has 3000000 fields"),
+    "UCI file of one line of 10^7 digits": (lambda t: read_corpus(write(t, "docword.o.txt", "9" * 10**7)), DataError,
+                                            r"the integer 9{24}\.\.\. has 10000000 digits"),
+    "Matrix Market size of 20 digits": (
+        lambda t: read_corpus(write(t, "s.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                                                + "9" * 20 + " 5 1\n1 1 1\n")), DataError,
+        r"line 2 of s.mtx: the integer 9{20} has 20 digits"),
+    "LDA-C word id of 20 digits": (lambda t: read_corpus(write(t, "w.ldac", "1 " + "9" * 20 + ":1\n")), DataError,
+                                   r"line 1 of w.ldac: the integer 9{20} has 20 digits"),
+    "sequence npz that is not a zip": (lambda t: read_sequences(write(t, "q.npz", b"hello")), DataError,
+                                       r"q.npz is not an npz \(zip\) archive; save the frames with np.savez"),
+    "sequence csv not UTF-8": (lambda t: read_sequences(write(t, "l.csv", "seq,x\n1,caf\xe9\n".encode("latin-1"))),
+                               DataError, r"l.csv is not UTF-8 text \(byte b'\\xe9' at offset 11\); re-encode it"),
+    "truncated sequence npy": (lambda t: read_sequences(write(t, "f.npy", b"\x93NUMPY\x01\x00junk"), ids=[0]),
+                               DataError, r"cannot read f.npy \(ValueError: .*\); the file is damaged, or not a .npy "
+                                          r"file of sequences"),
+    "damaged sequence csv.gz": (lambda t: read_sequences(write(t, "g.csv.gz", gzip.compress(b"seq,x\n1,2\n")[:-10])),
+                                DataError, r"cannot read g.csv.gz \(EOFError: .*damaged"),
+    "a held-out split of 1e10 tokens": (
+        lambda t: LDA(n_topics=2, max_laps=2).fit(COUNTS).score(sp.csr_matrix(np.array([[1e10] + [1.0] * 11]))),
+        DataError, r"splitting 1e\+10 word tokens at random needs about .* GiB .*mode='types'"),
     "scipy bsr npz": (lambda t: read_corpus(_bsr(t)), DataError, r"scipy 'bsr' matrix"),
     "damaged data npz (fit mixture)": (lambda t: read_data(str(write(t, "x.npz", b"PK\x03\x04" + bytes(50)))),
                                        DataError, r"cannot read x.npz \(BadZipFile"),

@@ -267,3 +267,11 @@ def test_pandas_and_the_csv_module_read_a_table_alike(tmp_path):
     assert csv_table.fast_table(path) is None
     with pytest.raises(DataError, match="lines \\[3\\] do not have 3 columns"):
         read_sequences(path)
+
+
+def test_csv_ids_too_long_for_an_integer_are_names(tmp_path):
+    """A 20-digit sequence id does not fit an int64: it is kept as the name it is (no OverflowError)."""
+    big = "9" * 20
+    (tmp_path / "s.csv").write_text(f"seq,x\n{big},1\n{big},2\n7,3\n")
+    read = read_sequences(tmp_path / "s.csv")
+    assert read.sequence_ids == (big, "7") and read.sequences.n_items == 2

@@ -74,7 +74,8 @@ def test_empty_documents_round_trip_with_keep(tmp_path, corpus):
         assert_same(BagOfWords(bow.counts), reader(tmp_path / name, empty="keep"))
     assert (tmp_path / "toy.dat").read_text().splitlines()[0] == "0"
     with pytest.raises(DataError, match=r"3 empty document\(s\).*rows \[0, 7, 39\].*empty='skip'"):
-        read_ldac(tmp_path / "toy.dat")
+        read_ldac(tmp_path / "toy.dat", empty="error")
+    assert read_ldac(tmp_path / "toy.dat").n_items == bow.n_items  # kept by default, as fit keeps them
     with pytest.warns(UserWarning, match=r"skipped 3 empty document\(s\).*rows \[0, 7, 39\]"):
         skipped = read_uci(tmp_path / "docword.toy.txt", empty="skip")
     kept_bow, kept = drop_empty_documents(read_uci(tmp_path / "docword.toy.txt", empty="keep"), warn=False)
@@ -151,7 +152,7 @@ UCI_HEAD = "2\n3\n3\n"
 def test_uci_errors(tmp_path, text, message):
     (tmp_path / "docword.bad.txt").write_text(text)
     with pytest.raises(DataError, match=message):
-        read_uci(tmp_path / "docword.bad.txt")
+        read_uci(tmp_path / "docword.bad.txt", empty="error")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -168,7 +169,7 @@ def test_uci_errors(tmp_path, text, message):
 def test_ldac_errors(tmp_path, text, message):
     (tmp_path / "bad.dat").write_text(text)
     with pytest.raises(DataError, match=message):
-        read_ldac(tmp_path / "bad.dat")
+        read_ldac(tmp_path / "bad.dat", empty="error")
 
 
 def test_vocabulary_mismatches(tmp_path, corpus):
@@ -287,7 +288,7 @@ def test_gensim_style_corpus_in_and_out(corpus):
 ])
 def test_gensim_style_errors(docs, kwargs, message):
     with pytest.raises(DataError, match=message):
-        as_bag_of_words(docs, **kwargs)
+        as_bag_of_words(docs, **kwargs, empty="error")
 
 
 def test_read_data_reads_text_corpora(tmp_path, corpus):

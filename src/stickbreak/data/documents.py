@@ -33,7 +33,7 @@ CHUNK_DOCUMENTS = 10_000
 STOP_WORDS = "english"
 
 
-def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: str = "error",
+def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: str = "keep",
                     integer: bool = True, tokens_over=None) -> BagOfWords:
     """A :class:`BagOfWords` from counts in any common form.
 
@@ -49,8 +49,8 @@ def as_bag_of_words(X, vocabulary=None, *, n_words: int | None = None, empty: st
     counts them over it and leaves other input alone.
     ``vocabulary``: words in column order, a vocabulary file, a fitted ``CountVectorizer``, a
     ``{word: id}`` mapping, or a gensim ``Dictionary``-like object (``len`` and ``id2token`` / ``[id]``).
-    ``empty``: what to do with documents without words, ``"error"``, ``"skip"`` (drop them, with a
-    warning) or ``"keep"``. ``integer=False`` accepts non-integer weights (e.g. tf-idf).
+    ``empty``: what to do with documents without words, ``"keep"`` (the default, as ``fit`` does),
+    ``"skip"`` (drop them, with a warning) or ``"error"``. ``integer=False`` accepts non-integer weights (e.g. tf-idf).
     """
     check_empty_policy(empty)
     vocab = words_of(vocabulary)

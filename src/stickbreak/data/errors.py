@@ -22,6 +22,19 @@ def pickled_arrays(exc: Exception, name: str) -> "DataError | None":
                      "unpickling can run any code. Save plain numeric arrays (write_npz, or np.savez of numbers).")
 
 
+def damaged_file(exc: Exception, name: str, expected: str) -> "DataError":
+    """The error for a file a reader could not parse (``exc``, one of :data:`DAMAGED_FILE_ERRORS`):
+    pickled objects refused by name, text that is not UTF-8 by its offset, anything else as
+    damaged or not ``expected`` (e.g. "a .npz file of numbers")."""
+    if isinstance(exc, DataError):
+        return exc
+    if isinstance(exc, UnicodeDecodeError):
+        return DataError(f"{name} is not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at offset "
+                         f"{exc.start}); re-encode it as UTF-8, or check that it is {expected}.")
+    return pickled_arrays(exc, name) or DataError(f"cannot read {name} ({type(exc).__name__}: {exc}); the file is "
+                                                  f"damaged, or not {expected}.")
+
+
 class DataError(ValueError):
     """Input data that cannot be fitted as given. The message says what is wrong and how to fix it.
 

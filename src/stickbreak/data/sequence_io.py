@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from .csv_table import Table, fast_table, is_number, opener
 from .dense import as_float_matrix
-from .errors import DataError, describe_rows
+from .errors import DAMAGED_FILE_ERRORS, DataError, damaged_file, describe_rows
 from .sequences import Sequences
 
 ID_COLUMN_NAMES = ("sequence", "seq", "sequence_id", "id")
@@ -49,7 +50,7 @@ def _integers_if_possible(values: np.ndarray) -> np.ndarray:
     """String cells as int64 when they all are integers, else kept as strings."""
     try:
         return values.astype(np.int64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (an id of 20 digits is a name)
         return values
 
 
@@ -252,18 +253,25 @@ def read_sequences(path, ids=None, *, id_column=None, label_column=None, time_co
         raise DataError(f"id_column, label_column and time_column apply to .csv files only, not {path.name}.")
     if is_csv and ids is not None:
         raise DataError(f"{path.name} is a .csv file: give the sequence ids as a column (id_column=), not as ids=.")
-    if suffix == ".npz":
-        sequences, labels, xprev, names = _read_npz(path, ids)
-        return SequenceFile(sequences, labels, xprev, name, names)
-    if suffix == ".npy":
-        if ids is None:
-            raise DataError(f"{path.name} holds only frames; pass ids= (the sequence id of every frame), "
-                            "or save an .npz with X and lengths.")
-        X = as_float_matrix(np.load(path, allow_pickle=False), path.name)
-        offsets, names = offsets_from_ids(_load_ids(ids), X.shape[0])
-        return SequenceFile(Sequences.from_arrays(X, offsets, what=path.name), None, None, name, names)
-    if is_csv:
+    if suffix not in (".npz", ".npy") and not is_csv:
+        raise DataError(f"cannot read sequences from {path.name}: use an .npz (X with lengths, offsets or seq_ids), "
+                        "a .npy with ids=, or a .csv / .csv.gz with a sequence-id column.")
+    if suffix == ".npy" and ids is None:
+        raise DataError(f"{path.name} holds only frames; pass ids= (the sequence id of every frame), "
+                        "or save an .npz with X and lengths.")
+    if suffix == ".npz" and not zipfile.is_zipfile(path):
+        raise DataError(f"{path.name} is not an npz (zip) archive; save the frames with np.savez(path, X=..., "
+                        "lengths=...).")
+    try:
+        if suffix == ".npz":
+            sequences, labels, xprev, names = _read_npz(path, ids)
+            return SequenceFile(sequences, labels, xprev, name, names)
+        if suffix == ".npy":
+            X = as_float_matrix(np.load(path, allow_pickle=False), path.name)
+            offsets, names = offsets_from_ids(_load_ids(ids), X.shape[0])
+            return SequenceFile(Sequences.from_arrays(X, offsets, what=path.name), None, None, name, names)
         sequences, labels, names = _read_csv(path, id_column, label_column, time_column)
         return SequenceFile(sequences, labels, None, name, names)
-    raise DataError(f"cannot read sequences from {path.name}: use an .npz (X with lengths, offsets or seq_ids), "
-                    "a .npy with ids=, or a .csv / .csv.gz with a sequence-id column.")
+    except DAMAGED_FILE_ERRORS as exc:
+        raise damaged_file(exc, path.name, f"a {suffix} file of sequences (see stickbreak.data.sequence_io for the "
+                                           "formats)") from exc

@@ -6,9 +6,9 @@ writer round-trips exactly with its reader; a path ending in ``.gz`` is gzip-com
 detect gzip by content). Duplicate (document, word) entries in a file are summed. ``vocab_path`` is
 a one-word-per-line file (line ``i`` = word id ``i``) or a sequence of words.
 
-Empty documents: ``empty="error"`` (default) raises listing them; ``empty="skip"`` drops them with a
-``UserWarning`` naming them; ``empty="keep"`` keeps them, and ``drop_empty_documents(bow)`` then
-returns ``(bow, kept_index)``.
+Empty documents: ``empty="keep"`` (default, as ``fit`` keeps them) keeps them, and
+``drop_empty_documents(bow)`` then returns ``(bow, kept_index)``; ``empty="skip"`` drops them with a
+``UserWarning`` naming them; ``empty="error"`` raises listing them.
 
 >>> bow = read_corpus("../shared/data/ap/ap.dat.gz", "../shared/data/ap/vocab.txt.gz")  # doctest: +SKIP
 """
@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from .bow import BagOfWords
 from .documents import (as_bag_of_words, check_empty_policy, finish_counts,
                         vocabulary_size, words_of)
-from .errors import DAMAGED_FILE_ERRORS, DataError, pickled_arrays
+from .errors import DAMAGED_FILE_ERRORS, DataError, damaged_file
 from .text_parse import (check_declared_size, check_entries, join_columns, ldac_entries, parse_ldac_lines,
                          parse_uci_lines, read_bytes, split_mm_header, split_uci_header, triple_entries,
                          write_bytes, write_vocabulary)
@@ -35,7 +35,7 @@ _SUFFIXES = {".npz": "npz", ".mm": "mm", ".mtx": "mm", ".dat": "ldac", ".ldac": 
 
 
 # -------------------------------------------------------------------------------------- readers
-def read_uci(docword_path, vocab_path=None, *, empty: str = "error") -> BagOfWords:
+def read_uci(docword_path, vocab_path=None, *, empty: str = "keep") -> BagOfWords:
     """UCI bag-of-words: header lines D, W, NNZ, then ``docID wordID count`` lines (1-based ids)."""
     check_empty_policy(empty)
     name = Path(docword_path).name
@@ -55,7 +55,7 @@ def read_uci(docword_path, vocab_path=None, *, empty: str = "error") -> BagOfWor
     return _assemble(docs, words, entries.counts, (n_docs, n_words), vocab, name, empty)
 
 
-def read_ldac(dat_path, vocab_path=None, *, n_words: int | None = None, empty: str = "error") -> BagOfWords:
+def read_ldac(dat_path, vocab_path=None, *, n_words: int | None = None, empty: str = "keep") -> BagOfWords:
     """LDA-C (Blei): one document per line, ``N id:count id:count ...`` with 0-based word ids.
 
     The vocabulary size is ``len(vocabulary)``, else ``n_words``, else the largest id + 1.
@@ -71,7 +71,7 @@ def read_ldac(dat_path, vocab_path=None, *, n_words: int | None = None, empty: s
     return _assemble(entries.docs, entries.words, entries.counts, (n_docs, size), vocab, name, empty)
 
 
-def read_matrix_market(path, vocab_path=None, *, transpose: bool = False, empty: str = "error") -> BagOfWords:
+def read_matrix_market(path, vocab_path=None, *, transpose: bool = False, empty: str = "keep") -> BagOfWords:
     """Matrix Market coordinate files with documents as rows, as gensim's ``MmCorpus`` writes them.
 
     Pass ``transpose=True`` for a term-document file (words as rows, documents as columns).
@@ -92,7 +92,7 @@ def read_matrix_market(path, vocab_path=None, *, transpose: bool = False, empty:
     return _assemble(rows, cols, entries.counts, shape, words_of(vocab_path), name, empty)
 
 
-def read_npz(path, vocab_path=None, *, empty: str = "error") -> BagOfWords:
+def read_npz(path, vocab_path=None, *, empty: str = "keep") -> BagOfWords:
     """CSR arrays ``data, indices, indptr, shape`` and an optional unicode ``vocabulary`` (no pickle).
 
     Without a stored vocabulary, a sibling ``vocab.txt.gz`` / ``vocab.txt`` is used when present
@@ -109,12 +109,7 @@ def read_npz(path, vocab_path=None, *, empty: str = "error") -> BagOfWords:
             mat = _stored_matrix(z, name)
             stored = tuple(str(w) for w in z["vocabulary"]) if "vocabulary" in z.files else None
     except DAMAGED_FILE_ERRORS as exc:
-        if isinstance(exc, DataError):
-            raise
-        raise pickled_arrays(exc,
-                             name) or DataError(f"cannot read {name} as a bag-of-words npz ({type(exc).__name__}: "
-                                                f"{exc}); the file is "
-                        "damaged or not written by write_npz: write it again.") from exc
+        raise damaged_file(exc, name, "a bag-of-words npz written by write_npz: write it again") from exc
     vocab = words_of(vocab_path) if vocab_path is not None else stored
     if vocab is None:
         vocab = words_of(next((p for p in _siblings(path, "vocab.txt") if p.exists()), None))
@@ -155,7 +150,7 @@ def corpus_format(path) -> str | None:
     return _SUFFIXES.get(Path(name).suffix)
 
 
-def read_corpus(path, vocab=None, *, empty: str = "error") -> BagOfWords:
+def read_corpus(path, vocab=None, *, empty: str = "keep") -> BagOfWords:
     """Read any supported corpus, choosing the reader by name (see :func:`corpus_format`).
 
     A directory is read through its ``bow.npz`` (else its ``docword.*`` file). Without ``vocab``, a

@@ -24,6 +24,8 @@ from .errors import DataError
 from .memory import check_memory
 
 _INT = re.compile(r"[+-]?\d+\Z")
+MAX_DIGITS = 18  # every integer of 18 digits fits an int64
+MAX_TRIPLE_LINE = 200  # bytes: a longer "row column value" line is damaged; the line parser names it
 _STRING = np.dtypes.StringDType()
 
 
@@ -108,7 +110,7 @@ def _scan(raw: bytes, colons: bool) -> _Scan | None:
     edges = np.flatnonzero(boundary)
     starts, ends = edges[::2], edges[1::2]
     lengths = ends - starts
-    if len(starts) and lengths.max() > 18:
+    if len(starts) and lengths.max() > MAX_DIGITS:
         return None
     values = np.zeros(len(starts), np.int64)
     for k in range(int(lengths.max()) if len(starts) else 0):  # at most 18 passes, each over all runs
@@ -126,6 +128,11 @@ def _scan(raw: bytes, colons: bool) -> _Scan | None:
     return _Scan(values, line, padded[starts - 1] == 58, padded[ends] == 58)
 
 
+def _longest_line(raw: bytes) -> int:
+    newlines = np.flatnonzero(np.frombuffer(raw, np.uint8) == 10)
+    return int(np.diff(newlines, prepend=-1, append=len(raw)).max())
+
+
 def triple_entries(body: bytes, first_line: int) -> Entries | None:
     """Fast path for ``row column value`` lines (UCI docword, Matrix Market coordinate) by pandas'
     C reader; ``first_line`` is the file line number of the body's start. None when pandas refuses a
@@ -134,7 +141,7 @@ def triple_entries(body: bytes, first_line: int) -> Entries | None:
     import pandas as pd  # imported here: only these two readers need it, and it takes ~0.3 s
 
     n_lines = body.count(b"\n") + (not body.endswith(b"\n"))
-    if not body.strip():
+    if not body.strip() or _longest_line(body) > MAX_TRIPLE_LINE:  # pandas takes minutes over a line of 10^6 fields
         return None
     try:
         table = pd.read_csv(io.BytesIO(body), sep=r"\s+", header=None, names=["row", "col", "value"],
@@ -175,12 +182,23 @@ def ldac_entries(raw: bytes) -> tuple[Entries, int] | None:
 
 # ----------------------------------------------------------------------- slow, precise parsers
 def _number(token: str, where: str, what: str, integer: bool):
+    if integer and _INT.match(token):
+        return _int(token, where)
     try:
-        if integer and not _INT.match(token):
+        if integer:
             raise ValueError
-        return int(token) if integer else float(token)
+        return float(token)
     except ValueError:
         raise DataError(f"{where}: {token!r} is not {what}; fix or remove that line.") from None
+
+
+def _int(digits: str, where: str) -> int:
+    """An integer of at most 18 digits (it fits an int64); longer ones are refused by name."""
+    if len(digits.lstrip("+-")) > MAX_DIGITS:
+        raise DataError(f"{where}: the integer {digits[:24]}{'...' if len(digits) > 24 else ''} has {len(digits)} "
+                        f"digits, more than the {MAX_DIGITS} an id, count or size can have here; the file is "
+                        "damaged or not a corpus file, fix that line.")
+    return int(digits)
 
 
 def split_uci_header(raw: bytes, name: str) -> tuple[list[int], bytes, int]:
@@ -198,7 +216,7 @@ def split_uci_header(raw: bytes, name: str) -> tuple[list[int], bytes, int]:
             if not text.isdigit():
                 raise DataError(f"line {line_no} of {name} is {text[:40].decode(errors='replace')!r}, but the first "
                                 "three lines of a UCI docword file must be single integers D, W and NNZ.")
-            values.append(int(text))
+            values.append(_int(text.decode(), f"line {line_no} of {name}"))
     return values, raw[pos:], line_no
 
 
@@ -236,7 +254,7 @@ def split_mm_header(raw: bytes, name: str) -> tuple[list[int], bytes, int]:
         if len(fields) != 3 or not all(f.isdigit() for f in fields):
             raise DataError(f"line {line_no} of {name} is {text[:40].decode(errors='replace')!r}, but after its "
                             "comments a Matrix Market coordinate file gives 'rows columns entries'.")
-        return [int(f) for f in fields], raw[pos:], line_no
+        return [_int(f.decode(), f"line {line_no} of {name}") for f in fields], raw[pos:], line_no
     raise DataError(f"{name} ends before its size line 'rows columns entries'; the file is truncated.")
 
 
@@ -269,7 +287,7 @@ def parse_ldac_lines(raw: bytes, name: str) -> tuple[Entries, int]:
             if not sep or not _INT.match(word) or not count:
                 raise DataError(f"{where}: malformed term {token!r}; LDA-C terms are written id:count "
                                 "(0-based integer word id, colon, count), e.g. 12:3.")
-            rows.append((n_docs, int(word), _number(count, where, "a count", False), no))
+            rows.append((n_docs, _int(word, where), _number(count, where, "a count", False), no))
         if declared != len(fields) - 1:
             raise DataError(f"{where} declares N={declared} terms but lists {len(fields) - 1} id:count pairs; "
                             "the first number of a line must equal its number of pairs.")

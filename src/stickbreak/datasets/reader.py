@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..data.csv_table import fast_table, is_number, opener
-from ..data.errors import DAMAGED_FILE_ERRORS, DataError, pickled_arrays
+from ..data.errors import DAMAGED_FILE_ERRORS, DataError, damaged_file
 from ..data.shards import ShardStore
 from ..data.text_io import corpus_format, read_corpus
 from . import bundled as datasets
@@ -111,12 +111,8 @@ def read_data(spec: str):
             return _read_npz(path), None, path.stem
         if suffix in (".csv", ".csv.gz"):
             return _read_csv(path), None, path.name.split(".")[0]
-    except DataError:
-        raise
     except DAMAGED_FILE_ERRORS as exc:
-        raise pickled_arrays(exc,
-                             path.name) or DataError(f"cannot read {path.name} ({type(exc).__name__}: {exc}); the file "
-                                                     "is damaged, or not a "
-                        f"{suffix} file of numbers (object arrays are refused: they would need pickle).") from exc
+        raise damaged_file(exc, path.name, f"a {suffix} file of numbers (object arrays are refused: they would "
+                                           "need pickle)") from exc
     raise DataError(f"cannot read {path.name}: use a .npy, .npz or .csv file, a text corpus (.dat/.ldac, .mm/.mtx, "
                     "docword.*), a corpus directory, or a bundled data set name.")

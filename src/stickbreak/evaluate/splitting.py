@@ -7,9 +7,11 @@ import scipy.sparse as sp
 
 from ..data import DataError
 from ..data.bow import is_integral
+from ..data.memory import check_memory
 from ._checks import checked_counts
 
 SPLIT_MODES = ("tokens", "types")
+TOKEN_SPLIT_BYTES = 72  # a token split's peak: about nine int64 values per token (entry, row, key, order, rank...)
 
 
 def _ranks_within_rows(rows: np.ndarray, n_per_row: np.ndarray, rng: np.random.Generator):
@@ -80,6 +82,11 @@ def split_documents(X, mode: str = "tokens", heldout_fraction: float = 0.5, seed
     if mode == "tokens" and not is_integral(X.data):
         raise DataError("X has non-integer counts (weights such as tf-idf), which have no tokens to split; "
                         "use mode='types' (split word types) or pass raw word counts.")
+    if mode == "tokens":
+        n_tokens = float(X.data.sum())
+        check_memory(TOKEN_SPLIT_BYTES * n_tokens, f"splitting {n_tokens:.3g} word tokens at random",
+                     "split word types instead (mode='types': types are held out whole, no per-token arrays) "
+                     "or pass fewer documents or smaller counts.")
     rng = np.random.default_rng(seed)
     n_docs = X.shape[0]
     entry_rows = np.repeat(np.arange(n_docs), np.diff(X.indptr))
