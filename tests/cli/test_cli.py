@@ -176,8 +176,8 @@ def test_topic_runs_write_document_topics_and_eval_scores_the_held_out_documents
 
 
 def test_the_output_directory_is_replaced_as_a_unit(tmp_path, monkeypatch, capsys):
-    """A run's files go in together: a kill while writing leaves the previous run whole, and a new run
-    removes the files of the previous one that it does not write itself."""
+    """A run's files go in together: an interrupt while writing leaves the previous run whole, and a
+    new run replaces the previous one's files, not only those it writes itself."""
     from stickbreak.cli import report
 
     out_dir = tmp_path / "run"
@@ -190,18 +190,18 @@ def test_the_output_directory_is_replaced_as_a_unit(tmp_path, monkeypatch, capsy
         raise KeyboardInterrupt
 
     monkeypatch.setattr(report, "write_report", killed)
-    with pytest.raises(KeyboardInterrupt):
-        main(base + ["--model", "lda"])
+    assert main(base + ["--model", "lda"]) == 130
     assert {p.name: p.read_bytes() for p in out_dir.iterdir() if p.is_file()} == before  # the DILN run, untouched
-    assert (out_dir / ".partial" / "model.npz").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no staging directory left behind
     monkeypatch.undo()
     assert main(base + ["--model", "lda"]) == 0
     capsys.readouterr()
     names = {p.name for p in out_dir.iterdir()}
-    assert "correlations.csv" not in names and ".partial" not in names
+    assert "correlations.csv" not in names
     assert stickbreak.load(out_dir / "model.npz").__class__.__name__ == "LDA"
     import json
-    assert set(json.loads((out_dir / "run.json").read_text())["files"]) == names
+    run = json.loads((out_dir / "run.json").read_text())
+    assert set(run["files"]) == names and set(run["sha256"]) == names - {"run.json"}
 
 
 def test_a_corpus_without_vocabulary_says_its_topics_show_word_ids(tmp_path, capsys):

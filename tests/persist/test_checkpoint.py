@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -203,6 +204,50 @@ def test_a_new_fit_does_not_replace_an_existing_checkpoint(tmp_path):
     with pytest.raises(CheckpointError, match="already holds a checkpoint; continue that run with stickbreak.resume"):
         est.fit(X, checkpoint=tmp_path)
     assert (tmp_path / checkpoint.FILENAME).read_bytes() == before
+
+
+_HOLD_THE_DIRECTORY = """
+import sys, time
+from pathlib import Path
+import resume_cases
+est, X, _ = resume_cases.make("mixture", "vb")
+started, go = Path(sys.argv[2]), Path(sys.argv[3])
+def wait(record, params):
+    started.touch()
+    while not go.exists():
+        time.sleep(0.05)
+est.set_params(max_laps=2, callbacks=[wait]).fit(X, checkpoint=sys.argv[1])
+"""
+
+
+def test_a_second_run_on_a_checkpoint_directory_in_use_is_refused(tmp_path):
+    """Two concurrent runs on one directory: the second is refused by name before any work (the
+    directory's lock, not the "already holds a checkpoint" check both could pass), the first runs
+    on and its checkpoint resumes."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(HERE), os.environ.get("PYTHONPATH", "")])}
+    started, go = tmp_path / "started", tmp_path / "go"
+    first = subprocess.Popen([sys.executable, "-c", _HOLD_THE_DIRECTORY, str(tmp_path / "c"), str(started), str(go)],
+                             env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        while not started.exists():
+            assert first.poll() is None, first.stderr.read()
+            time.sleep(0.05)
+        est, X, _ = resume_cases.make("mixture", "vb")
+        with pytest.raises(CheckpointError, match=rf"c is in use by another run \(process {first.pid} on host .*, "
+                                                  r"started .*\); wait for it to end"):
+            est.set_params(max_laps=2).fit(X, checkpoint=tmp_path / "c")
+    finally:
+        go.touch()
+        assert first.wait() == 0, first.stderr.read()
+    assert not (tmp_path / "c" / ".lock").exists()  # released by the run that held it
+    assert stickbreak.resume(tmp_path / "c", X).n_iter_ == 2
+
+
+def test_a_killed_run_leaves_its_directory_unlocked(tmp_path):
+    """The lock is the kernel's (flock): a run killed with SIGKILL holds nothing afterwards."""
+    killed_after("mixture", "vb", 2, tmp_path / "c")
+    _, X, _ = resume_cases.make("mixture", "vb")
+    assert stickbreak.resume(tmp_path / "c", X).n_iter_ == resume_cases.MAX_LAPS
 
 
 # ---------------------------------------------------------------------------------------------- bad checkpoints

@@ -14,8 +14,9 @@ from ..estimators import HDPAdmixture
 from ..estimators.admixture import ADMIXTURE_ALGORITHMS, ADMIXTURE_INITS, ADMIXTURE_OBS_MODELS
 from ..models.topics.options import START_NAMES
 from .common import (MOVES_HELP, add_run_options, add_sequence_file_options, check_heldout, exit_code, parse_moves,
-                     parse_options, print_moves, read_sequence_data, split_heldout, staged_output, stop_status,
+                     parse_options, print_moves, read_sequence_data, split_heldout, stop_status,
                      write_csv, write_trace)
+from .outputs import check_room, output_bytes, staged_output
 from .report import save_run
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
@@ -110,6 +111,8 @@ def run_fit_admixture(args) -> int:
     start = time.perf_counter()
     with warnings.catch_warnings():  # the status line says whether it converged
         warnings.simplefilter("ignore", ConvergenceWarning)
+        check_room(args.out, output_bytes(train.n_items, est.n_topics, est.n_topics * (
+            train.n_features * train.n_features + 2 * train.n_features)), "--out")
         est.fit(train)
     seconds = time.perf_counter() - start
     print(f"{stop_status(est)} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.lower_bound_:.6g} nats "
@@ -123,7 +126,7 @@ def run_fit_admixture(args) -> int:
         print(f"held-out groups: {test.n_items} ({test.n_frames} items); per-item log-likelihood {score:.4f} nats "
               "(completion: half of each group's items fit its topic weights, the other half is scored)")
     if args.out:
-        with staged_output(args.out) as stage:
+        with staged_output(args.out, est) as stage:
             est.save(stage / "model.npz")
             write_trace(stage, est)
             write_csv(stage / "topics.csv", ["topic", "items", "weight"], rows)

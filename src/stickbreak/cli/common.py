@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
-import shutil
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +16,7 @@ from ..data.sequence_io import read_sequences
 from ..estimators._checkpoint import EVERY, CheckpointDir
 from ..moves import k_over_laps, move_summary
 from ..parallel import check_executor
+from .outputs import check_room, check_writable, out_directory
 
 
 #: How each ``stop_reason_`` of a fit reads on the status line.
@@ -36,47 +34,6 @@ def stop_status(est) -> str:
 def exit_code(est) -> int:
     """0, or ``INTERRUPTED_EXIT`` when Ctrl-C ended the fit (the files of the kept laps are written)."""
     return INTERRUPTED_EXIT if est.stop_reason_ == "interrupted" else 0
-
-
-def out_directory(value: str) -> Path:
-    """``--out DIR``, made when the command line is read, before any fitting, so that a path that cannot
-    hold the run fails at once instead of after the fit."""
-    path = Path(value)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{value!r} is a file, not a directory; give --out a new or "
-                                         "existing directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot make the directory {value!r} ({exc.strerror}); give --out a "
-                                         "directory you can write to") from None
-    return path
-
-
-#: Where a run's files are written before they replace the previous run's, together.
-STAGING = ".partial"
-
-
-@contextmanager
-def staged_output(out: Path):
-    """Write a run's files into ``out/.partial`` (yielded), then move them into ``out`` one rename
-    each, ``run.json`` last, and remove what the previous run wrote and this one did not. A run
-    killed while writing leaves the previous run whole (and a ``.partial`` the next run clears)."""
-    staging = out / STAGING
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    yield staging
-    written = sorted(p.name for p in staging.iterdir() if not p.name.endswith(".tmp.npz"))
-    previous = out / "run.json"
-    try:
-        stale = set(json.loads(previous.read_text()).get("files", [])) - set(written) if previous.is_file() else set()
-    except (OSError, ValueError, AttributeError):
-        stale = set()
-    for name in sorted(written, key=lambda name: name == "run.json"):
-        os.replace(staging / name, out / name)
-    for name in stale:
-        (out / Path(name).name).unlink(missing_ok=True)
-    shutil.rmtree(staging, ignore_errors=True)
 
 
 def parse_options(items, flag: str) -> dict:
@@ -203,13 +160,21 @@ def add_checkpoint_option(parser) -> None:
     parser.set_defaults(resume=None)
 
 
-def checkpoint_target(args):
+def checkpoint_target(args, n_bytes: float):
     """What the fit gets as ``checkpoint=``: the checkpoint being resumed, or a directory that keeps
-    this command line (to repeat it on resume), or None."""
+    this command line (to repeat it on resume), or None. Before that, ``--out`` is checked for room
+    for the run's files (about ``n_bytes``), and a new ``--checkpoint`` for being writable, outside
+    ``--out`` and with room for two checkpoints (the last and the one being written)."""
+    check_room(args.out, n_bytes, "--out")
     if args.resume is not None:
         return args.resume
     if args.checkpoint is None:
         return None
+    if args.out is not None and args.checkpoint.resolve().is_relative_to(args.out.resolve()):
+        raise ValueError(f"--checkpoint {args.checkpoint} is inside --out {args.out}, which the run replaces whole "
+                         "when it ends; give the checkpoint a directory of its own")
+    check_writable(args.checkpoint, "--checkpoint")
+    check_room(args.checkpoint, 2 * n_bytes, "--checkpoint")
     return CheckpointDir(args.checkpoint, {"cli": {"argv": list(args.argv), "cwd": os.getcwd()}}, args.checkpoint_every)
 
 

@@ -15,8 +15,9 @@ from ..estimators.hmm_base import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, add_sequence_file_options,
-                     checkpoint_target, exit_code, parse_moves, parse_options, read_sequence_data, staged_output,
+                     checkpoint_target, exit_code, parse_moves, parse_options, read_sequence_data,
                      stop_status, write_csv, write_trace)
+from .outputs import output_bytes, staged_output
 from .report import save_run
 
 
@@ -131,7 +132,9 @@ def run_fit_hmm(args) -> int:
     start = time.perf_counter()
     with warnings.catch_warnings():  # the status line says whether it converged
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(seqs, checkpoint=checkpoint_target(args))
+        n_states, n_features = est.n_states, seqs.n_features
+        est.fit(seqs, checkpoint=checkpoint_target(args, output_bytes(seqs.n_frames, 2, n_states * (
+            n_states + n_features * n_features + 2 * n_features))))
     seconds = time.perf_counter() - start
     states = est.predict(seqs)
     scores = _scores(labels, states, args.foreground_only)
@@ -142,7 +145,7 @@ def run_fit_hmm(args) -> int:
                                                             "foreground frames")) if key in scores]
     print("\n".join(lines))
     if args.out:
-        with staged_output(args.out) as stage:
+        with staged_output(args.out, est) as stage:
             est.set_params(callbacks=None)
             est.save(stage / "model.npz")
             write_csv(stage / "states.csv", ["sequence", "frame", "state"], _states_rows(seqs, states, sequence_ids))

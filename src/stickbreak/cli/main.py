@@ -14,9 +14,10 @@ from .._version import __version__
 from ..data import DataError
 from ..estimators._checkpoint import read as read_checkpoint
 from .admixture import add_fit_admixture
-from .common import add_executor_option
+from .common import INTERRUPTED_EXIT, add_executor_option
 from .hmm import add_fit_hmm
 from .mixture import add_fit_mixture
+from .outputs import OutputError
 from .report import add_report
 from .topics import add_eval, add_fit_topics
 
@@ -105,9 +106,16 @@ def main(argv=None) -> int:
     stdout = sys.stdout = _ClosedPipeTolerant(sys.stdout)
     try:
         return args.run(args)
-    except (DataError, ValueError, TypeError, FileNotFoundError) as exc:
+    except (DataError, ValueError, TypeError, OSError, OutputError) as exc:  # the library's errors, the system's
         print(f"stickbreak: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:
+        print(f"stickbreak: error: out of memory ({exc or 'an allocation failed'}); lower the sizes the run asks "
+              "for (components, topics, batches) or run it on a machine with more memory", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("stickbreak: interrupted", file=sys.stderr)
+        return INTERRUPTED_EXIT
     finally:
         sys.stdout = stdout.stream
         if stdout.closed_pipe:  # nothing more may reach the closed pipe, not even at interpreter exit

@@ -16,7 +16,8 @@ from ..estimators.mixture_base import MIXTURE_PLANS
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import k_over_laps, move_summary
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, checkpoint_target,
-                     exit_code, parse_moves, parse_options, staged_output, stop_status, write_csv, write_trace)
+                     exit_code, parse_moves, parse_options, stop_status, write_csv, write_trace)
+from .outputs import output_bytes, staged_output
 from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
@@ -122,7 +123,10 @@ def _run_fit_mixture(args) -> int:
     start_k = f"K={mixture_cfg.n_components} at the start" if moves else f"K={mixture_cfg.n_components}"
     print(f"{cls.__name__}({args.obs}, {start_k}, {how}) on {name} ({shape})")
     start = time.perf_counter()
-    est.fit(X, checkpoint=checkpoint_target(args))
+    n_features = X.n_features if isinstance(X, ShardStore) else (X.counts.shape[1] if hasattr(X, "counts")
+                                                                 else X.shape[1])
+    est.fit(X, checkpoint=checkpoint_target(args, output_bytes(n_items, 2, mixture_cfg.n_components
+                                                               * (n_features * n_features + 2 * n_features + 4))))
     seconds = time.perf_counter() - start
     status = stop_status(est)
     print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "
@@ -133,7 +137,7 @@ def _run_fit_mixture(args) -> int:
         print(k_over_laps(est.trace_))
     table = _print_clusters(est, X, labels)
     if args.out:
-        with staged_output(args.out) as stage:
+        with staged_output(args.out, est) as stage:
             est.save(stage / "model.npz")
             write_trace(stage, est)
             write_csv(stage / "clusters.csv", table[0], table[1:])

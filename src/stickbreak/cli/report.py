@@ -4,6 +4,7 @@ and what ``fit --out`` saves for it (``run.json``: the command, where the data c
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from pathlib import Path
 
@@ -35,9 +36,16 @@ def save_run(args, stage, command: str, est, seconds: float, X, labels=None, sco
     X = None if isinstance(X, ShardStore) else X
     run = run_record(args, command, seconds, X, scores, heldout_documents)
     write_report(est, stage / "report.html", X, labels=labels, run=_run_facts(run))
-    run["files"] = sorted(p.name for p in stage.iterdir()) + ["run.json"]
+    written = sorted(p.name for p in stage.iterdir())
+    run["files"] = written + ["run.json"]
+    run["sha256"] = {name: file_digest(stage / name) for name in written}  # what a complete run holds
     (stage / "run.json").write_text(json.dumps(run, indent=2, default=str))
     print(f"wrote {args.out}/report.html; open {(args.out / 'report.html').resolve().as_uri()} in a browser")
+
+
+def file_digest(path: Path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def run_record(args, command: str, seconds: float, X, scores, heldout_documents=None) -> dict:

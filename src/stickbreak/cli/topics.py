@@ -19,12 +19,15 @@ from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
 from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, checkpoint_target,
-                     exit_code, parse_moves, print_moves, split_heldout, staged_output, stop_status, write_csv,
+                     exit_code, parse_moves, print_moves, split_heldout, stop_status, write_csv,
                      write_trace)
+from .outputs import output_bytes, staged_output
 from .report import save_run, source_of
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
 TOPICS_SHOWN = 12
+#: The topics a run that learns K from none (a Gibbs start) is assumed to end with, for the room its files need.
+LEARNED_TOPICS_GUESS = 200
 
 
 def add_fit_topics(sub) -> None:
@@ -239,7 +242,8 @@ def run_fit_topics(args) -> int:
     began = time.perf_counter()
     with warnings.catch_warnings():  # the status line below says whether it converged
         warnings.simplefilter("ignore", ConvergenceWarning)
-        checkpoint = checkpoint_target(args)
+        n_topics = est._start_topics() or LEARNED_TOPICS_GUESS
+        checkpoint = checkpoint_target(args, output_bytes(train.n_items, n_topics, 2.0 * n_topics * train.n_features))
         (est.fit(train, heldout=heldout_tokens, checkpoint=checkpoint) if collapsed
          else est.fit(train, checkpoint=checkpoint))
     seconds = time.perf_counter() - began
@@ -265,7 +269,7 @@ def run_fit_topics(args) -> int:
         print(f"held-out documents: {test.n_items}; per-word log-likelihood {score:.4f} nats "
               f"(perplexity {np.exp(-score):.1f}; document completion, half of each document's tokens, {how})")
     if args.out:
-        with staged_output(args.out) as stage:
+        with staged_output(args.out, est) as stage:
             est.save(stage / "model.npz")
             write_csv(stage / "topics.csv", ["topic", "tokens", "top words"], rows)
             if correlations:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import numpy as np
 from .. import driver, persist
 from ..learn.registry import LEARNERS, canonical
 from ..persist import CheckpointError, checkpoint
+from ..persist.lock import DirectoryLock
 
 #: Parameters that may differ between a run and its resumption (they do not change the result).
 FREE_PARAMS = ("callbacks", "verbose", "random_state", "executor", "max_laps")
@@ -59,7 +61,7 @@ class CheckpointDir:
     >>> X = datasets.load("old_faithful").X
     >>> model = DPMixture(algorithm="memoized", n_components=5, max_laps=3, tol=0, random_state=0)
     >>> model = model.fit(X, checkpoint=CheckpointDir("run", every=None))
-    >>> os.listdir("run")
+    >>> os.listdir("run")  # (a running fit also holds the directory's lock, .lock)
     ['checkpoint.npz']
     """
 
@@ -101,9 +103,11 @@ def _normal(params: dict) -> dict:
 
 
 class CheckpointSession:
-    """One fit's checkpoints: written after every lap (:meth:`save`), resumed from (:meth:`resumed`)."""
+    """One fit's checkpoints: written after every lap (:meth:`save`), resumed from (:meth:`resumed`).
+    A context manager: the directory's lock is held until the ``with`` block ends."""
 
-    def __init__(self, est, target, rng: np.random.Generator):
+    def __init__(self, est, target, rng: np.random.Generator, lock: DirectoryLock):
+        self.lock = lock
         # the parameters as JSON now: a value that cannot be stored fails before any work, not at lap 1
         self.estimator, self.params = type(est).__name__, persist.to_jsonable(est._saved_params())
         self.rng, self.setup_rng = rng, rng.bit_generator.state
@@ -116,6 +120,12 @@ class CheckpointSession:
             self.extra = self.resuming.document["extra"]
             self.every = self.resuming.document.get("every", EVERY)
             self._check_estimator()
+
+    def __enter__(self) -> CheckpointSession:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.lock.release()
 
     def _check_estimator(self) -> None:
         document = self.resuming.document
@@ -164,13 +174,14 @@ class CheckpointSession:
 
 
 def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = True,
-                    data=None) -> CheckpointSession | None:
-    """The checkpoint session of ``est.fit(..., checkpoint=target)`` (None without one), opened
-    before any work: ``rng`` is the fit's generator, not yet drawn from; ``resumable``: the
-    estimator can checkpoint its current settings; ``data`` (or later :meth:`check_data`) the
-    validated training data."""
+                    data=None) -> CheckpointSession | nullcontext[None]:
+    """The checkpoint session of ``est.fit(..., checkpoint=target)``, opened before any work and
+    used as ``with open_checkpoint(...) as session:`` (session None without a checkpoint; the
+    directory stays locked until the block ends): ``rng`` is the fit's generator, not yet drawn
+    from; ``resumable``: the estimator can checkpoint its current settings; ``data`` (or later
+    :meth:`check_data`) the validated training data."""
     if target is None:
-        return None
+        return nullcontext()
     spec = LEARNERS.get(canonical(est.algorithm))
     if not resumable or spec is None or not spec.resumable:
         settings = {k: v for k, v in est.get_params().items() if k in ("algorithm", "variational_family")}
@@ -180,12 +191,17 @@ def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = Tru
         target = CheckpointDir(Path(target))
     if not isinstance(target, (CheckpointDir, Resuming)):
         raise TypeError(f"checkpoint must be a directory path, got {type(target).__name__}")
-    if isinstance(target, CheckpointDir) and checkpoint.checkpoint_path(target.path).exists():
-        raise CheckpointError(f"{target.path} already holds a checkpoint; continue that run with "
-                              f"stickbreak.resume({str(target.path)!r}, X) (`stickbreak resume DIR`), or delete it "
-                              "or choose another directory to start a new one")
-    session = CheckpointSession(est, target, rng)
-    return session if data is None else session.check_data(data)
+    lock = DirectoryLock(target.path).acquire()  # before the checks: a second run is refused, never raced
+    try:
+        if isinstance(target, CheckpointDir) and checkpoint.checkpoint_path(target.path).exists():
+            raise CheckpointError(f"{target.path} already holds a checkpoint; continue that run with "
+                                  f"stickbreak.resume({str(target.path)!r}, X) (`stickbreak resume DIR`), or delete "
+                                  "it or choose another directory to start a new one")
+        session = CheckpointSession(est, target, rng, lock)
+        return session if data is None else session.check_data(data)
+    except BaseException:
+        lock.release()
+        raise
 
 
 def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, **fit_inputs):

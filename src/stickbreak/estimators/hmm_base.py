@@ -250,17 +250,17 @@ class HMMEstimator(AlgorithmOptionsMixin, FittedHMM, SavableMixin, ReportMixin, 
             raise ValueError(f"algorithm={self.algorithm!r} draws minibatches of whole sequences, and X holds one "
                              "sequence; use algorithm='memoized' or 'vb', or pass several sequences (lengths=)")
         rng = as_generator(self.random_state)
-        session = open_checkpoint(self, checkpoint, rng, data=seqs)
-        model = self._make_model(frames)
-        batches = driver.split_batches(seqs, learn_cfg.n_batches, int(rng.integers(2**31)))
-        source = InMemoryMinibatches(seqs, learn_cfg.n_batches) if minibatches else batches.data
-        method, labels = check_init(self.init, self.n_states, seqs.n_frames)
-        start = initial_params(model, seqs, self.n_states, method, rng, labels)
-        plan = (gibbs_plan(model, seqs, start, int(self.n_states)) if learn_cfg.algorithm == "gibbs" else
-                variational_plan(learn_cfg.algorithm, model, source, start, batches.data))
-        with numba_threads(self.n_jobs), open_executor(self.executor, self.n_jobs, kernel_threads=True) as executor:
-            fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
-                              verbose=self.verbose, executor=executor, checkpoint=session)
+        with open_checkpoint(self, checkpoint, rng, data=seqs) as session:
+            model = self._make_model(frames)
+            batches = driver.split_batches(seqs, learn_cfg.n_batches, int(rng.integers(2**31)))
+            source = InMemoryMinibatches(seqs, learn_cfg.n_batches) if minibatches else batches.data
+            method, labels = check_init(self.init, self.n_states, seqs.n_frames)
+            start = initial_params(model, seqs, self.n_states, method, rng, labels)
+            plan = (gibbs_plan(model, seqs, start, int(self.n_states)) if learn_cfg.algorithm == "gibbs" else
+                    variational_plan(learn_cfg.algorithm, model, source, start, batches.data))
+            with numba_threads(self.n_jobs), open_executor(self.executor, self.n_jobs, kernel_threads=True) as executor:
+                fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__, callbacks=self.callbacks,
+                                  verbose=self.verbose, executor=executor, checkpoint=session)
         self.n_features_in_ = seqs.n_features
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
                          fitted.lower_bound, fitted.accepted_moves)

@@ -341,20 +341,20 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, StreamingMixture, S
         mixture_cfg, init_cfg, learn_cfg, moves_cfg = self._configs()
         check_executor_for(self.algorithm, self.executor)
         rng = as_generator(self.random_state)
-        session = open_checkpoint(self, checkpoint, rng)
-        check_feature_names(self, X, reset=True)
-        X = self._counted(X)
-        data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
-        if session is not None:
-            session.check_data(data.whole)
-        mixture_cfg = self._configs(data.batches.n_items)[0]
-        # the batches are the shards for a ShardStore (n_batches is then unused), else n_batches
-        self._check_memory(mixture_cfg.n_components, data.batches.n_items, data.n_features, len(data.batches.index))
-        model = make_mixture_model(mixture_cfg, data.sample)
-        plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
-        with open_executor(self.executor, learn_cfg.n_jobs) as executor:
-            fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__,
-                              callbacks=self.callbacks, verbose=self.verbose, executor=executor, checkpoint=session)
+        with open_checkpoint(self, checkpoint, rng) as session:
+            check_feature_names(self, X, reset=True)
+            X = self._counted(X)
+            data = prepare_data(X, obs.get(self.obs_model), learn_cfg, rng)
+            if session is not None:
+                session.check_data(data.whole)
+            mixture_cfg = self._configs(data.batches.n_items)[0]
+            # the batches are the shards for a ShardStore (n_batches is then unused), else n_batches
+            self._check_memory(mixture_cfg.n_components, data.batches.n_items, data.n_features, len(data.batches.index))
+            model = make_mixture_model(mixture_cfg, data.sample)
+            plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
+            with open_executor(self.executor, learn_cfg.n_jobs) as executor:
+                fitted = run_plan(plan, learn_cfg, moves_cfg, rng, owner=type(self).__name__,
+                                  callbacks=self.callbacks, verbose=self.verbose, executor=executor, checkpoint=session)
         labels, cut = unless_interrupted(lambda: driver.predict_labels(fitted.model, fitted.params, data.batches),
                                          lambda: np.full(data.batches.n_items, -1), "the labelling of the "
                                          "training items: labels_ is -1 for every item (predict(X) gives them)")

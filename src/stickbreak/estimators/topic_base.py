@@ -295,16 +295,16 @@ class TopicEstimator(AlgorithmOptionsMixin, FittedTopics, SavableMixin, ReportMi
         learn_cfg = settings.learn_config(data.n_items)                           # 3. the plan
         settings.check_memory(data, learn_cfg)
         rng = as_generator(self.random_state)
-        session = open_checkpoint(self, checkpoint, rng, settings.variant.resumable, data)
-        model = settings.model(data.n_features)
-        layout = prepare_data(data, mult, learn_cfg, rng)
-        plan = settings.variant.plan(settings, model, data, layout, learn_cfg, rng, heldout_counts)
-        if heldout is not None and "heldout" not in plan.learner_options:
-            raise ValueError(f"heldout is scored during collapsed inference only; algorithm={self.algorithm!r} "
-                             "fits without it (score held-out documents afterwards with score())")
-        with numba_threads(self.n_jobs), open_executor(self.executor, self.n_jobs, kernel_threads=True) as executor:
-            fitted = run_plan(plan, learn_cfg, settings.moves, rng, owner=settings.owner,  # 4. the run
-                              callbacks=self.callbacks, verbose=self.verbose, executor=executor, checkpoint=session)
+        with open_checkpoint(self, checkpoint, rng, settings.variant.resumable, data) as session:
+            model = settings.model(data.n_features)
+            layout = prepare_data(data, mult, learn_cfg, rng)
+            plan = settings.variant.plan(settings, model, data, layout, learn_cfg, rng, heldout_counts)
+            if heldout is not None and "heldout" not in plan.learner_options:
+                raise ValueError(f"heldout is scored during collapsed inference only; algorithm={self.algorithm!r} "
+                                 "fits without it (score held-out documents afterwards with score())")
+            with numba_threads(self.n_jobs), open_executor(self.executor, self.n_jobs, kernel_threads=True) as executor:
+                fitted = run_plan(plan, learn_cfg, settings.moves, rng, owner=settings.owner,  # 4. the run
+                                  callbacks=self.callbacks, verbose=self.verbose, executor=executor, checkpoint=session)
         self.n_features_in_ = data.n_features
         self.vocabulary_ = data.vocabulary
         self._set_fitted(fitted.model, fitted.params, fitted.stats, fitted.trace, fitted.result.stop_reason,
