@@ -2,7 +2,9 @@
 
 import gzip
 import hashlib
+import os
 import pickle
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +14,9 @@ import scipy.sparse as sp
 from stickbreak import obs
 from stickbreak.data import BagOfWords, DenseData, LaggedData
 from stickbreak.obs import expfam
+
+# the checkpoints the tests write are signed with a key of their own, not the user's (subprocesses inherit it)
+os.environ["STICKBREAK_KEY_FILE"] = str(Path(tempfile.mkdtemp(prefix="stickbreak-key-")) / "checkpoint.key")
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -277,6 +277,7 @@ def _rewrite(directory: Path, change) -> None:
     document, arrays = _raw(directory)
     change(document)
     arrays.pop(checkpoint.CHECKSUM_KEY)
+    arrays.pop(checkpoint.MAC_KEY)
     checkpoint.write(directory, document, arrays)
 
 

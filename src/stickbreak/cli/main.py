@@ -56,7 +56,7 @@ class _ClosedPipeTolerant(io.TextIOBase):
 
 def _run_resume(args) -> int:
     """Repeat the ``fit`` command line kept in the checkpoint, continuing from its last lap."""
-    resuming = read_checkpoint(args.directory.resolve())
+    resuming = read_checkpoint(args.directory.resolve(), args.trust)
     cli = resuming.document["extra"].get("cli")
     if cli is None:
         raise ValueError(f"{args.directory} was not written by `stickbreak fit`; resume it in Python with "
@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("directory", type=Path, help="the directory given to `stickbreak fit ... --checkpoint`")
     resume.add_argument("--max-laps", type=int, default=None, metavar="N",
                         help="run to N laps in all (more than the fit asked for extends it)")
+    resume.add_argument("--trust", action="store_true",
+                        help="resume a checkpoint another user or machine wrote, or one edited since: it runs the "
+                             "command line the file holds, outputs included")
     add_executor_option(resume)
     resume.set_defaults(run=_run_resume)
     add_eval(commands)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import driver, persist
+from ..data import DataError
 from ..learn.registry import LEARNERS, canonical
 from ..persist import CheckpointError, checkpoint
 from ..persist.lock import DirectoryLock
@@ -84,9 +85,10 @@ class Resuming:
     content: dict
 
 
-def read(directory) -> Resuming:
-    """The checkpoint in ``directory``, checked and decoded (a CheckpointError names any problem)."""
-    document, arrays = checkpoint.read(directory)
+def read(directory, trust: bool = False) -> Resuming:
+    """The checkpoint in ``directory``, checked and decoded (a CheckpointError names any problem;
+    ``trust``: resume one this user's stickbreak did not write, :mod:`stickbreak.persist.authenticity`)."""
+    document, arrays = checkpoint.read(directory, trust)
     try:
         content = persist.decode(document["content"], arrays)
     except CheckpointError as exc:
@@ -204,7 +206,7 @@ def open_checkpoint(est, target, rng: np.random.Generator, resumable: bool = Tru
         raise
 
 
-def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, **fit_inputs):
+def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, trust=False, **fit_inputs):
     """Continue the fit checkpointed in ``directory`` to its end, as if it had never stopped.
 
     The estimator is rebuilt from the checkpoint (its class and constructor parameters), the
@@ -228,6 +230,11 @@ def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, **fit_
     max_laps : int, optional
         A larger ``max_laps`` than the fit's extends a run that stopped at its ``max_laps`` by
         the laps the longer run would have made (a converged run stays as it is).
+    trust : bool, default=False
+        Resume a checkpoint this user's stickbreak did not write on this machine (another
+        user's or machine's, or one edited since): its authentication code is then not checked
+        (:mod:`stickbreak.persist.authenticity`). Only for files you trust: the estimator and
+        state are rebuilt from what the file says.
     **fit_inputs
         The fit's other inputs, as first given, e.g. ``lengths=`` for HMMs.
 
@@ -239,8 +246,9 @@ def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, **fit_
     Raises
     ------
     stickbreak.CheckpointError
-        If the checkpoint is missing, corrupt or of an unknown estimator, or ``X`` is not the data
-        it was written for (a ValueError).
+        If the checkpoint is missing, corrupt, not written by this user's stickbreak (unless
+        ``trust``) or of an unknown estimator, or ``X`` is not the data it was written for (a
+        ValueError).
 
     See Also
     --------
@@ -258,10 +266,23 @@ def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, **fit_
     >>> longer.n_iter_, bool(longer.lower_bound_ == whole.lower_bound_)
     (6, True)
     """
-    resuming = read(directory)
+    resuming = read(directory, trust)
+    if not trust:  # written by this user's stickbreak: anything it raises is for the caller to see
+        return _resumed_fit(resuming, X, callbacks, executor, max_laps, fit_inputs)
+    try:
+        return _resumed_fit(resuming, X, callbacks, executor, max_laps, fit_inputs)
+    except (CheckpointError, DataError):  # they name the problem
+        raise
+    except Exception as exc:  # an edited or foreign state that does not hold together
+        raise CheckpointError(f"{directory}: the trusted checkpoint could not be resumed ({type(exc).__name__}: "
+                              f"{str(exc)[:300]}); it was edited, or written by an incompatible stickbreak "
+                              f"({resuming.document.get('stickbreak_version')}): start the fit again") from exc
+
+
+def _resumed_fit(resuming: Resuming, X, callbacks, executor, max_laps, fit_inputs):
     name = resuming.document["estimator"]
     if name not in persist.ESTIMATORS:
-        raise CheckpointError(f"{directory} is a checkpoint of a {name!r}, which this stickbreak does not know")
+        raise CheckpointError(f"{resuming.path} is a checkpoint of a {name!r}, which this stickbreak does not know")
     params = persist.from_jsonable(resuming.document["params"])
     est = persist.ESTIMATORS[name]._from_params(params)
     setup = resuming.content["setup_rng"]

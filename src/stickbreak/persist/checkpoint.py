@@ -1,8 +1,9 @@
 """Checkpoint files: ``DIR/checkpoint.npz``, replaced atomically after every lap of a fit.
 
-The file is an uncompressed ``.npz`` of the state's arrays plus two string entries: the JSON
-document (format, versions, estimator, data fingerprint, the encoded state, RNG states, trace)
-and the sha256 of the whole payload, checked before anything is decoded. A new checkpoint is
+The file is an uncompressed ``.npz`` of the state's arrays plus three string entries: the JSON
+document (format, versions, estimator, data fingerprint, the encoded state, RNG states, trace),
+the sha256 of the whole payload (damage) and its HMAC under this user's key (who wrote it:
+:mod:`.authenticity`), both checked before anything is decoded. A new checkpoint is
 written under a temporary name in the same directory, flushed to disk and renamed over the old
 one (``os.replace``), so a crash at any moment leaves the old or the new checkpoint, never a torn
 one. Nothing is unpickled (``allow_pickle=False``).
@@ -20,6 +21,7 @@ import numpy as np
 
 from .._version import __version__
 from ..data import BagOfWords, DenseData, LaggedData, Sequences, ShardStore
+from . import authenticity
 from .codec import CheckpointError
 from .npz import read_arrays
 
@@ -28,6 +30,7 @@ FORMAT_VERSION = 2
 FILENAME = "checkpoint.npz"
 DOCUMENT_KEY = "__checkpoint__"
 CHECKSUM_KEY = "__sha256__"
+MAC_KEY = "__hmac_sha256__"  # under this user's key (:mod:`.authenticity`); "" where there is no key
 
 
 def _data_arrays(data) -> Iterator[np.ndarray]:
@@ -62,8 +65,10 @@ def _hash_array(digest, a: np.ndarray) -> None:
     digest.update(a.data if a.size else b"")
 
 
-def _checksum(text: str, arrays) -> str:
-    digest = hashlib.sha256(text.encode())
+def _checksum(text: str, arrays, digest=None) -> str:
+    """The SHA-256 of the document and arrays (or, given ``digest``, e.g. an HMAC, its value over them)."""
+    digest = hashlib.sha256() if digest is None else digest
+    digest.update(text.encode())
     for name in sorted(arrays):
         digest.update(name.encode())
         _hash_array(digest, arrays[name])
@@ -93,7 +98,10 @@ def write(directory, document: dict, arrays: dict[str, np.ndarray]) -> Path:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     text = json.dumps(document)
-    entries = {DOCUMENT_KEY: np.array(text), CHECKSUM_KEY: np.array(_checksum(text, arrays)), **arrays}
+    key = authenticity.load_key(create=True)
+    mac = "" if key is None else _checksum(text, arrays, authenticity.new_mac(key))
+    entries = {DOCUMENT_KEY: np.array(text), CHECKSUM_KEY: np.array(_checksum(text, arrays)), MAC_KEY: np.array(mac),
+               **arrays}
     path, tmp = checkpoint_path(directory), directory / f".{FILENAME}.{os.getpid()}.tmp"
     try:
         with open(tmp, "wb") as f:
@@ -113,9 +121,10 @@ def write(directory, document: dict, arrays: dict[str, np.ndarray]) -> Path:
     return path
 
 
-def read(directory) -> tuple[dict, dict[str, np.ndarray]]:
+def read(directory, trust: bool = False) -> tuple[dict, dict[str, np.ndarray]]:
     """``(document, arrays)`` of the checkpoint in ``directory``; a CheckpointError says what is
-    wrong with a missing, truncated, corrupt or foreign file (which is left as it is)."""
+    wrong with a missing, truncated, corrupt or foreign file (which is left as it is), or, unless
+    ``trust``, with one this user's stickbreak did not write (:mod:`.authenticity`)."""
     path = checkpoint_path(directory)
     if not path.exists():
         raise CheckpointError(f"no checkpoint at {path}: pass the directory given as checkpoint= (or --checkpoint) "
@@ -128,9 +137,12 @@ def read(directory) -> tuple[dict, dict[str, np.ndarray]]:
     if DOCUMENT_KEY not in arrays or CHECKSUM_KEY not in arrays:
         raise CheckpointError(f"{path} is an .npz file but not a stickbreak checkpoint")
     text, checksum = str(arrays.pop(DOCUMENT_KEY)), str(arrays.pop(CHECKSUM_KEY))
+    mac = str(arrays.pop(MAC_KEY)) if MAC_KEY in arrays else ""
     if _checksum(text, arrays) != checksum:
         raise CheckpointError(f"{path} is corrupt (its sha256 checksum does not match its contents); "
                               "it cannot be resumed: start the fit again")
+    if not trust:
+        _check_author(path, text, arrays, mac)
     document = json.loads(text)
     if document.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a stickbreak checkpoint")
@@ -139,6 +151,19 @@ def read(directory) -> tuple[dict, dict[str, np.ndarray]]:
                               f"stickbreak {document.get('stickbreak_version')}); this stickbreak {__version__} reads "
                               f"version {FORMAT_VERSION}: resume it with that version, or start the fit again")
     return document, arrays
+
+
+def _check_author(path: Path, text: str, arrays, mac: str) -> None:
+    """Refuse a checkpoint whose HMAC is missing or does not match under this user's key."""
+    key = authenticity.load_key(create=False)
+    if key is not None and mac and authenticity.same(_checksum(text, arrays, authenticity.new_mac(key)), mac):
+        return
+    why = ("it carries no authentication code" if not mac else
+           f"there is no key at {authenticity.key_path()} to check it with" if key is None else
+           f"its authentication code does not match the key at {authenticity.key_path()}")
+    raise CheckpointError(f"{path} was not written by this user's stickbreak on this machine, or was edited since "
+                          f"({why}); resuming runs what it says, outputs included, so resume it only if you trust "
+                          "it: stickbreak.resume(DIR, X, trust=True) or `stickbreak resume DIR --trust`")
 
 
 def new_document(**content) -> dict:
