@@ -102,6 +102,13 @@ CASES = {
                                  r"second argument of fit is y .* 2 entries for 60 frames.*fit\(X, lengths=\.\.\.\)"),
     "weights for a token sampler": (lambda t: LDA(algorithm="gibbs").fit(COUNTS * 0.5), DataError,
                                     r"non-integer counts .*samples word tokens.*'vb', 'stochastic' and 'memoized'"),
+    "weights for a mixture of multinomials": (lambda t: DPMixture(obs_model="mult").fit(COUNTS * 0.5), DataError,
+                                              r"non-integer counts .*a mixture of multinomials .* scores whole words.*"
+                                              r"DPMixture\(obs_model='gauss'"),
+    "transform with word ids beyond the vocabulary": (
+        lambda t: LDA(max_laps=2).fit(COUNTS).transform(sp.csr_matrix((np.ones(1), np.array([15]), np.array([0, 1])),
+                                                                      shape=(1, 12))),
+        DataError, r"malformed CSR matrix \(indices must be < 12\)"),
     "negative counts": (lambda t: LDA().fit(-COUNTS), DataError, r"Negative values in data passed to X"),
     "complex counts": (lambda t: LDA().fit(COUNTS.toarray() + 1j), DataError, r"Complex data not supported"),
     "one document as 1-D": (lambda t: LDA().fit(np.ones(5)), DataError, r"must be 2-D.*Reshape your data"),

@@ -275,3 +275,13 @@ def test_csv_ids_too_long_for_an_integer_are_names(tmp_path):
     (tmp_path / "s.csv").write_text(f"seq,x\n{big},1\n{big},2\n7,3\n")
     read = read_sequences(tmp_path / "s.csv")
     assert read.sequence_ids == (big, "7") and read.sequences.n_items == 2
+
+
+def test_sequences_are_indexed_like_a_corpus():
+    seqs = datasets.load("mocap6").X
+    assert seqs[0].n_items == 1 and np.array_equal(seqs[0].X, seqs.X[: seqs.lengths[0]])
+    assert np.array_equal(seqs[1:3].lengths, seqs.lengths[1:3])
+    assert np.array_equal(seqs[-1].lengths, seqs.lengths[-1:])
+    assert np.array_equal(seqs[seqs.lengths > 300].lengths, seqs.lengths[seqs.lengths > 300])
+    with pytest.raises(IndexError, match="sequence 6 is out of range for 6 sequences"):
+        seqs[6]

@@ -43,7 +43,13 @@ def _valid_sparse(X, what: str) -> sp.csr_matrix:
                         "constructors from valid row/column indices.") from exc
 
 
-def _as_count_matrix(X, what: str, integer: bool = True) -> sp.csr_matrix:
+#: Why the token samplers need whole-number counts (the message of :func:`_as_count_matrix`'s default).
+SAMPLED_TOKENS = ("this algorithm samples word tokens, so it needs raw word counts, not tf-idf or normalised "
+                  "frequencies (the variational algorithms 'vb', 'stochastic' and 'memoized' take any non-negative "
+                  "weights)")
+
+
+def _as_count_matrix(X, what: str, integer: bool = True, integer_because: str = SAMPLED_TOKENS) -> sp.csr_matrix:
     mat = _valid_sparse(X, what) if sp.issparse(X) else sp.csr_matrix(_numeric_array(X, what))
     if mat.dtype.kind == "c":
         raise DataError(f"Complex data not supported: {what} has complex values; word counts are real numbers.")
@@ -64,10 +70,7 @@ def _as_count_matrix(X, what: str, integer: bool = True) -> sp.csr_matrix:
                         "counts; word counts must be >= 0.")
     if integer and not is_integral(data):
         raise DataError(
-            f"{what} has non-integer counts (e.g. {data[data != np.round(data)][0]}); this algorithm samples "
-            "word tokens, so it needs raw word counts, not tf-idf or normalised frequencies (the variational "
-            "algorithms 'vb', 'stochastic' and 'memoized' take any non-negative weights)."
-        )
+            f"{what} has non-integer counts (e.g. {data[data != np.round(data)][0]}); {integer_because}.")
     mat.eliminate_zeros()
     return mat
 
@@ -115,7 +118,8 @@ class BagOfWords:
 
     @classmethod
     def from_counts(cls, X, vocabulary: Sequence[str] | None = None, what: str = "X",
-                    allow_empty: bool = False, integer: bool = True) -> "BagOfWords":
+                    allow_empty: bool = False, integer: bool = True,
+                    integer_because: str = SAMPLED_TOKENS) -> "BagOfWords":
         """Validated counts (finite, >= 0; whole numbers unless ``integer=False``: weights).
 
         Duplicate entries are summed, explicit zeros dropped and the values cast to float64.
@@ -132,6 +136,8 @@ class BagOfWords:
             Accept documents without words (else a :class:`DataError` names them).
         integer : bool, default=True
             Require whole-number counts; ``False`` accepts non-negative weights (e.g. tf-idf).
+        integer_because : str, optional
+            Why whole numbers are needed, for the message (default: the token samplers' reason).
 
         Returns
         -------
@@ -145,7 +151,7 @@ class BagOfWords:
             fractional values or (without ``allow_empty``) empty documents, or the vocabulary has
             the wrong length.
         """
-        mat = _as_count_matrix(X, what, integer)
+        mat = _as_count_matrix(X, what, integer, integer_because)
         if not allow_empty:
             empty = np.flatnonzero(np.diff(mat.indptr) == 0)
             if len(empty):

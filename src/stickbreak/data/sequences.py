@@ -144,6 +144,11 @@ class Sequences(FeatureColumns):
         """The number of frames of each sequence, shape (n_sequences,)."""
         return np.diff(self.offsets)
 
+    def __getitem__(self, index) -> "Sequences":
+        """``seqs[i]``, ``seqs[2:5]``, ``seqs[[0, 3]]`` or ``seqs[mask]``: :meth:`subset` (a single
+        sequence stays a Sequences of one)."""
+        return self.subset(index)
+
     def subset(self, index) -> "Sequences":
         """The sequences at ``index`` (sequence numbers), in that order.
 
@@ -166,7 +171,11 @@ class Sequences(FeatureColumns):
             raise DataError(f"sequences are selected by integer numbers, a slice or a boolean mask, got {index.dtype} "
                             "values")
         index = index.astype(np.int64)
-        rows = np.concatenate([np.arange(self.offsets[s], self.offsets[s + 1]) for s in index])
+        outside = index[(index < -self.n_items) | (index >= self.n_items)]
+        if outside.size:
+            raise IndexError(f"sequence {outside[0]} is out of range for {self.n_items} sequences")
+        index = index % max(self.n_items, 1)  # (negative numbers count from the end, as in numpy)
+        rows = np.concatenate([np.arange(self.offsets[s], self.offsets[s + 1]) for s in index] or [np.zeros(0, int)])
         offsets = np.concatenate([[0], np.cumsum(self.lengths[index])])
         Xprev = None if self.Xprev is None else np.ascontiguousarray(self.Xprev[rows])
         return Sequences(np.ascontiguousarray(self.X[rows]), offsets, Xprev)

@@ -27,8 +27,14 @@ prior_options = ("pseudo_count",)
 DEFAULT_PSEUDO_COUNT = 0.1
 
 
+#: Why a mixture of multinomials needs whole-number counts.
+WHOLE_WORDS = ("a mixture of multinomials (one cluster per document) scores whole words, so it needs raw word "
+               "counts; for real-valued features (embeddings) use DPMixture(obs_model='gauss' or 'diag_gauss'))")
+
+
 def check_data(data, what: str = "X") -> BagOfWords:
-    return data if isinstance(data, BagOfWords) else BagOfWords.from_counts(data, what=what)
+    return data if isinstance(data, BagOfWords) else BagOfWords.from_counts(data, what=what,
+                                                                            integer_because=WHOLE_WORDS)
 
 
 def frames_of(sequences) -> BagOfWords:
