@@ -43,8 +43,7 @@ class DirectoryLock:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                handle.seek(0)
-                holder = handle.read()
+                holder = _holder(handle)
                 handle.close()
                 raise CheckpointError(f"{self.path.parent} is in use by another run ({_describe(holder)}); wait for "
                                       "it to end, or stop it and continue it with stickbreak.resume / `stickbreak "
@@ -72,6 +71,17 @@ class DirectoryLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def _holder(handle, wait: float = 1.0) -> str:
+    """What the holder wrote in the lock file; a run that has just taken it gets ``wait`` seconds to write."""
+    deadline = time.monotonic() + wait
+    while True:
+        handle.seek(0)
+        text = handle.read()
+        if text or time.monotonic() > deadline:
+            return text
+        time.sleep(0.05)
 
 
 def _same_file(handle, path: Path) -> bool:
