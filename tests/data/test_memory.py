@@ -57,3 +57,17 @@ def test_address_space_limit_is_honoured():
     assert run.returncode == 1
     assert "DataError: x needs about 8 GiB of memory but only" in run.stderr
     assert "address-space limit (ulimit -v: 3 GiB)" in run.stderr
+
+
+def test_a_prediction_too_large_is_refused_before_any_work(monkeypatch):
+    import numpy as np
+
+    from stickbreak import DPMixture
+
+    X = np.random.default_rng(0).normal(size=(200, 2))
+    model = DPMixture(algorithm="vb", n_components=5, max_laps=2).fit(X)
+    monkeypatch.setattr(memory, "headroom", lambda: memory.Headroom(10_000, "this process's control group's memory "
+                                                                            "limit (1 GiB)"))
+    with pytest.raises(DataError, match=r"DPMixture's prediction for 200 items over 5 components needs about .* pass "
+                                        r"the items in chunks"):
+        model.predict(X)

@@ -68,6 +68,18 @@ def check_fit_memory(owner: str, n_floats: float, fix: str) -> None:
     check_memory(8.0 * n_floats, f"{owner}'s fit", fix)
 
 
+#: Float64 arrays of items x components a prediction holds at its peak (responsibilities, their
+#: logs, the output; an HMM's forward and backward messages too).
+PREDICTION_ARRAYS = 6
+
+
+def check_prediction_memory(owner: str, n_items: int, n_components: int) -> None:
+    """Refuse, before any work, a prediction whose items x components arrays cannot fit in memory."""
+    check_memory(8.0 * PREDICTION_ARRAYS * n_items * n_components,
+                 f"{owner}'s prediction for {n_items:,} items over {n_components:,} components",
+                 "pass the items in chunks (e.g. 10,000 at a time) and concatenate the results.")
+
+
 def as_generator(random_state) -> np.random.Generator:
     """A numpy Generator from None, an int, a Generator or a legacy RandomState."""
     if isinstance(random_state, np.random.Generator):

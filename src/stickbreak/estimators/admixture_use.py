@@ -10,7 +10,8 @@ from sklearn.utils.validation import check_is_fitted
 from .. import persist
 from ..data import Sequences
 from ..core.docstrings import composed
-from ._common import SAVE_SECTIONS, check_feature_names, check_n_features, numba_threads
+from ._common import (SAVE_SECTIONS, check_feature_names, check_n_features, check_prediction_memory,
+                      numba_threads)
 from .hmm_input import as_sequences
 
 
@@ -37,6 +38,7 @@ class FittedAdmixture:
         seqs = as_sequences(X, lengths, what="X")
         check_n_features(self, seqs.n_features)
         self.model_.obs.check_data(seqs.X)
+        check_prediction_memory(type(self).__name__, seqs.n_frames, self.params_.n_components)
         return seqs
 
     def _local(self, seqs: Sequences):

@@ -13,7 +13,8 @@ from ..data import Sequences
 from ..models.hmm.params import HMMParams
 from ..obs.expfam import EmissionFamily
 from ..core.docstrings import composed
-from ._common import SAVE_SECTIONS, as_generator, check_feature_names, check_n_features, numba_threads
+from ._common import (SAVE_SECTIONS, as_generator, check_feature_names, check_n_features,
+                      check_prediction_memory, numba_threads)
 from .hmm_input import INPUT_PARAMETERS, as_sequences, checked_frames, without_targets
 
 
@@ -27,6 +28,7 @@ class FittedHMM:
         seqs = as_sequences(X, lengths, Xprev)
         check_n_features(self, seqs.n_features)
         checked_frames(self.model_.obs, seqs)
+        check_prediction_memory(type(self).__name__, seqs.n_frames, self.params_.n_components)
         return seqs
 
     @composed(**INPUT_PARAMETERS)

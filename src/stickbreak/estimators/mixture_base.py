@@ -26,7 +26,7 @@ from ..models.mixture.init import initial_params
 from ..parallel import open_executor
 from ._checkpoint import open_checkpoint
 from ._common import (ReportMixin, SavableMixin, as_generator, check_executor_for, check_feature_names,
-                      check_fit_memory, check_n_features, prepare_data)
+                      check_fit_memory, check_n_features, check_prediction_memory, prepare_data)
 from ._fitting import FitPlan, lookup_plan, run_plan, unless_interrupted, variational_plan
 from .mixture_stream import StreamingMixture
 from .mixture_use import FittedMixture
@@ -290,6 +290,7 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, StreamingMixture, S
         check_feature_names(self, X, reset=False)
         data = obs.get(self.obs_model).check_data(self._counted(X, self.vocabulary_), "X")
         check_n_features(self, data.n_features)
+        check_prediction_memory(type(self).__name__, data.n_items, self.params_.n_components)
         return data
 
     def _counted(self, X, vocabulary=None):

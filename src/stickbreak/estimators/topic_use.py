@@ -14,7 +14,7 @@ from ..data.bow import is_integral
 from ..evaluate.topics import document_completion
 from ..models.topics.two_level import TwoLevelHDP
 from ..core.docstrings import composed
-from ._common import SAVE_SECTIONS, check_feature_names, check_n_features, numba_threads
+from ._common import SAVE_SECTIONS, check_feature_names, check_n_features, check_prediction_memory, numba_threads
 from ._topic_plans import TruncationFreeTopics
 from .top_words import TopWords
 
@@ -48,6 +48,7 @@ class FittedTopics(TopWords):
         check_feature_names(self, X, reset=False)
         data = self._as_bow(X, tokens_over=self.vocabulary_)  # an empty document gets the prior's proportions
         check_n_features(self, data.n_features)
+        check_prediction_memory(type(self).__name__, data.n_items, self.params_.n_components)
         return data
 
     def _heldout(self, X) -> tuple[BagOfWords, str]:
