@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from . import empirical_bayes
+from .merged_weights import refitted_gains
 
 name = "dp"
 
@@ -81,3 +82,30 @@ def elbo(prior, post, counts: np.ndarray) -> float:
         + np.sum((counts + g1 - eta1) * log_u)
         + np.sum((counts_beyond(counts) + g0 - eta0) * log_rest)
     )
+
+
+def merge_gains(prior, counts: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The weights' ELBO change of merging component ``second[m]`` into ``first[m]`` (``first <
+    second``; Hughes 2016, §4.1's Delta L_weights), every pair at once.
+
+    At the stick posterior of :func:`global_step` the ELBO is ``sum_k h(N_k, N^>_k)`` with
+    ``h(N, M) = c_B(gamma1, gamma0) - c_B(gamma1 + N, gamma0 + M)``. Merging b into a < b changes
+    a's term to ``h(N_a + N_b, N^>_a - N_b)``, lowers ``N^>_k`` by ``N_b`` for every a < k < b
+    (prefix sums over k of a K x K table) and removes b's term. With a learned concentration the
+    weights are refitted for each pair (:func:`~stickbreak.priors.merged_weights.refitted_gains`).
+    """
+    if prior["learn"]:
+        return refitted_gains(global_step, elbo, prior, counts, first, second)
+    g1, g0 = prior["gamma1"], prior["gamma0"]
+    beyond = counts_beyond(counts)
+
+    def h(n, m):
+        return log_beta_normalizer(g1, g0) - log_beta_normalizer(g1 + n, g0 + m)
+
+    own = h(counts, beyond)
+    # lowered[k, j]: k's term with component j's mass no longer beyond it (used for k < j only)
+    lowered = h(counts[:, None], np.maximum(beyond[:, None] - counts[None, :], 0.0)) - own[:, None]
+    prefix = np.vstack([np.zeros(len(counts)), np.cumsum(lowered, axis=0)])  # prefix[k, j] = sum_{l<k} lowered[l, j]
+    between = prefix[second, second] - prefix[first + 1, second]
+    merged_first = h(counts[first] + counts[second], beyond[first] - counts[second])
+    return merged_first - own[first] + between - own[second]

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from . import empirical_bayes
+from .merged_weights import refitted_gains
 
 name = "finite"
 
@@ -58,3 +59,10 @@ def elbo(prior, post, counts: np.ndarray) -> float:
         _log_dirichlet_normalizer(alpha) - _log_dirichlet_normalizer(theta)
         + np.sum((counts + alpha - theta) * expected_log_weights(post))
     )
+
+
+def merge_gains(prior, counts: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The weights' ELBO change of merging component ``second[m]`` into ``first[m]``: the symmetric
+    Dirichlet over K - 1 components refitted for each pair
+    (:func:`~stickbreak.priors.merged_weights.refitted_gains`)."""
+    return refitted_gains(global_step, elbo, prior, counts, first, second)

@@ -26,22 +26,11 @@ from .params import MixtureParams
 
 
 # ---------------------------------------------------------------------------------------------- merges
-def _weights_elbo(model, counts: np.ndarray) -> float:
-    post = model.weights.global_step(model.weights_prior, counts)
-    return model.weights.elbo(model.weights_prior, post, counts)
-
-
 def pair_scores(model, params, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """m-score of merging component ``second[m]`` into ``first[m]`` (indices, ``first < second``)."""
+    """m-score of merging component ``second[m]`` into ``first[m]`` (indices, ``first < second``):
+    the data's gain plus the weights' (the weight model's ``merge_gains``)."""
     gain = data_gain(model.obs, model.obs_prior, params.obs, stats, first, second)
-    counts = stats.counts
-    base = _weights_elbo(model, counts)
-    weight_gain = np.empty(len(first))
-    for m, (a, b) in enumerate(zip(first, second)):
-        merged = counts.copy()
-        merged[a] += merged[b]
-        weight_gain[m] = _weights_elbo(model, np.delete(merged, b)) - base
-    return gain + weight_gain
+    return gain + model.weights.merge_gains(model.weights_prior, stats.counts, first, second)
 
 
 # ---------------------------------------------------------------------------------------------- deletes
