@@ -9,6 +9,7 @@ import numpy as np
 from .. import datasets, obs
 from ..config import INIT_METHODS, SAMPLING
 from ..priors import MIXTURE_WEIGHTS
+from ..data import BagOfWords
 from ..data.shards import ShardStore
 from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
@@ -95,6 +96,14 @@ def _print_clusters(est, X, labels) -> list:
     return [header] + rows
 
 
+def _size(X) -> tuple[int, int]:
+    """``(items, features)`` of what :func:`~stickbreak.datasets.read_data` returned."""
+    if isinstance(X, ShardStore):
+        return X.n_items, X.n_features
+    rows, columns = X.counts.shape if isinstance(X, BagOfWords) else np.shape(X)
+    return int(rows), int(columns)
+
+
 def _run_fit_mixture(args) -> int:
 
     if args.n_active is not None and args.n_active < 1:  # before reading any data
@@ -112,21 +121,17 @@ def _run_fit_mixture(args) -> int:
               algorithm_options=dict(learning_rate_delay=args.learning_rate_delay,
                                      learning_rate_decay=args.learning_rate_decay, sampling=args.sampling),
               n_active=args.n_active, random_state=args.seed, verbose=0 if args.quiet else 1)
-    if isinstance(X, ShardStore):
-        shape = f"{X.n_items}x{X.n_features} in {len(X)} shards"
-    else:
-        shape = "x".join(map(str, X.counts.shape if hasattr(X, "counts") else X.shape))
-    n_items = X.n_items if isinstance(X, ShardStore) else (X.counts.shape[0] if hasattr(X, "counts") else len(X))
+    n_items, n_features = _size(X)
+    shape = f"{n_items}x{n_features}" + (f" in {len(X)} shards" if isinstance(X, ShardStore) else "")
     mixture_cfg, _, _, moves_cfg = est._configs(n_items)
     moves = moves_cfg.moves
     how = est.algorithm + (f" + {','.join(moves)}" if moves else "") + (f", L={args.n_active}" if args.n_active else "")
     start_k = f"K={mixture_cfg.n_components} at the start" if moves else f"K={mixture_cfg.n_components}"
     print(f"{cls.__name__}({args.obs}, {start_k}, {how}) on {name} ({shape})")
+    checkpoint = checkpoint_target(args, output_bytes(n_items, 2, mixture_cfg.n_components
+                                                      * (n_features * n_features + 2 * n_features + 4)))
     start = time.perf_counter()
-    n_features = X.n_features if isinstance(X, ShardStore) else (X.counts.shape[1] if hasattr(X, "counts")
-                                                                 else X.shape[1])
-    est.fit(X, checkpoint=checkpoint_target(args, output_bytes(n_items, 2, mixture_cfg.n_components
-                                                               * (n_features * n_features + 2 * n_features + 4))))
+    est.fit(X, checkpoint=checkpoint)
     seconds = time.perf_counter() - start
     status = stop_status(est)
     print(f"{status} after {est.n_iter_} laps in {seconds:.2f} s; ELBO {est.lower_bound_:.6g} nats "

@@ -92,7 +92,7 @@ def _control_group() -> Headroom | None:
     tightest = None
     for directory, limit_file, usage_file in _cgroup_dirs():
         for level in [directory, *directory.parents]:
-            if level == CGROUP_ROOT.parent or not str(level).startswith(str(CGROUP_ROOT)):
+            if not level.is_relative_to(CGROUP_ROOT):
                 break
             limit = _read_int(level / limit_file)
             if limit is None or limit >= UNLIMITED_CGROUP:

@@ -267,13 +267,13 @@ def resume(directory, X, *, callbacks=None, executor=None, max_laps=None, trust=
     (6, True)
     """
     resuming = read(directory, trust)
-    if not trust:  # written by this user's stickbreak: anything it raises is for the caller to see
-        return _resumed_fit(resuming, X, callbacks, executor, max_laps, fit_inputs)
     try:
         return _resumed_fit(resuming, X, callbacks, executor, max_laps, fit_inputs)
     except (CheckpointError, DataError):  # they name the problem
         raise
-    except Exception as exc:  # an edited or foreign state that does not hold together
+    except Exception as exc:
+        if not trust:  # written by this user's stickbreak: anything else is for the caller to see
+            raise
         raise CheckpointError(f"{directory}: the trusted checkpoint could not be resumed ({type(exc).__name__}: "
                               f"{str(exc)[:300]}); it was edited, or written by an incompatible stickbreak "
                               f"({resuming.document.get('stickbreak_version')}): start the fit again") from exc
