@@ -108,8 +108,8 @@ def test_no_import_inside_a_function():
 
 
 #: The modules that may import by name: the root loads its public API on first use; the warmer
-#: compiles every kernel module it finds.
-IMPORTS_BY_NAME = {"", "kernels.warm"}
+#: compiles every kernel module it finds; the command line loads the module of the command it runs.
+IMPORTS_BY_NAME = {"", "kernels.warm", "cli.arguments"}
 
 
 def test_no_import_by_name_outside_the_lazy_root_and_the_warmer():

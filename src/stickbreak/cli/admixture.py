@@ -11,57 +11,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..driver import EFFECTIVE_COUNT
 from ..estimators import HDPAdmixture
-from ..estimators.admixture import ADMIXTURE_ALGORITHMS, ADMIXTURE_INITS, ADMIXTURE_OBS_MODELS
-from ..models.topics.options import START_NAMES
-from .common import (MOVES_HELP, add_run_options, add_sequence_file_options, check_heldout, exit_code, parse_moves,
-                     parse_options, print_moves, read_sequence_data, split_heldout, stop_status,
-                     write_csv, write_trace)
+from .common import (check_heldout, exit_code, parse_moves, parse_options, print_moves, read_sequence_data,
+                    split_heldout, stop_status, write_csv, write_trace)
 from .outputs import check_room, output_bytes, staged_output
 from .report import save_run
 
 #: Topics listed on screen; topics.csv (with --out) has all of them.
 TOPICS_SHOWN = 12
-#: The estimator's defaults, named in the help.
-DEFAULTS = HDPAdmixture().get_params()
-
-
-def add_fit_admixture(sub) -> None:
-    p = sub.add_parser("admixture", help="HDP admixture of any observation family over groups of items",
-                       description="Fit an HDP admixture (each group mixes corpus-level topics of the observation "
-                                   "family; an item comes from one topic) to groups of items by memoized VI with "
-                                   "birth, merge and delete moves, or batch VB.")
-    p.add_argument("data", help="groups of items, given as `fit hmm` takes sequences: a bundled sequence data set "
-                                "(mocap6) or a file: .npz (X with lengths, offsets or seq_ids), .npy with --ids, or "
-                                ".csv(.gz) with a group-id column; the order of the items within a group does not "
-                                "matter")
-    p.add_argument("--obs", default=DEFAULTS["obs_model"], choices=ADMIXTURE_OBS_MODELS,
-                   help=f"observation model of each topic (default {DEFAULTS['obs_model']})")
-    p.add_argument("-K", "--n-topics", type=int, default=DEFAULTS["n_topics"],
-                   help=f"initial number of topics (default {DEFAULTS['n_topics']}; memoized VI's moves learn K, "
-                        "batch VB keeps it)")
-    p.add_argument("--concentration", type=float, default=DEFAULTS["concentration"],
-                   help=f"top-level gamma (default {DEFAULTS['concentration']:g})")
-    p.add_argument("--alpha", "--doc-topic-prior", dest="doc_topic_prior", type=float,
-                   default=DEFAULTS["doc_topic_prior"],
-                   help=f"each group's DP concentration over the topics (default {DEFAULTS['doc_topic_prior']:g})")
-    p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
-    p.add_argument("--algorithm", default=DEFAULTS["algorithm"], choices=ADMIXTURE_ALGORITHMS,
-                   help="memoized VI (default; the only one with moves) or batch vb")
-    p.add_argument("--n-batches", type=int, default=1,
-                   help="memoized batches of whole groups; at most the number of groups")
-    p.add_argument("--moves", default=None, help=MOVES_HELP)
-    p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
-                   help="move setting (repeatable); see MovesConfig")
-    p.add_argument("--init", default=DEFAULTS["init"], choices=ADMIXTURE_INITS, help="how the first topics are drawn")
-    p.add_argument("--local-start", default=DEFAULTS["local_start"], choices=START_NAMES,
-                   help=f"where each group's local fixed point starts every lap (default {DEFAULTS['local_start']})")
-    p.add_argument("--max-laps", type=int, default=DEFAULTS["max_laps"])
-    p.add_argument("--tol", type=float, default=DEFAULTS["tol"], help="relative ELBO change at convergence")
-    p.add_argument("--n-jobs", type=int, default=1, help="threads sharing each local step's groups (-1: all cores)")
-    p.add_argument("--heldout", type=float, default=0.0,
-                   help="fraction of the groups held out and scored by completion (default 0: none)")
-    add_sequence_file_options(p, "group", "left out of the features")
-    add_run_options(p, "model.npz, trace.csv, topics.csv, group_topics.csv", run_fit_admixture)
 
 
 def _estimator(args) -> HDPAdmixture:

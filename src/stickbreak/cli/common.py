@@ -3,7 +3,6 @@ sequences and admixture groups, given the same way), held-out splits."""
 
 from __future__ import annotations
 
-import argparse
 import csv
 import os
 from pathlib import Path
@@ -13,17 +12,15 @@ import numpy as np
 from .. import datasets
 from ..data import DataError, Sequences
 from ..data.sequence_io import read_sequences
-from ..estimators._checkpoint import EVERY, CheckpointDir
+from ..estimators._checkpoint import CheckpointDir
 from ..moves import k_over_laps, move_summary
-from ..parallel import check_executor
-from .outputs import check_room, check_writable, out_directory
+from .outputs import check_room, check_writable
+from .vocabulary import INTERRUPTED_EXIT
 
 
 #: How each ``stop_reason_`` of a fit reads on the status line.
 STOP_WORDS = {"converged": "converged", "max_laps": "stopped (max laps)", "callback": "stopped by a callback",
               "interrupted": "interrupted (Ctrl-C; the model as of the last complete lap)"}
-#: The exit status of a fit the user interrupted (its files are still written), as for SIGINT.
-INTERRUPTED_EXIT = 130
 
 
 def stop_status(est) -> str:
@@ -53,11 +50,6 @@ def parse_options(items, flag: str) -> dict:
             raise ValueError(f"{flag} {key}: {value!r} is not a number or a comma-separated list of numbers") from None
         out[key] = numbers[0] if len(numbers) == 1 else np.array(numbers, dtype=float)
     return out
-
-
-#: ``--moves`` help shared by the commands whose estimators learn K with moves.
-MOVES_HELP = ("memoized VI: comma-separated moves (birth,merge,delete) or 'none'; default: all three for the "
-              "nonparametric models (they learn K), none otherwise")
 
 
 def parse_moves(text):
@@ -117,49 +109,6 @@ def split_heldout(data, fraction: float, seed: int, what: str = "documents"):
     return data.subset(train_rows), data.subset(test_rows), train_rows, test_rows
 
 
-def _executor(value: str) -> str:
-    try:
-        check_executor(value)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return value
-
-
-def add_output_options(parser, per_lap_table: bool = False) -> None:
-    """``--progress`` and ``--quiet``, the same in every fit command: a progress bar (the default
-    unless the command prints a per-lap table) or nothing per lap."""
-    what = "a progress bar instead of the per-lap table" if per_lap_table else "a progress bar (the default)"
-    parser.add_argument("--progress", action="store_true", help=what)
-    parser.add_argument("--quiet", action="store_true", help="nothing per lap")
-
-
-def add_run_options(parser, files: str, run, per_lap_table: bool = False) -> None:
-    """The options every fit command has: ``--seed``, ``--out DIR`` (where ``files`` are written, with
-    run.json and report.html) and :func:`add_output_options`; ``run`` is the command's function."""
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=out_directory, help=f"directory for {files}, run.json and report.html")
-    add_output_options(parser, per_lap_table)
-    parser.set_defaults(run=run)
-
-
-def add_executor_option(parser) -> None:
-    """``--executor`` of a fit command: where the local steps run (with ``--n-jobs`` workers)."""
-    parser.add_argument("--executor", type=_executor, default=None, metavar="WHERE",
-                        help="where the local steps run: threads (default), processes or dask (--n-jobs workers), "
-                             "or a Dask scheduler address such as tcp://10.0.0.5:8786")
-
-
-def add_checkpoint_option(parser) -> None:
-    """``--checkpoint DIR`` of a fit command (``stickbreak resume DIR`` sets ``resume``)."""
-    parser.add_argument("--checkpoint", type=Path, metavar="DIR",
-                        help="save the state after every lap in DIR; `stickbreak resume DIR` continues a killed run")
-    parser.add_argument("--checkpoint-every", type=float, default=EVERY, metavar="SECONDS",
-                        help=f"memoized and stochastic runs also save within a lap once SECONDS have passed "
-                             f"since the last save "
-                             f"(default {EVERY:.0f})")
-    parser.set_defaults(resume=None)
-
-
 def checkpoint_target(args, n_bytes: float):
     """What the fit gets as ``checkpoint=``: the checkpoint being resumed, or a directory that keeps
     this command line (to repeat it on resume), or None. Before that, ``--out`` is checked for room
@@ -181,14 +130,6 @@ def checkpoint_target(args, n_bytes: float):
 def _column(spec):
     """A CSV column option: a 0-based number when it looks like one, else a header name."""
     return int(spec) if spec is not None and spec.lstrip("-").isdigit() else spec
-
-
-def add_sequence_file_options(parser, unit: str, label_help: str) -> None:
-    """How a sequence file marks its ``unit`` s (HMM sequences, admixture groups): ``--ids`` for .npy
-    data, ``--id-column`` and ``--label-column`` for .csv data (what :func:`read_sequence_data` reads)."""
-    parser.add_argument("--ids", help=f".npy data: the {unit} id of every row (.npy or one id per line)")
-    parser.add_argument("--id-column", help=f".csv data: the {unit}-id column (name or 0-based number)")
-    parser.add_argument("--label-column", help=f".csv data: a column of true labels, {label_help}")
 
 
 def read_sequence_data(args, command: str = "hmm") -> tuple[Sequences, np.ndarray | None, str, tuple | None]:

@@ -11,53 +11,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..data import DataError, Sequences
 from ..estimators import HDPHMM, FiniteHMM
-from ..estimators.hmm_base import HMM_INITS, HMM_OBS_MODELS
 from ..evaluate import hamming_distance
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, add_sequence_file_options,
-                     checkpoint_target, exit_code, parse_moves, parse_options, read_sequence_data,
-                     stop_status, write_csv, write_trace)
+from .common import (checkpoint_target, exit_code, parse_moves, parse_options, read_sequence_data, stop_status,
+                    write_csv, write_trace)
 from .outputs import output_bytes, staged_output
 from .report import save_run
-
-
-def add_fit_hmm(sub) -> None:
-    p = sub.add_parser("hmm", help="sticky HDP-HMM or finite HMM",
-                       description="Fit a (sticky) HDP hidden Markov model, or a finite one, to sequences and "
-                                   "segment them; scores the segmentation when the data carry true labels.")
-    p.add_argument("data", help="a bundled sequence data set (mocap6) or a sequence file: .npz (X with lengths, "
-                                "offsets or seq_ids; optional Z/labels, Xprev), .npy with --ids, or .csv(.gz) with a "
-                                "sequence-id column")
-    p.add_argument("--obs", default="gauss", choices=HMM_OBS_MODELS,
-                   help="emission model of each state (default gauss)")
-    p.add_argument("-K", "--n-states", type=int, default=None,
-                   help="initial number of states (HDP-HMM, default 10: the moves learn K) or the number of "
-                        "states (--finite, default 50)")
-    p.add_argument("--stickiness", type=float, default=0.0,
-                   help="kappa: extra prior mass on self-transitions (0: not sticky)")
-    p.add_argument("--transition-concentration", type=float, default=0.5, help="alpha of the transition rows")
-    p.add_argument("--start-concentration", type=float, default=5.0, help="alpha_0 of the start distribution")
-    p.add_argument("--concentration", type=float, default=None, help="HDP-HMM top-level gamma (default 10)")
-    p.add_argument("--finite", action="store_true", help="a finite HMM with Dirichlet rows instead of the HDP-HMM")
-    p.add_argument("--algorithm", default="memoized", choices=("memoized", "vb", "stochastic"),
-                   help="memoized VI (default; the only one with moves), batch vb or stochastic VI")
-    p.add_argument("--n-batches", "--batches", dest="n_batches", type=int, default=1,
-                   help="batches (minibatches for stochastic) of whole sequences; at most the number of sequences")
-    p.add_argument("--moves", default=None, help=MOVES_HELP)
-    p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
-                   help="move setting (repeatable); see MovesConfig")
-    p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
-    p.add_argument("--init", default="contiguous_blocks", choices=HMM_INITS)
-    p.add_argument("--max-laps", type=int, default=100)
-    p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
-    p.add_argument("--n-jobs", type=int, default=1, help="threads of the forward-backward kernel (-1: all cores)")
-    add_sequence_file_options(p, "sequence", "to score the segmentation")
-    p.add_argument("--time-column", help=".csv data: a time column, checked to increase within each sequence")
-    p.add_argument("--foreground-only", action="store_true",
-                   help="also score only frames whose true label is >= 0 (negative labels mark background)")
-    add_run_options(p, "model.npz, states.csv, trace.csv, summary.json", run_fit_hmm, per_lap_table=True)
-    add_checkpoint_option(p)
-    add_executor_option(p)
 
 
 def _estimator(args):

@@ -6,64 +6,18 @@ import time
 
 import numpy as np
 
-from .. import datasets, obs
-from ..config import INIT_METHODS, SAMPLING
-from ..priors import MIXTURE_WEIGHTS
 from ..data import BagOfWords
 from ..data.shards import ShardStore
 from ..datasets import read_data
 from ..estimators import DPMixture, FiniteMixture
-from ..estimators.mixture_base import MIXTURE_PLANS
 from ..evaluate import cluster_label_table, majority_vote_accuracy
 from ..moves import k_over_laps, move_summary
-from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, checkpoint_target,
-                     exit_code, parse_moves, parse_options, stop_status, write_csv, write_trace)
+from .common import (checkpoint_target, exit_code, parse_moves, parse_options, stop_status, write_csv, write_trace)
 from .outputs import output_bytes, staged_output
 from .report import save_run
 
 #: Clusters listed on screen; the CSV written with --out has all of them.
 MAX_ROWS_SHOWN = 15
-#: What a mixture of independent items can use: the AR Gaussian needs sequences (``fit hmm``).
-MIXTURE_OBS = tuple(sorted(name for name in obs.OBS_MODELS if name != "ar_gauss"))
-#: The mixture estimators' algorithms, with SVI's other name.
-MIXTURE_ALGORITHMS = (*MIXTURE_PLANS, "svi")
-
-
-def add_fit_mixture(sub) -> None:
-    p = sub.add_parser("mixture", help="DP or finite mixture",
-                       description="Fit a DP or finite mixture by variational Bayes.")
-    p.add_argument("data", help=f"a bundled data set ({', '.join(datasets.names('vectors'))}) or a .npy/.npz/.csv "
-                                "file")
-    p.add_argument("--obs", default="gauss", choices=MIXTURE_OBS,
-                   help="observation model (default gauss; ar_gauss needs sequences: `stickbreak fit hmm`)")
-    p.add_argument("--weights", default="dp", choices=sorted(MIXTURE_WEIGHTS),
-                   help="dp (default) or finite mixture weights")
-    p.add_argument("-K", "--n-components", type=int, default=None,
-                   help="initial number of clusters (dp, default: one per 100 items, 1 to 100; memoized VI's moves "
-                        "learn K; the truncation level under vb or stochastic) or the number of components (finite, "
-                        "default 20)")
-    p.add_argument("--concentration", type=float, default=1.0, help="DP concentration or Dirichlet alpha")
-    p.add_argument("--prior", action="append", metavar="KEY=VALUE", help="observation prior option (repeatable)")
-    p.add_argument("--n-active", type=int, default=None, metavar="L",
-                   help="at most L clusters per item get non-zero responsibility (L-sparse, faster for large K; "
-                        "default: dense)")
-    p.add_argument("--algorithm", default=None, choices=MIXTURE_ALGORITHMS,
-                   help="vb (batch), stochastic (= svi, SVI), memoized (needed for moves) or truncation_free (dp, "
-                        "mult); default memoized for dp, vb for finite")
-    p.add_argument("--moves", default=None, help=MOVES_HELP)
-    p.add_argument("--move-option", action="append", metavar="KEY=VALUE",
-                   help="move setting (repeatable), e.g. max_components=100; see MovesConfig")
-    p.add_argument("--init", default="kmeans++", choices=INIT_METHODS)
-    p.add_argument("--max-laps", type=int, default=200)
-    p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
-    p.add_argument("--n-batches", type=int, default=1, help="batches for memoized VI / minibatches per SVI lap")
-    p.add_argument("--learning-rate-delay", type=float, default=10.0, help="SVI tau in rho_t = (t + tau)^-kappa")
-    p.add_argument("--learning-rate-decay", type=float, default=0.7, help="SVI kappa in (0.5, 1]")
-    p.add_argument("--sampling", default="without_replacement", choices=SAMPLING)
-    p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step")
-    add_run_options(p, "model.npz, trace.csv, clusters.csv, labels.csv", _run_fit_mixture)
-    add_checkpoint_option(p)
-    add_executor_option(p)
 
 
 def _print_clusters(est, X, labels) -> list:
@@ -104,7 +58,7 @@ def _size(X) -> tuple[int, int]:
     return int(rows), int(columns)
 
 
-def _run_fit_mixture(args) -> int:
+def run_fit_mixture(args) -> int:
 
     if args.n_active is not None and args.n_active < 1:  # before reading any data
         raise ValueError(f"--n-active must be a positive integer (at most that many clusters per item get non-zero "

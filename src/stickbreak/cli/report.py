@@ -76,17 +76,6 @@ def _data(run: dict) -> dict:
     return {"X": seqs, "labels": labels}
 
 
-def add_report(commands) -> None:
-    p = commands.add_parser("report", help="write the HTML report of a fit run",
-                            description="A self-contained HTML report (figures, fit, data, settings, versions) of "
-                                        "a run directory written by `stickbreak fit ... --out RUN_DIR`.")
-    p.add_argument("run_dir", type=Path, help="a directory written by `stickbreak fit ... --out`")
-    p.add_argument("-o", "--output", type=Path, help="the HTML file to write (default RUN_DIR/report.html)")
-    p.add_argument("--image-shape", help="mixtures of images: draw the cluster means as images of this shape, "
-                                         "e.g. 8x8 (default: a 2-D PCA projection of the items)")
-    p.set_defaults(run=run_report)
-
-
 def _image_shape(text):
     if text is None:
         return None

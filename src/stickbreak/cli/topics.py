@@ -5,22 +5,20 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .. import datasets, persist
-from ..config import ALGORITHMS, COLLAPSED_ALGORITHMS
+from .. import persist
+from ..config import COLLAPSED_ALGORITHMS
 from ..data import BagOfWords, DataError
 from ..data.documents import as_bag_of_words
 from ..data.raw_text import is_text_file, read_lines, read_text_column
 from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
-from .common import (MOVES_HELP, add_checkpoint_option, add_executor_option, add_run_options, checkpoint_target,
-                     exit_code, parse_moves, print_moves, split_heldout, stop_status, write_csv,
-                     write_trace)
+from .common import (checkpoint_target, exit_code, parse_moves, print_moves, split_heldout, stop_status, write_csv,
+                    write_trace)
 from .outputs import output_bytes, staged_output
 from .report import save_run, source_of
 
@@ -28,81 +26,6 @@ from .report import save_run, source_of
 TOPICS_SHOWN = 12
 #: The topics a run that learns K from none (a Gibbs start) is assumed to end with, for the room its files need.
 LEARNED_TOPICS_GUESS = 200
-
-
-def add_fit_topics(sub) -> None:
-    p = sub.add_parser("topics", help="LDA, HDP or DILN topic model",
-                       description="Fit LDA, the HDP topic model or DILN to word counts and print the main topics.")
-    p.add_argument("data", help=f"a bundled corpus ({', '.join(datasets.names('text'))}), an LDA-C/UCI/MatrixMarket/"
-                                ".npz file, a directory with bow.npz + vocab.txt.gz, a .txt file of raw text (one "
-                                "document per line) or a CSV file with --text-column")
-    add_text_column_option(p)
-    p.add_argument("--min-df", type=int, default=1, metavar="N",
-                   help="raw text: keep only the words of at least N documents (default 1: every word)")
-    p.add_argument("--model", default="hdp", choices=("lda", "hdp", "diln"),
-                   help="hdp (default; learns the number of topics), lda, or diln (an HDP with correlated topics)")
-    p.add_argument("-K", "--n-topics", type=int, default=None,
-                   help="topics (LDA, default 20); initial number of topics (HDP, default: the topics a short "
-                        "collapsed Gibbs run finds, then memoized VI's moves learn K; the truncation level under the "
-                        "other algorithms); truncation level (DILN, default 200)")
-    p.add_argument("--algorithm", default=None, choices=ALGORITHMS,
-                   help="vb, svi (= stochastic), memoized or truncation_free (HDP only; starts from no topics); "
-                        "collapsed, one sweep per lap: gibbs (LDA or HDP), svb, cvb, cvb0, hybrid_vb_gibbs, "
-                        "hybrid_cvb_gibbs (LDA) (default: vb for LDA, memoized for HDP)")
-    p.add_argument("--family", default="direct", choices=("direct", "two_level"),
-                   help="HDP variational family: direct assignment (Hughes) or two-level sticks (Hoffman et al.)")
-    p.add_argument("--doc-truncation", type=int, default=20, help="two-level HDP: atoms per document (T)")
-    p.add_argument("--batch-size", type=int, default=None, help="SVI: documents per minibatch (overrides --n-batches)")
-    p.add_argument("--alpha", type=float, default=None, help="doc_topic_prior (default: LDA 1/K, HDP 1)")
-    p.add_argument("--eta", type=float, default=None, help="topic_word_prior (default: LDA 1/K, HDP 0.05, DILN 0.5)")
-    p.add_argument("--gamma", type=float, default=10.0, help="HDP top-level concentration gamma (default 10)")
-    p.add_argument("--latent-dim", type=int, default=20, help="DILN: dimension d of the topic locations")
-    p.add_argument("--location-variance", type=float, default=None, help="DILN: variance c of the topic locations "
-                                                                         "(default 1/d; must be below 1)")
-    p.add_argument("--no-correlation", action="store_true",
-                   help="DILN: the HDP special case (exp(-l'u) := 1, Paisley et al. 2012, §4.3)")
-    p.add_argument("--n-batches", type=int, default=None, help="memoized batches / SVI minibatches per lap")
-    p.add_argument("--n-active", type=int, default=None, metavar="L",
-                   help="L-sparse local steps (Hughes 2016, ch. 7): at most L topics per word type of a document "
-                        "(LDA/HDP with vb, svi or memoized; default dense)")
-    p.add_argument("--moves", default=None, help=MOVES_HELP + " (HDP only)")
-    p.add_argument("--max-laps", type=int, default=100)
-    p.add_argument("--tol", type=float, default=1e-4, help="relative ELBO change at convergence")
-    p.add_argument("--n-jobs", type=int, default=1, help="threads for the local step (-1: all cores)")
-    p.add_argument("--heldout", type=float, default=0.0,
-                   help="fraction of documents held out and scored by document completion (default 0: none)")
-    p.add_argument("--heldout-tokens", type=float, default=0.0,
-                   help="collapsed algorithms: fraction of each document's tokens held out and scored after every "
-                        "sweep (Welling et al. 2008, Eqs. 30-31; default 0: none)")
-    p.add_argument("--burn-in", type=int, default=10,
-                   help="collapsed samplers: sweeps before the held-out predictive is averaged")
-    p.add_argument("--sample-threshold", type=float, default=1.0,
-                   help="LDA hybrids: pairs with at most this count are sampled (r)")
-    p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
-    add_run_options(p, "model.npz, trace.csv, topics.csv, doc_topics.csv", run_fit_topics)
-    add_checkpoint_option(p)
-    add_executor_option(p)
-
-
-def add_eval(commands) -> None:
-    p = commands.add_parser("eval", help="score a saved topic model on documents",
-                            description="Held-out per-word log-likelihood (document completion) and coherence.")
-    p.add_argument("model", type=Path, help="a model.npz written by `stickbreak fit topics --out`")
-    p.add_argument("data", help="documents to score (same vocabulary, same formats as `fit topics`; raw text is "
-                                "counted over the model's vocabulary)")
-    add_text_column_option(p)
-    p.add_argument("--mode", default="tokens", choices=("tokens", "types"),
-                   help="split each document's random tokens (thesis) or disjoint word types (SVI paper)")
-    p.add_argument("--fraction", type=float, default=0.5, help="held-out fraction of each document")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--all-documents", action="store_true",
-                   help="score every document of DATA, also when the model's run held some out (run.json)")
-    p.set_defaults(run=run_eval)
-
-
-def add_text_column_option(parser) -> None:
-    parser.add_argument("--text-column", default=None, metavar="NAME",
-                        help="DATA is a CSV file with a header line: each row's NAME cell is one document's raw text")
 
 
 def _corpus(spec: str, text_column: str | None = None, vocabulary=None, min_df: int = 1) -> BagOfWords:
