@@ -18,7 +18,7 @@ from .learn.schedules import RobbinsMonro
 from .priors import MIXTURE_WEIGHTS
 from .models.topics.init import GIBBS_INIT_SWEEPS, GIBBS_INIT_TOKENS
 
-INIT_METHODS = ("kmeans++", "random")
+INIT_METHODS = ("kmeans++", "random", "gibbs")
 MOVE_KINDS = ("birth", "merge", "delete")
 SAMPLING = ("without_replacement", "with_replacement")
 LOCAL_STARTS = ("scratch", "warm", "best")

@@ -76,4 +76,4 @@ def test_save_load_report_pyldavis_and_stream(fitted, openings, tmp_path):
 def test_truncation_free_refuses_to_learn_the_concentration(openings):
     texts, _ = openings
     with pytest.raises(ValueError, match="keeps the concentration fixed"):
-        ShortTextTopicModel(learn_concentration=True).fit(texts[:50])
+        ShortTextTopicModel(algorithm="truncation_free", learn_concentration=True).fit(texts[:50])

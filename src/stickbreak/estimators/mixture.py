@@ -16,6 +16,7 @@ from .mixture_base import MixtureEstimator, mixture_parameters
 #: The parts of the shared mixture docstring (:func:`.mixture_base.mixture_parameters`) for a DP mixture.
 DP_FIELDS = {
     "algorithm": "memoized",
+    "init": "kmeans++",
     "max_laps": "200",
     "moves": "Default (None): all three under memoized VI, none under the other algorithms;",
     "learned": "gamma = argmax sum_k E log Beta(u_k | 1, gamma)",
@@ -104,6 +105,7 @@ class FiniteMixture(MixtureEstimator):
         ``weight_concentration_prior`` with ``"dirichlet_distribution"``; the thesis writes it
         gamma / K); smaller favours fewer occupied components.""" + mixture_parameters(**{
         "algorithm": "vb",
+        "init": "kmeans++",
         "max_laps": "200",
         "moves": "Default (None): none under every algorithm;",
         "learned": "alpha = argmax E log Dir(pi | alpha, ..., alpha)",

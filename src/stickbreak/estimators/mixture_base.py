@@ -22,6 +22,7 @@ from ..data import BagOfWords
 from ..data.documents import as_bag_of_words, holds_text
 from ..learn import check_moves
 from ..learn.registry import canonical
+from ..models.mixture.gibbs_start import start_clusters
 from ..models.mixture.init import initial_params
 from ..parallel import open_executor
 from ._checkpoint import open_checkpoint
@@ -47,10 +48,12 @@ def auto_components(n_items: int, items_per_component: int = AUTO_ITEMS_PER_COMP
 
 
 def _variational(est, model, mixture_cfg, init_cfg, learn_cfg, data, rng) -> FitPlan:
-    """VB, stochastic or memoized VI from a k-means++ (or random) start."""
+    """VB, stochastic or memoized VI from a k-means++, random or (multinomials) collapsed Gibbs start."""
     with threadpool_limits(limits=1, user_api="blas"):
         params = initial_params(model, data.sample, mixture_cfg.n_components, init_cfg.method, rng,
                                 init_cfg.n_kmeans_iters)
+    if init_cfg.method == "gibbs":  # K learned by the start: the fit's memory for that K
+        est._check_memory(params.n_components, data.batches.n_items, data.n_features, len(data.batches.index))
     return variational_plan(learn_cfg.algorithm, model, data.source, params, data.batches.data)
 
 
@@ -119,9 +122,12 @@ _PARAMETERS_AFTER_CONCENTRATION = """
         %(moves)s ``()`` for none.
     move_options : dict, optional
         Fields of :class:`stickbreak.config.MovesConfig`, e.g. ``{"merge_max_pairs": 50}``.
-    init : {"kmeans++", "random"}, default="kmeans++"
+    init : {"kmeans++", "random", "gibbs"}, default="%(init)s"
         First clusters: Bregman k-means++ seeding followed by ``n_kmeans_iters`` hard k-means steps
-        (Hughes 2016, §2.7), or ``n_components`` random items.
+        (Hughes 2016, §2.7), ``n_components`` random items, or (DP mixtures of word counts) the
+        partition that 10 sweeps of the model's collapsed Gibbs sampler reach from the documents
+        dealt at random among ``n_components`` ("auto": one per 10 documents, at most 1,000), as many
+        clusters as it ends with (:mod:`stickbreak.models.mixture.gibbs_start`).
     n_kmeans_iters : int, default=3
         Hard k-means steps after the k-means++ seeding (0: each item joins its nearest seed).
     max_laps : int, default=%(max_laps)s
@@ -267,7 +273,8 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, StreamingMixture, S
         when the data size is not known, e.g. to rebuild a saved model)."""
         n_components = self.n_components
         if isinstance(n_components, str) and n_components == "auto":
-            n_components = 1 if n_items is None else auto_components(n_items, self._auto_items_per_component)
+            n_components = (1 if n_items is None else start_clusters(n_items) if self.init == "gibbs"
+                            else auto_components(n_items, self._auto_items_per_component))
         mixture = MixtureConfig(
             obs_model=self.obs_model, weights=self._weight_model, n_components=n_components,
             concentration=self.concentration, obs_prior=dict(self.obs_prior or {}), n_active=self.n_active,
@@ -349,8 +356,11 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, StreamingMixture, S
             if session is not None:
                 session.check_data(data.whole)
             mixture_cfg = self._configs(data.batches.n_items)[0]
-            # the batches are the shards for a ShardStore (n_batches is then unused), else n_batches
-            self._check_memory(mixture_cfg.n_components, data.batches.n_items, data.n_features, len(data.batches.index))
+            # the batches are the shards for a ShardStore (n_batches is then unused), else n_batches; a
+            # learned start ("gibbs") is checked again with the K it found (it usually ends far below its start)
+            self._check_memory(min(mixture_cfg.n_components, AUTO_MAX_COMPONENTS) if init_cfg.method == "gibbs"
+                               else mixture_cfg.n_components, data.batches.n_items, data.n_features,
+                               len(data.batches.index))
             model = make_mixture_model(mixture_cfg, data.sample)
             plan = build(self, model, mixture_cfg, init_cfg, learn_cfg, data, rng)
             with open_executor(self.executor, learn_cfg.n_jobs) as executor:

@@ -22,16 +22,16 @@ class ShortTextTopicModel(TopWords, ClassNamePrefixFeaturesOutMixin, Transformer
     are drawn from the single topic it belongs to, ``phi_k ~ Dir(topic_word_prior)``, the topic
     weights from a DP with ``concentration``. Short documents hold too few words for an admixture
     (LDA, the HDP) to estimate each document's proportions; one topic per document pools them.
-    Fitted by truncation-free SVI (Wang & Blei 2012): from no topics, each document's topic is
-    sampled from the locally collapsed posterior, a new topic among the choices, so no upper bound on
-    K is needed; ``algorithm="memoized"`` runs memoized VI with births, merges and deletes on the
-    exact ELBO (Hughes 2016, Ch. 4) from ``n_topics`` instead. :meth:`partial_fit` creates topics
-    for a stream by births. On the openings of 20newsgroups posts the default found 21-24 topics for
-    the 20 newsgroups, with a higher NMI than memoized VI's and than tweetopic's DMM given K = 20
-    (``benchmarks/results/short_texts.md``); on the DMM literature's StackOverflow titles (20 tags)
-    it found 16-18 with a lower NMI than both, and on GoogleNews (152 stories) only 14-16
-    (``short_texts_stackoverflow.md``, ``short_texts_googlenews.md``): K follows the priors
-    (``concentration``, ``topic_word_prior``) as much as the data.
+
+    K is learned with no upper bound: the documents are dealt at random among many clusters (one per
+    10 documents, at most 1,000) and 10 sweeps of the model's collapsed Gibbs sampler (Yin & Wang
+    2016's GSDPMM) empty the clusters the data do not support and open others; memoized VI with
+    births, merges and deletes on the exact ELBO (Hughes 2016, Ch. 4) then refines that partition
+    (``init="gibbs"``, :mod:`stickbreak.models.mixture.gibbs_start`). ``algorithm="truncation_free"``
+    fits by truncation-free SVI from no topics instead (Wang & Blei 2012; faster, but on corpora
+    of many small stories it keeps far fewer topics and ends with a lower ELBO). On the DMM
+    literature's corpora and 20newsgroups openings, NMI and K against tweetopic's DMM and
+    bitermplus's BTM given the true K: ``benchmarks/results/short_texts*.md``.
 
     It is :class:`~stickbreak.DPMixture` with ``obs_model="mult"`` and a topic model's names: raw
     text, token lists and count matrices in; ``top_words``, ``topic_word_``, ``transform``, the
@@ -40,13 +40,15 @@ class ShortTextTopicModel(TopWords, ClassNamePrefixFeaturesOutMixin, Transformer
     Parameters
     ----------
     n_topics : int or "auto", default="auto"
-        Unused by the default truncation-free SVI (it starts from none). Memoized VI starts from this
-        many (``n_documents // 30`` between 1 and 100); "vb" and "stochastic" fit exactly this many.
+        With ``init="gibbs"`` (the default) the clusters the documents are dealt among at the start
+        ("auto": ``n_documents // 10`` between 1 and 1,000); K is then learned. With another
+        ``init``, memoized VI starts from this many ("auto": ``n_documents // 30`` between 1 and
+        100) and "vb" and "stochastic" fit exactly this many; unused by "truncation_free".
     concentration : float, default=1.0
         DP concentration of the topic weights; larger favours more topics.
     topic_word_prior : float or array-like of shape (n_words,), default=None
         Dirichlet pseudo-count of every word in every topic (GSDMM's beta); None: 0.1."""
-               + mixture_fit_settings(**{**DP_FIELDS, "algorithm": "truncation_free", "max_laps": "20"}).rstrip() + """
+               + mixture_fit_settings(**{**DP_FIELDS, "init": "gibbs", "max_laps": "20"}).rstrip() + """
     topic_word_ : ndarray of shape (n_components, n_words)
         Posterior-mean word probabilities of each topic.
     components_ : ndarray of shape (n_components, n_words)
@@ -86,8 +88,8 @@ class ShortTextTopicModel(TopWords, ClassNamePrefixFeaturesOutMixin, Transformer
     #: 20newsgroups openings a start of n // 30 reached a higher ELBO than n // 100.
     _auto_items_per_component = 30
 
-    def __init__(self, n_topics="auto", *, concentration=1.0, topic_word_prior=None, algorithm="truncation_free",
-                 algorithm_options=None, moves=None, move_options=None, init="kmeans++", n_kmeans_iters=3,
+    def __init__(self, n_topics="auto", *, concentration=1.0, topic_word_prior=None, algorithm="memoized",
+                 algorithm_options=None, moves=None, move_options=None, init="gibbs", n_kmeans_iters=3,
                  max_laps=20, min_laps=2, tol=1e-6, n_batches=1, n_jobs=1, executor=None, n_active=None,
                  learn_concentration=False, random_state=None, verbose=0, callbacks=None):
         self.n_topics = n_topics

@@ -1,7 +1,7 @@
 """Example calls of the collapsed samplers' kernels (:mod:`stickbreak.kernels.warm`)."""
 
 from .._example_args import b1, csr, csr64, f8, i8
-from . import buckets, hdp, lda
+from . import buckets, dmm, hdp, lda
 
 
 def examples():
@@ -15,6 +15,8 @@ def examples():
         (lda.predictive_probs, (*tokens, f8(1, 1), f8(1, 1), f8(1), f8(1), 0.0)),
         (lda.predictive_probs, (*csr()[:2], f8(1, 1), f8(1, 1), f8(1), f8(1), 0.0)),  # held-out CSR documents
         (hdp.table_counts, (f8(1, 1), f8(1), 0.0, 0)),
+        (dmm.prior_evidences, (csr()[0], f8(1), f8(1), 0.1, 1)),
+        (dmm.sweep, (*csr(), f8(1), f8(1), i8(1), f8(1, 1), f8(1), f8(1), 1, 1.0, 0, 0)),
         (hdp.predictive_probs, (*tokens, f8(1, 1), f8(1, 1), f8(1), f8(1), 0.0, 0.0, 0.0)),
         (hdp.predictive_probs, (csr()[0], i8(1), f8(1, 1), f8(1, 1), f8(1), f8(1), 0.0, 0.0, 0.0)),
     ]

@@ -1,6 +1,7 @@
-"""Initial global parameters for mixtures: Bregman k-means++ and random examples (Hughes 2016, §2.7).
+"""Initial global parameters for mixtures: Bregman k-means++ and random examples (Hughes 2016, §2.7),
+and for the DP mixture of multinomials the partition of a collapsed Gibbs run (:mod:`.gibbs_start`).
 
-Both return hard labels; :func:`params_from_labels` turns labels into global parameters by one
+Each returns hard labels; :func:`params_from_labels` turns labels into global parameters by one
 summary and one global step, so every model starts the same way.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .gibbs_start import GIBBS_START_SWEEPS, gibbs_labels
 from .model import MixtureModel
 from .params import MixtureLocal, MixtureParams
 from ...obs import expfam
@@ -80,7 +82,12 @@ def params_from_labels(model: MixtureModel, data, labels: np.ndarray, n_componen
 
 def initial_params(model: MixtureModel, data, n_components: int, method: str, rng: np.random.Generator,
                    n_kmeans_iters: int = 5) -> MixtureParams:
-    """Global parameters to start from, by ``"kmeans++"`` (seeding + k-means) or ``"random"`` examples."""
+    """Global parameters to start from, by ``"kmeans++"`` (seeding + k-means), ``"random"`` examples
+    or ``"gibbs"`` (DP mixtures of multinomials: as many components as the sampler, dealt among
+    ``n_components`` at first, ends with)."""
+    if method == "gibbs":
+        labels = gibbs_labels(data, *_gibbs_priors(model), n_components, GIBBS_START_SWEEPS, rng)
+        return params_from_labels(model, data, labels, int(labels.max()) + 1)
     if method == "random":
         seeds = random_examples(data, n_components, rng)
         return params_from_labels(model, data.subset(seeds), np.arange(n_components), n_components)
@@ -88,4 +95,15 @@ def initial_params(model: MixtureModel, data, n_components: int, method: str, rn
         seeds = kmeans_plus_plus(model, data, n_components, rng)
         labels = bregman_kmeans(model, data, seeds, n_kmeans_iters)
         return params_from_labels(model, data, labels, n_components)
-    raise ValueError(f"unknown init method {method!r}; choose 'kmeans++' or 'random'")
+    raise ValueError(f"unknown init method {method!r}; choose 'kmeans++', 'random' or 'gibbs'")
+
+
+def _gibbs_priors(model: MixtureModel) -> tuple[float, float]:
+    """``(pseudo_count, concentration)`` of the collapsed sampler behind ``init="gibbs"``: one
+    pseudo-count for every word, and the DP's concentration."""
+    pseudo_counts = np.unique(model.obs_prior["lam"]) if model.obs.name == "mult" else ()
+    if model.weights.name != "dp" or len(pseudo_counts) != 1:
+        raise ValueError("init='gibbs' samples the DP mixture of multinomials with one pseudo_count for every word "
+                         f"(obs_model='mult', DP weights, a scalar obs_prior); got obs_model={model.obs.name!r} with "
+                         f"{model.weights.name!r} weights; use init='kmeans++'")
+    return float(pseudo_counts[0]), float(model.weights_prior["gamma0"])

@@ -20,16 +20,19 @@ from scipy.special import logsumexp
 from ...core import sparse_resp
 from ...core.suffstats import SuffStats
 from ...kernels import RESP_FLOOR, top_l_resp
-from ...obs import expfam
+from ...obs import expfam, mult
 from ...obs.expfam import data_gain
+from ..word_merges import screened_data_gain
 from .params import MixtureParams
 
 
 # ---------------------------------------------------------------------------------------------- merges
 def pair_scores(model, params, stats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """m-score of merging component ``second[m]`` into ``first[m]`` (indices, ``first < second``):
-    the data's gain plus the weights' (the weight model's ``merge_gains``)."""
-    gain = data_gain(model.obs, model.obs_prior, params.obs, stats, first, second)
+    the data's gain plus the weights' (the weight model's ``merge_gains``). Clusters of word counts
+    score only each cluster's nearest (:mod:`stickbreak.models.word_merges`: O(V) per pair)."""
+    gain = (screened_data_gain(model.obs_prior, params.obs, stats, first, second) if model.obs is mult
+            else data_gain(model.obs, model.obs_prior, params.obs, stats, first, second))
     return gain + model.weights.merge_gains(model.weights_prior, stats.counts, first, second)
 
 

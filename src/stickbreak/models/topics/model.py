@@ -28,16 +28,13 @@ from ...data import BagOfWords
 from ...kernels.topics.dense import dense_token_share
 from ...kernels.topics.sparse import sparse_token_share
 from ...obs import expfam, mult
-from ...obs.expfam import Natural, data_gain
+from ...obs.expfam import Natural
 from ...priors import TOPIC_WEIGHTS
+from ..word_merges import screened_data_gain
 from .documents import DocumentWeights, TopicLocal, birth_expansion, document_stats
 from .merge_terms import merged_terms
 from .on_words import OnWords
 from .options import LocalOptions
-
-#: Merge screening: each topic's nearest topics (cosine of word counts) whose data gain is computed.
-MERGE_SCREEN_NEIGHBOURS = 10
-
 
 @dataclass(frozen=True, eq=False)
 class TopicParams:
@@ -164,19 +161,10 @@ class TopicModel(DocumentWeights, TrackedBirths, MergesByRows, OnWords):
     # ---------------------------------------------------------------- moves (Hughes 2016, §5.5)
     def merge_scores(self, params: TopicParams, stats: SuffStats, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Screening score of merging topic ``second[m]`` into ``first[m]`` (indices): the exact
-        ``Delta L_data``. The document terms change too but are only known once the lap has gathered
-        each pair's merged ``P`` and ``Q``; acceptance is on the exact ELBO.
-
-        ``Delta L_data`` costs O(V) per pair, O(K^2 V) in all; it is computed only for each topic's
-        ``MERGE_SCREEN_NEIGHBOURS`` nearest topics by the cosine of their word counts (O(K^2) after
-        one K x V product), the others scoring -inf (never planned)."""
-        scores = np.full(len(first), -np.inf)
-        near = _near_pairs(stats.fields["word_counts"], first, second, MERGE_SCREEN_NEIGHBOURS)
-        if near.any():
-            counts = stats.fields["word_counts"]
-            scores[near] = data_gain(mult, self.obs_prior, params.obs, stats, first[near], second[near],
-                                     lambda a, b: mult.merged_log_normalizers(self.obs_prior, counts, a, b))
-        return scores
+        ``Delta L_data`` for each topic's nearest topics (:mod:`stickbreak.models.word_merges`), -inf
+        for the others. The document terms change too but are only known once the lap has gathered
+        each pair's merged ``P`` and ``Q``; acceptance is on the exact ELBO."""
+        return screened_data_gain(self.obs_prior, params.obs, stats, first, second)
 
     def kept_topics(self, params: TopicParams, keep: np.ndarray) -> np.ndarray:
         """``lam`` of the topics at columns ``keep`` (a delete's parameters)."""
@@ -240,21 +228,4 @@ class TopicModel(DocumentWeights, TrackedBirths, MergesByRows, OnWords):
 
 def _rebuild(obs_prior, weights_name, weights_prior, local) -> TopicModel:
     return TopicModel(obs_prior, TOPIC_WEIGHTS[weights_name], weights_prior, local)
-
-
-def _near_pairs(word_counts: np.ndarray, first: np.ndarray, second: np.ndarray, neighbours: int) -> np.ndarray:
-    """Which pairs ``(first[m], second[m])`` join a topic to one of its ``neighbours`` most similar
-    topics (cosine of the rows of ``word_counts``), as a boolean mask."""
-    n_topics = word_counts.shape[0]
-    if n_topics - 1 <= neighbours:
-        return np.ones(len(first), dtype=bool)
-    rows = np.asarray(word_counts, dtype=float)
-    unit = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-300)
-    similarity = unit @ unit.T
-    np.fill_diagonal(similarity, -np.inf)
-    nearest = np.argpartition(-similarity, neighbours, axis=1)[:, :neighbours]
-    close = np.zeros((n_topics, n_topics), dtype=bool)
-    close[np.repeat(np.arange(n_topics), neighbours), nearest.ravel()] = True
-    close |= close.T
-    return close[first, second]
 
