@@ -9,6 +9,7 @@ from sklearn.base import clone
 from sklearn.metrics import normalized_mutual_info_score
 
 from stickbreak import ShortTextTopicModel, load
+from stickbreak.core.protocols import total_elbo
 from stickbreak.data.documents import as_bag_of_words
 from stickbreak.export import to_pyldavis
 
@@ -77,3 +78,13 @@ def test_truncation_free_refuses_to_learn_the_concentration(openings):
     texts, _ = openings
     with pytest.raises(ValueError, match="keeps the concentration fixed"):
         ShortTextTopicModel(algorithm="truncation_free", learn_concentration=True).fit(texts[:50])
+
+
+def test_every_algorithm_reports_the_exact_elbo_of_its_fit(openings):
+    """``lower_bound_`` is the whole-data ELBO of the fitted ``q`` under every algorithm (truncation-free
+    SVI's trace holds per-document estimates; its final pass is rescored), so fits compare."""
+    texts, _ = openings
+    for algorithm in ("truncation_free", "memoized"):
+        model = ShortTextTopicModel(algorithm=algorithm, max_laps=3, random_state=0).fit(texts)
+        exact = total_elbo(model.model_.elbo_terms(model.params_, model.stats_))
+        assert model.lower_bound_ == pytest.approx(exact, rel=1e-12) and exact < -len(texts)

@@ -79,7 +79,8 @@ def _truncation_free(est, model, mixture_cfg, init_cfg, learn_cfg, data, rng) ->
         return fitted, MixtureParams(tf.uids, {"lam": tf.lam}, {"eta1": tf.u, "eta0": tf.v})
 
     sampler = TruncationFreeDPMixture(float(eta[0]), float(mixture_cfg.concentration))
-    return FitPlan("truncation_free", sampler, data.source, as_fitted=as_mixture, final_pass=data.batches.data)
+    return FitPlan("truncation_free", sampler, data.source, as_fitted=as_mixture, final_pass=data.batches.data,
+                   rescore=True)  # lower_bound_: the exact ELBO of the final pass (the trace holds per-item estimates)
 
 
 #: How a mixture trains under each algorithm.
