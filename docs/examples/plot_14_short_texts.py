@@ -5,12 +5,13 @@ Short texts and embeddings: one cluster per document, K learned
 Tweets, titles and the first line of a post hold too few words for an admixture (LDA, the HDP) to
 estimate each document's topic proportions. :class:`stickbreak.ShortTextTopicModel` gives each
 document a single topic instead (the Dirichlet-process mixture of multinomials that GSDMM samples),
-and learns how many topics there are: by default with truncation-free SVI (Wang & Blei 2012), which
-starts from no topic and opens one whenever a document fits a new topic better than every existing
-one. We fit it to the bundled ``news_openings`` (the first 15 words of 4,000 20 Newsgroups posts),
-compare its topics with the 20 newsgroups, and show their top words. Last, the other path users
-take: embed the documents, then cluster the embeddings with a DP mixture of Gaussians (BERTopic's
-clustering step), every document assigned and K learned.
+and learns how many topics there are: by default the documents are dealt at random among many
+topics, a few sweeps of the model's collapsed Gibbs sampler empty those the data do not support and
+open new ones, and memoized VI with merges, deletes and births refines the result. We fit it to
+the bundled ``news_openings`` (the first 15 words of 4,000 20 Newsgroups posts), compare its
+topics with the 20 newsgroups, and show their top words. Last, the other path users take: embed
+the documents, then cluster the embeddings with a DP mixture of Gaussians (BERTopic's clustering
+step), every document assigned and K learned.
 """
 
 # %%

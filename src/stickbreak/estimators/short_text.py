@@ -73,10 +73,10 @@ class ShortTextTopicModel(TopWords, ClassNamePrefixFeaturesOutMixin, Transformer
     ...         for b in ("list question", "dataframe merge", "array error")]
     >>> model = ShortTextTopicModel(random_state=0).fit(travel + code)
     >>> travel_topics, code_topics = set(model.labels_[:12]), set(model.labels_[12:])
-    >>> len(travel_topics), travel_topics & code_topics  # the travel titles share a topic, the code titles others
-    (1, set())
+    >>> model.n_topics_, len(travel_topics), travel_topics & code_topics  # a topic for travel, one for code
+    (2, 1, set())
     >>> [word for word, _ in model.top_words(3)[0]["words"]]
-    ['deals', 'flights', 'hotel']
+    ['array', 'dataframe', 'error']
     >>> model.predict(["rome flights"]).tolist() == [model.labels_[0]]
     True
     >>> model.transform(["pandas merge"]).shape == (1, model.n_components_)
