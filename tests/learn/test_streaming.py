@@ -10,7 +10,7 @@ from stickbreak import DPMixture, FiniteMixture, load, obs
 from stickbreak.config import MovesConfig
 from stickbreak.core.protocols import total_elbo
 from stickbreak.core.sparse_resp import to_dense
-from stickbreak.learn.streaming import fit_chunk, merged_entropy, refine
+from stickbreak.learn.streaming import WINDOW_ITEMS, fit_chunk, fit_with_window, merged_entropy, refine
 
 from conftest import load_digits_shared
 
@@ -106,8 +106,8 @@ def test_a_class_first_seen_late_gets_a_new_cluster(digits_stream):
 
 
 def test_state_is_bounded_by_the_model_and_survives_save(digits_stream, tmp_path):
-    """A long stream keeps K-sized statistics only, and a saved and loaded model goes on exactly as
-    the one that never stopped."""
+    """A long stream keeps K-sized statistics and a bounded window only, and a saved and loaded model
+    (its window included) goes on exactly as the one that never stopped."""
     X, _, chunks = digits_stream
     rng = np.random.default_rng(1)
     stream = [rng.choice(len(X), 60, replace=False) for _ in range(40)]
@@ -117,7 +117,7 @@ def test_state_is_bounded_by_the_model_and_survives_save(digits_stream, tmp_path
         model.partial_fit(X[rows])
         sizes.append(sum(np.asarray(v).nbytes for v in model.stats_.fields.values()) / model.stats_.n_components)
     assert max(sizes) == min(sizes)  # per component: nothing grows with the stream
-    assert model.n_components_ <= 30
+    assert model._stream_window.items.n_items <= WINDOW_ITEMS and model.n_components_ <= 100
     model.save(tmp_path / "stream.npz")
     loaded = load(tmp_path / "stream.npz")
     for rows in stream[30:]:
@@ -135,3 +135,23 @@ def test_finite_mixture_streams_without_births(digits_stream):
     assert model.n_components_ == 5 and model.trace_[-1]["moves"]["birth"]["tried"] == 0
     with pytest.raises(ValueError, match="features"):
         model.partial_fit(X[chunks[3], :4])
+
+
+def test_the_window_leaves_exactly_what_it_brought(digits_stream):
+    """The window's items enter the next chunk's fit with their old share of the statistics taken out:
+    while the window holds every item since the first chunk, the statistics less the window's are
+    exactly the first chunk's (newborns: zero)."""
+    X, _, chunks = digits_stream
+    rng = np.random.default_rng(2)
+    model = DPMixture(obs_model="diag_gauss", random_state=0).partial_fit(X[chunks[0]])
+    first = model.stats_
+    for _ in range(5):
+        model.partial_fit(X[rng.choice(len(X), 60, replace=False)])
+        rest = model.stats_ - model._stream_window.stats
+        expected = first.insert_empty(np.setdiff1d(rest.uids, first.uids)).select(rest.uids)
+        for name in rest.fields:
+            np.testing.assert_allclose(rest.fields[name], expected.fields[name], atol=1e-9)
+        np.testing.assert_allclose(rest.elbo_terms["entropy"], expected.elbo_terms["entropy"], atol=1e-9)
+    fitted, window, rows = fit_with_window(model.model_, model.params_, model.stats_, None, obs.get("diag_gauss")
+                                           .check_data(X[chunks[1]]), MovesConfig(moves=()), rng, size=50)
+    assert window.items.n_items == 50 and np.array_equal(rows, np.arange(len(chunks[1])))

@@ -380,6 +380,7 @@ class MixtureEstimator(AlgorithmOptionsMixin, FittedMixture, StreamingMixture, S
     def _set_fitted(self, model, params: MixtureParams, stats: SuffStats, trace, stop_reason: str, labels,
                     lower_bound: float | None = None, move_log=()):
         self.model_ = model
+        self._stream_window = None  # partial_fit's recent items (StreamingMixture), none after fit or load
         self.move_log_ = list(move_log)
         self.labels_ = labels
         self.params_ = params

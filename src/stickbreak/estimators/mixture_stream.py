@@ -11,7 +11,7 @@ from .. import driver
 from ..config import moves_config
 from ..core.protocols import total_elbo
 from ..core.sparse_resp import to_dense
-from ..learn.streaming import fit_chunk
+from ..learn.streaming import fit_with_window
 from ._common import as_generator, numba_threads
 
 
@@ -29,8 +29,11 @@ class StreamingMixture:
         :class:`~stickbreak.DPMixture`, whatever ``algorithm`` fitted the first chunk), the chunk's
         worst-fitted clusters are split by births accepted on the exact ELBO (Hughes 2016, §4.2) and
         newborns that duplicate a cluster are merged back; clusters of earlier chunks are neither
-        merged nor deleted (their items are gone). ``labels_`` are then the chunk's labels, as for
-        scikit-learn's ``MiniBatchKMeans``.
+        merged nor deleted (their items are gone). The last 2,000 items are kept and refitted with
+        each chunk, their old share of the statistics taken out first, so that births are judged on
+        more than one small chunk (:func:`stickbreak.learn.streaming.fit_with_window`; :meth:`save`
+        keeps them). ``labels_`` are then the chunk's labels, as for scikit-learn's
+        ``MiniBatchKMeans``.
 
         Parameters
         ----------
@@ -67,9 +70,10 @@ class StreamingMixture:
                              default_moves=self._default_moves)
         rng = np.random.default_rng([int(as_generator(self.random_state).integers(2 ** 63)), len(self.trace_)])
         with numba_threads(self.n_jobs):
-            fitted = fit_chunk(self.model_, self.params_, self.stats_, data, moves, rng, tol=self.tol)
+            fitted, window, rows = fit_with_window(self.model_, self.params_, self.stats_, self._stream_window, data,
+                                                   moves, rng, tol=self.tol)
         # the chunk's labels from its final local step, its columns mapped to the final components
-        labels = fitted.stats.indices_of(fitted.local_uids[np.argmax(to_dense(fitted.local.resp), axis=1)])
+        labels = fitted.stats.indices_of(fitted.local_uids[np.argmax(to_dense(fitted.local.resp[rows]), axis=1)])
         counts = fitted.stats.counts
         record = driver.LapRecord(lap=len(self.trace_) + 1, elbo=total_elbo(fitted.terms), terms=fitted.terms,
                                   n_components=len(counts), n_effective=int(np.sum(counts >= driver.EFFECTIVE_COUNT)),
@@ -77,4 +81,5 @@ class StreamingMixture:
                                   moves=fitted.moves)
         self._set_fitted(self.model_, fitted.params, fitted.stats, self.trace_ + [record.as_dict()], "partial_fit",
                          labels, move_log=self.move_log_)
+        self._stream_window = window
         return self

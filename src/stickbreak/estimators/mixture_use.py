@@ -13,6 +13,7 @@ from ..models.mixture.model import MixtureParams
 from ..models import make_mixture_model
 from ..core.sparse_resp import to_dense
 from ..core.suffstats import SuffStats
+from ..learn.streaming import window_arrays, window_from_arrays
 from ..core.docstrings import composed
 from ._common import SAVE_SECTIONS
 
@@ -102,15 +103,16 @@ class FittedMixture:
         """Save the fitted model to one ``.npz`` file of arrays with JSON metadata (no pickle).
 
         The file holds the variational parameters, the priors, the training labels and statistics,
-        the trace and the constructor parameters (callbacks, a Generator ``random_state`` and a
-        live executor are not saved), with a SHA-256 digest; :func:`stickbreak.load` or
-        :meth:`load` reads it back.
+        after :meth:`partial_fit` the stream's last 2,000 items, the trace and the constructor
+        parameters (callbacks, a Generator ``random_state`` and a live executor are not saved), with
+        a SHA-256 digest; :func:`stickbreak.load` or :meth:`load` reads it back.
 
         $save_sections
         """
         check_is_fitted(self, "params_")
         params = self._saved_params()
-        arrays = {**self._fitted_arrays(self.params_.weights, "weights."), "labels": self.labels_}
+        arrays = {**self._fitted_arrays(self.params_.weights, "weights."), "labels": self.labels_,
+                  **window_arrays(self._stream_window)}  # partial_fit's recent items, to go on exactly
         extra = {"trace": self.trace_, "stop_reason": self.stop_reason_, "lower_bound": float(self.lower_bound_),
                  "move_log": self.move_log_, **self._input_extra()}
         return persist.save_model(path, type(self).__name__, params, arrays, extra)
@@ -137,4 +139,5 @@ class FittedMixture:
         est._set_fitted(model, params, SuffStats.from_arrays(arrays, "stats."), extra["trace"], extra["stop_reason"],
                         arrays["labels"], extra.get("lower_bound"),
                         extra.get("move_log", ()))  # older files kept neither
+        est._stream_window = window_from_arrays(arrays)
         return est

@@ -21,6 +21,14 @@ model, not the stream. On a chunk:
 
 Components learned from earlier chunks are never merged or deleted here (their items are gone, so
 those moves cannot be judged exactly); :meth:`~stickbreak.DPMixture.fit` on a sample does that.
+
+*A window of recent items* (:func:`fit_with_window`). A birth judged on one small chunk gains only
+what the chunk's items gain, and a new cluster rarely pays its cost on a few hundred items; so the
+last ``WINDOW_ITEMS`` items are kept with the statistics they hold in ``S_seen``. Each chunk is then
+fitted together with the window, against ``S_seen - S_window``: the window's items are re-assigned
+like the chunk's (their old responsibilities leave ``S_seen`` exactly as they entered it), so a
+birth is judged on up to ``WINDOW_ITEMS`` + the chunk's items, and the ELBO stays exact. Memory is
+bounded by the window, not by the stream.
 """
 
 from __future__ import annotations
@@ -29,13 +37,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from ..core.protocols import Movable, require, total_elbo
+from ..core.protocols import ItemResponsibilities, Movable, require, total_elbo
 from ..core.suffstats import SuffStats
+from ..data import BagOfWords, DenseData, concat_items
 from ..moves import birth
 from ..moves.merge import try_merges
 from .memoized import EMPTY_MASS
 
+#: The most recent items refitted with each chunk (:func:`fit_with_window`).
+WINDOW_ITEMS = 2000
 #: A birth in a stream is kept only if, after its newborns were merged back where that helps, one of
 #: them holds at least this many expected items of the chunk (a cluster, not a round-off re-split).
 MIN_NEWBORN_ITEMS = 1.0
@@ -65,6 +77,63 @@ class _Current:
     @property
     def elbo(self) -> float:
         return total_elbo(self.terms)
+
+
+@dataclass(frozen=True)
+class Window:
+    """The most recent items of a stream and the statistics their responsibilities hold in the
+    statistics seen so far (over the same components, in the same order)."""
+
+    items: Any
+    stats: SuffStats
+
+
+def window_arrays(window: Window | None) -> dict[str, np.ndarray]:
+    """The window as named arrays for a saved model (none when there is no window): its statistics
+    and its items (dense rows, or word counts as CSR arrays)."""
+    if window is None:
+        return {}
+    items = window.items
+    if isinstance(items, BagOfWords):
+        counts = items.counts
+        rows = {"window.counts.data": counts.data, "window.counts.indices": counts.indices,
+                "window.counts.indptr": counts.indptr, "window.counts.shape": np.array(counts.shape)}
+    else:
+        rows = {"window.X": np.asarray(items.X)}
+    return {**rows, **window.stats.to_arrays("window.stats.")}
+
+
+def window_from_arrays(arrays) -> Window | None:
+    """The window kept by :func:`window_arrays`, or None."""
+    if "window.X" in arrays:
+        items: Any = DenseData(np.asarray(arrays["window.X"], dtype=float))
+    elif "window.counts.data" in arrays:
+        items = BagOfWords(sp.csr_matrix((arrays["window.counts.data"], arrays["window.counts.indices"],
+                                          arrays["window.counts.indptr"]), shape=tuple(arrays["window.counts.shape"])))
+    else:
+        return None
+    return Window(items, SuffStats.from_arrays(arrays, "window.stats."))
+
+
+def fit_with_window(model: Any, params, seen: SuffStats, window: Window | None, chunk, moves,
+                    rng: np.random.Generator, tol: float = 1e-6, max_steps: int = 50,
+                    size: int = WINDOW_ITEMS) -> tuple[ChunkFit, Window, np.ndarray]:
+    """:func:`fit_chunk` of the window's items and the chunk together, against ``seen - window.stats``
+    (module docstring). Returns the fit, the next window (the last ``size`` items of both, with the
+    statistics of their new responsibilities) and the rows of the fit's local parameters that are
+    the chunk's. ``model``: :class:`~stickbreak.core.protocols.Movable` with per-item
+    responsibilities (:class:`~stickbreak.core.protocols.ItemResponsibilities`: a mixture)."""
+    require(model, ItemResponsibilities, "a stream's window of recent items")
+    batch, rest = chunk, seen
+    if window is not None:
+        batch = concat_items([window.items, chunk])
+        rest = (seen.without_merge_terms() - window.stats).clipped()
+    fitted = fit_chunk(model, params, rest, batch, moves, rng, tol=tol, max_steps=max_steps)
+    n_items = model.n_items(batch)
+    recent = np.arange(max(0, n_items - size), n_items)
+    stats = model.summarize_resp(batch.subset(recent), fitted.local.resp[recent], fitted.local_uids)
+    kept = stats.insert_empty(np.setdiff1d(fitted.stats.uids, stats.uids)).select(fitted.stats.uids)
+    return fitted, Window(batch.subset(recent), kept), np.arange(n_items - model.n_items(chunk), n_items)
 
 
 def refine(model, params, seen: SuffStats, chunk, tol: float, max_steps: int) -> _Current:
