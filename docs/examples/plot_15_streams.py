@@ -2,11 +2,11 @@
 Streams: new clusters for data unlike any seen
 ==============================================
 
-``partial_fit`` fits a stream chunk by chunk. Each chunk is fitted once against the statistics of
-everything before it; the earlier items themselves are not kept, so memory stays that of the model
-however long the stream. Where a chunk holds data unlike anything seen, births split the clusters
-its items fit worst, each kept only if the exact ELBO rises (Hughes 2016, §4.2), and newborns
-that only duplicate a cluster are merged back.
+``partial_fit`` fits a stream chunk by chunk. Each chunk is fitted against the statistics of
+everything before it; the earlier items themselves are not kept, but for a window of the last 2,000
+refitted with each chunk, so memory stays bounded however long the stream. Where a chunk holds data
+unlike anything seen, births split the clusters its items fit worst, each kept only if the exact
+ELBO rises (Hughes 2016, §4.2), and newborns that only duplicate a cluster are merged back.
 
 The stream: the bundled digits in 10 principal components, 10 chunks of about 180 images, in
 which the zeros first appear in chunk 7. We follow K and where the zeros go.
