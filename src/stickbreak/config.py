@@ -15,6 +15,7 @@ from .core.validate import check_choice, check_int, check_n_active, check_positi
 from .learn.registry import (ALGORITHM_ALIASES, ALGORITHMS, COLLAPSED_ALGORITHMS,  # noqa: F401 (re-exported)
                              MINIBATCH_ALGORITHMS, algorithm_names)
 from .learn.schedules import RobbinsMonro
+from .learn.streaming import WINDOW_ITEMS
 from .priors import MIXTURE_WEIGHTS
 from .models.topics.init import GIBBS_INIT_SWEEPS, GIBBS_INIT_TOKENS
 
@@ -74,6 +75,9 @@ class MovesConfig:
     each rejected one, up to ``delete_max_targets``; a delete lap comes at most every
     ``delete_every`` laps (0: every other lap with births on, every lap without). ``reorder`` sorts
     components by size at each lap's end when that raises the ELBO (bnpy's shuffle).
+    ``stream_window``: ``partial_fit`` refits this many of the most recent items with each chunk, so
+    that its births are judged on more than one chunk (:func:`stickbreak.learn.streaming.fit_with_window`;
+    0: each chunk alone).
     """
 
     moves: tuple[str, ...] = ()
@@ -98,13 +102,15 @@ class MovesConfig:
     delete_max_targets: int = 8
     delete_every: int = 0
     reorder: bool = True
+    stream_window: int = WINDOW_ITEMS
 
     def __post_init__(self):
         moves = tuple(self.moves or ())
         object.__setattr__(self, "moves", moves)
         for move in moves:
             check_choice("move", move, MOVE_KINDS)
-        for name in ("birth_start_lap", "merge_start_lap", "delete_start_lap", "birth_kmeans_iters", "delete_every"):
+        for name in ("birth_start_lap", "merge_start_lap", "delete_start_lap", "birth_kmeans_iters", "delete_every",
+                     "stream_window"):
             check_int(name, getattr(self, name), 0)
         for name in ("birth_max_new", "birth_min_items", "birth_max_items", "birth_refine_steps", "birth_passes",
                      "births_per_batch", "birth_max_active",

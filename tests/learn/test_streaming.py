@@ -10,7 +10,7 @@ from stickbreak import DPMixture, FiniteMixture, load, obs
 from stickbreak.config import MovesConfig
 from stickbreak.core.protocols import total_elbo
 from stickbreak.core.sparse_resp import to_dense
-from stickbreak.learn.streaming import WINDOW_ITEMS, fit_chunk, fit_with_window, merged_entropy, refine
+from stickbreak.learn.streaming import fit_chunk, fit_with_window, merged_entropy, refine
 
 from conftest import load_digits_shared
 
@@ -111,13 +111,13 @@ def test_state_is_bounded_by_the_model_and_survives_save(digits_stream, tmp_path
     X, _, chunks = digits_stream
     rng = np.random.default_rng(1)
     stream = [rng.choice(len(X), 60, replace=False) for _ in range(40)]
-    model = DPMixture(obs_model="diag_gauss", random_state=0)
+    model = DPMixture(obs_model="diag_gauss", move_options={"stream_window": 300}, random_state=0)
     sizes = []
     for c, rows in enumerate(stream[:30]):
         model.partial_fit(X[rows])
         sizes.append(sum(np.asarray(v).nbytes for v in model.stats_.fields.values()) / model.stats_.n_components)
     assert max(sizes) == min(sizes)  # per component: nothing grows with the stream
-    assert model._stream_window.items.n_items <= WINDOW_ITEMS and model.n_components_ <= 100
+    assert model._stream_window.items.n_items == 300 and model.n_components_ <= 100
     model.save(tmp_path / "stream.npz")
     loaded = load(tmp_path / "stream.npz")
     for rows in stream[30:]:
@@ -155,3 +155,5 @@ def test_the_window_leaves_exactly_what_it_brought(digits_stream):
     fitted, window, rows = fit_with_window(model.model_, model.params_, model.stats_, None, obs.get("diag_gauss")
                                            .check_data(X[chunks[1]]), MovesConfig(moves=()), rng, size=50)
     assert window.items.n_items == 50 and np.array_equal(rows, np.arange(len(chunks[1])))
+    assert fit_with_window(model.model_, fitted.params, fitted.stats, None, window.items, MovesConfig(moves=()), rng,
+                           size=0)[1] is None  # stream_window=0: each chunk alone

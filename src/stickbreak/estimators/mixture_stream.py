@@ -29,11 +29,11 @@ class StreamingMixture:
         :class:`~stickbreak.DPMixture`, whatever ``algorithm`` fitted the first chunk), the chunk's
         worst-fitted clusters are split by births accepted on the exact ELBO (Hughes 2016, §4.2) and
         newborns that duplicate a cluster are merged back; clusters of earlier chunks are neither
-        merged nor deleted (their items are gone). The last 2,000 items are kept and refitted with
-        each chunk, their old share of the statistics taken out first, so that births are judged on
-        more than one small chunk (:func:`stickbreak.learn.streaming.fit_with_window`; :meth:`save`
-        keeps them). ``labels_`` are then the chunk's labels, as for scikit-learn's
-        ``MiniBatchKMeans``.
+        merged nor deleted (their items are gone). The last 2,000 items (``move_options``
+        ``stream_window``) are kept and refitted with each chunk, their old share of the statistics
+        taken out first, so that births are judged on more than one small chunk
+        (:func:`stickbreak.learn.streaming.fit_with_window`; :meth:`save` keeps them). ``labels_``
+        are then the chunk's labels, as for scikit-learn's ``MiniBatchKMeans``.
 
         Parameters
         ----------
@@ -71,7 +71,7 @@ class StreamingMixture:
         rng = np.random.default_rng([int(as_generator(self.random_state).integers(2 ** 63)), len(self.trace_)])
         with numba_threads(self.n_jobs):
             fitted, window, rows = fit_with_window(self.model_, self.params_, self.stats_, self._stream_window, data,
-                                                   moves, rng, tol=self.tol)
+                                                   moves, rng, tol=self.tol, size=moves.stream_window)
         # the chunk's labels from its final local step, its columns mapped to the final components
         labels = fitted.stats.indices_of(fitted.local_uids[np.argmax(to_dense(fitted.local.resp[rows]), axis=1)])
         counts = fitted.stats.counts

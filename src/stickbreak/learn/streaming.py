@@ -117,10 +117,10 @@ def window_from_arrays(arrays) -> Window | None:
 
 def fit_with_window(model: Any, params, seen: SuffStats, window: Window | None, chunk, moves,
                     rng: np.random.Generator, tol: float = 1e-6, max_steps: int = 50,
-                    size: int = WINDOW_ITEMS) -> tuple[ChunkFit, Window, np.ndarray]:
+                    size: int = WINDOW_ITEMS) -> tuple[ChunkFit, Window | None, np.ndarray]:
     """:func:`fit_chunk` of the window's items and the chunk together, against ``seen - window.stats``
     (module docstring). Returns the fit, the next window (the last ``size`` items of both, with the
-    statistics of their new responsibilities) and the rows of the fit's local parameters that are
+    statistics of their new responsibilities; None for ``size=0``) and the rows of the fit's local parameters that are
     the chunk's. ``model``: :class:`~stickbreak.core.protocols.Movable` with per-item
     responsibilities (:class:`~stickbreak.core.protocols.ItemResponsibilities`: a mixture)."""
     require(model, ItemResponsibilities, "a stream's window of recent items")
@@ -130,10 +130,13 @@ def fit_with_window(model: Any, params, seen: SuffStats, window: Window | None, 
         rest = (seen.without_merge_terms() - window.stats).clipped()
     fitted = fit_chunk(model, params, rest, batch, moves, rng, tol=tol, max_steps=max_steps)
     n_items = model.n_items(batch)
+    rows = np.arange(n_items - model.n_items(chunk), n_items)
+    if size == 0:
+        return fitted, None, rows
     recent = np.arange(max(0, n_items - size), n_items)
     stats = model.summarize_resp(batch.subset(recent), fitted.local.resp[recent], fitted.local_uids)
     kept = stats.insert_empty(np.setdiff1d(fitted.stats.uids, stats.uids)).select(fitted.stats.uids)
-    return fitted, Window(batch.subset(recent), kept), np.arange(n_items - model.n_items(chunk), n_items)
+    return fitted, Window(batch.subset(recent), kept), rows
 
 
 def refine(model, params, seen: SuffStats, chunk, tol: float, max_steps: int) -> _Current:
