@@ -119,6 +119,21 @@ def test_no_import_by_name_outside_the_lazy_root_and_the_warmer():
     assert not by_name, by_name
 
 
+def test_no_module_imports_a_lazy_public_name_from_the_root():
+    """``from .. import plot`` inside the package asks the root for ``plot``, which its lazy
+    ``__getattr__`` answers by loading the whole public API: a circular import when the importer is
+    itself part of it (``stickbreak report`` failed so). Import the submodule's names instead."""
+    import stickbreak
+
+    lazy = set(stickbreak._PUBLIC)
+    found = [f"{module}:{node.lineno} imports {alias.name} from the root"
+             for module, (path, is_package) in MODULES.items() if module  # (the root's own type-checking imports)
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.ImportFrom) and _resolve(module, is_package, node) == ""
+             for alias in node.names if alias.name in lazy]
+    assert not found, found
+
+
 def test_workers_start_without_the_estimators_layer_and_the_root_loads_all_of_its_api():
     """A worker process imports the executors, learners, moves, models and kernels only (not
     scikit-learn, matplotlib or the estimators: a second of every worker's start); the first public

@@ -154,7 +154,8 @@ def test_fit_commands_share_their_output_flags_and_list_only_usable_choices(caps
         text = capsys.readouterr().out
         assert "--progress" in text and "--quiet" in text and "--n-batches" in text
         if command == "mixture":
-            assert "ar_gauss" not in text.split("--obs {")[1].split("}")[0] and "gibbs" not in text
+            assert "ar_gauss" not in text.split("--obs {")[1].split("}")[0]
+            assert "gibbs" not in text.split("--algorithm {")[1].split("}")[0]  # (a start, --init gibbs, is usable)
 
 
 def test_topic_runs_write_document_topics_and_eval_scores_the_held_out_documents(tmp_path, capsys):

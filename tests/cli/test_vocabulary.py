@@ -20,6 +20,7 @@ def test_every_written_out_choice_equals_its_registry():
     assert set(words.MIXTURE_OBS) == set(obs.OBS_MODELS) - {"ar_gauss"}  # the AR model needs sequences
     assert set(words.MIXTURE_WEIGHTS) == set(priors.MIXTURE_WEIGHTS)
     assert words.MIXTURE_ALGORITHMS == (*MIXTURE_PLANS, "svi")
+    assert set(words.SHORT_TEXT_ALGORITHMS) < set(MIXTURE_PLANS)
     assert (words.INIT_METHODS, words.SAMPLING, words.TOPIC_ALGORITHMS) == (
         config.INIT_METHODS, config.SAMPLING, config.ALGORITHMS)
     assert (words.HMM_OBS_MODELS, words.HMM_INITS) == (HMM_OBS_MODELS, HMM_INITS)

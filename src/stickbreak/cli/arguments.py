@@ -16,7 +16,7 @@ from .outputs import out_directory
 from .vocabulary import (ADDRESS_SCHEMES, ADMIXTURE_ALGORITHMS, ADMIXTURE_DEFAULTS as DEFAULTS, ADMIXTURE_INITS,
                          ADMIXTURE_OBS_MODELS, CHECKPOINT_EVERY as EVERY, EXECUTORS, HMM_INITS, HMM_OBS_MODELS,
                          INIT_METHODS, LOCAL_STARTS, MIXTURE_ALGORITHMS, MIXTURE_OBS, MIXTURE_WEIGHTS, SAMPLING,
-                         TOPIC_ALGORITHMS)
+                         SHORT_TEXT_ALGORITHMS, TOPIC_ALGORITHMS)
 
 #: ``--moves`` help shared by the commands whose estimators learn K with moves.
 MOVES_HELP = ("memoized VI: comma-separated moves (birth,merge,delete) or 'none'; default: all three for the "
@@ -173,6 +173,34 @@ def add_fit_topics(sub) -> None:
     add_executor_option(p)
 
 
+def add_fit_short_texts(sub) -> None:
+    p = sub.add_parser("short-texts", help="one topic per document (titles, tweets, questions), K learned",
+                       description="Fit ShortTextTopicModel (the Dirichlet-process mixture of multinomials) to short "
+                                   "documents and print its topics; the number of topics is learned.")
+    p.add_argument("data", help=f"a .txt file of raw text (one document per line), a CSV file with --text-column, a "
+                                f"bundled corpus ({', '.join(dataset_names('text'))}) or a word-count file as "
+                                "`fit topics` reads")
+    add_text_column_option(p)
+    p.add_argument("--min-df", type=int, default=1, metavar="N",
+                   help="raw text: keep only the words of at least N documents (default 1: every word)")
+    p.add_argument("--algorithm", default=None, choices=SHORT_TEXT_ALGORITHMS,
+                   help="memoized (default: memoized VI with births, merges and deletes), vb, or truncation_free "
+                        "(truncation-free SVI from no topic: faster, fewer topics)")
+    p.add_argument("--init", default=None, choices=INIT_METHODS,
+                   help="gibbs (default: the documents dealt among many topics, then 10 collapsed Gibbs sweeps), "
+                        "kmeans++ or random (from -K topics)")
+    p.add_argument("-K", "--n-topics", type=int, default=None,
+                   help="topics of the start (default: one per 10 documents, at most 1000, for the Gibbs start; one "
+                        "per 30 documents, at most 100, otherwise); K is learned from there")
+    p.add_argument("--concentration", type=float, default=1.0, help="DP concentration (larger: more topics)")
+    p.add_argument("--eta", type=float, default=None, help="topic_word_prior, each word's pseudo-count (default 0.1)")
+    p.add_argument("--moves", default=None, help=MOVES_HELP)
+    p.add_argument("--max-laps", type=int, default=20)
+    p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
+    p.add_argument("--top-words", type=int, default=8, help="words shown per topic")
+    add_run_options(p, "model.npz, topics.csv, labels.csv, trace.csv", "short_texts:run_fit_short_texts")
+
+
 def add_eval(commands) -> None:
     p = commands.add_parser("eval", help="score a saved topic model on documents",
                             description="Held-out per-word log-likelihood (document completion) and coherence.")
@@ -294,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_fit_topics(models)
     add_fit_hmm(models)
     add_fit_admixture(models)
+    add_fit_short_texts(models)
     resume = commands.add_parser("resume", help="continue a fit killed before its end from its checkpoint")
     resume.add_argument("directory", type=Path, help="the directory given to `stickbreak fit ... --checkpoint`")
     resume.add_argument("--max-laps", type=int, default=None, metavar="N",

@@ -1,5 +1,5 @@
 """Helpers the subcommands share: ``key=value`` options, CSV output, reading sequence data (HMM
-sequences and admixture groups, given the same way), held-out splits."""
+sequences and admixture groups, given the same way) and documents (raw text or counts), held-out splits."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import datasets
-from ..data import DataError, Sequences
+from ..datasets import load as load_dataset, names as dataset_names, summaries as dataset_summaries
+from ..data import BagOfWords, DataError, Sequences
+from ..data.documents import as_bag_of_words
+from ..data.raw_text import is_text_file, read_lines, read_text_column
 from ..data.sequence_io import read_sequences
+from ..datasets import read_data
 from ..estimators._checkpoint import CheckpointDir
 from ..moves import k_over_laps, move_summary
 from .outputs import check_room, check_writable
@@ -135,10 +138,10 @@ def _column(spec):
 def read_sequence_data(args, command: str = "hmm") -> tuple[Sequences, np.ndarray | None, str, tuple | None]:
     """``(sequences with their Xprev if any, per-frame labels or None, name, sequence ids or None)``
     for ``stickbreak fit COMMAND`` (hmm, or admixture: groups are read as sequences)."""
-    if args.data in datasets.names():
-        ds = datasets.load(args.data)
+    if args.data in dataset_names():
+        ds = load_dataset(args.data)
         if not isinstance(ds.X, Sequences):
-            bundled = [name for name, text in datasets.summaries().items() if "HMMs" in text]
+            bundled = [name for name, text in dataset_summaries().items() if "HMMs" in text]
             raise DataError(f"{args.data!r} holds {type(ds.X).__name__}, not sequences; `stickbreak fit {command}` "
                             f"needs sequence data: a bundled set ({', '.join(bundled)}) or a sequence file (e.g. an "
                             ".npz with X and lengths).")
@@ -146,7 +149,7 @@ def read_sequence_data(args, command: str = "hmm") -> tuple[Sequences, np.ndarra
         return seqs, ds.labels, ds.name, ds.extras.get("sequence_names")
     path = Path(args.data)
     if not path.exists():
-        raise DataError(f"{args.data!r} is neither a bundled data set ({datasets.names()}) nor an existing file.")
+        raise DataError(f"{args.data!r} is neither a bundled data set ({dataset_names()}) nor an existing file.")
     reader = vars(args)
     found = read_sequences(path, args.ids, id_column=_column(args.id_column),
                            label_column=_column(reader.get("label_column")),
@@ -155,3 +158,31 @@ def read_sequence_data(args, command: str = "hmm") -> tuple[Sequences, np.ndarra
     if found.xprev is not None:
         seqs = Sequences.from_arrays(seqs.X, seqs.offsets, Xprev=found.xprev)
     return seqs, found.labels, found.name, found.sequence_ids
+
+
+def corpus(spec: str, text_column: str | None = None, vocabulary=None, min_df: int = 1) -> BagOfWords:
+    """The documents of ``spec``: raw text (a .txt file, one document per line, or a CSV column)
+    counted as ``fit`` counts text (over ``vocabulary``, a fitted model's, when given, else over
+    the words of at least ``min_df`` documents; empty documents kept, so row ``i`` is line or row
+    ``i``), else any corpus ``read_data`` reads."""
+    if text_column is not None or is_text_file(spec):
+        texts = read_lines(spec) if text_column is None else read_text_column(spec, text_column)
+        bow = as_bag_of_words(texts, empty="keep", tokens_over=vocabulary)
+        return bow if vocabulary is not None or min_df <= 1 else frequent_words(bow, min_df)
+    if min_df > 1:
+        raise DataError(f"--min-df applies to raw text (a .txt file or --text-column); {spec} holds word counts "
+                        "already.")
+    X, _, _ = read_data(spec)
+    if not isinstance(X, BagOfWords):
+        X = as_bag_of_words(X)
+    return X
+
+
+def frequent_words(bow: BagOfWords, min_df: int) -> BagOfWords:
+    """The counts of the words that occur in at least ``min_df`` documents (CountVectorizer's min_df)."""
+    in_documents = np.bincount(bow.counts.indices, minlength=bow.n_features)  # CSR: one entry per document
+    keep = np.flatnonzero(in_documents >= min_df)
+    if not len(keep):
+        raise DataError(f"no word occurs in {min_df} or more documents; lower --min-df.")
+    words = None if bow.vocabulary is None else [bow.vocabulary[i] for i in keep]
+    return as_bag_of_words(bow.counts[:, keep], words, empty="keep")

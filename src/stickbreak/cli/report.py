@@ -65,7 +65,7 @@ def _run_facts(run: dict) -> dict:
 
 def _data(run: dict) -> dict:
     """The keyword arguments of ``write_report`` that need the run's data, read again from its source."""
-    if run["command"] == "topics":  # the topic figures need only the model
+    if run["command"] in ("topics", "short-texts"):  # the topic figures need only the model
         return {}
     if run["command"] == "mixture":
         X, _, _ = read_data(run["data"])

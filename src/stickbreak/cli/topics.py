@@ -12,13 +12,10 @@ from sklearn.exceptions import ConvergenceWarning
 from .. import persist
 from ..config import COLLAPSED_ALGORITHMS
 from ..data import BagOfWords, DataError
-from ..data.documents import as_bag_of_words
-from ..data.raw_text import is_text_file, read_lines, read_text_column
-from ..datasets import read_data
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
-from .common import (checkpoint_target, exit_code, parse_moves, print_moves, split_heldout, stop_status, write_csv,
-                    write_trace)
+from .common import (checkpoint_target, corpus, exit_code, parse_moves, print_moves, split_heldout, stop_status,
+                    write_csv, write_trace)
 from .outputs import output_bytes, staged_output
 from .report import save_run, source_of
 
@@ -26,34 +23,6 @@ from .report import save_run, source_of
 TOPICS_SHOWN = 12
 #: The topics a run that learns K from none (a Gibbs start) is assumed to end with, for the room its files need.
 LEARNED_TOPICS_GUESS = 200
-
-
-def _corpus(spec: str, text_column: str | None = None, vocabulary=None, min_df: int = 1) -> BagOfWords:
-    """The documents of ``spec``: raw text (a .txt file, one document per line, or a CSV column)
-    counted as ``fit`` counts text (over ``vocabulary``, a fitted model's, when given, else over
-    the words of at least ``min_df`` documents; empty documents kept, so row ``i`` is line or row
-    ``i``), else any corpus ``read_data`` reads."""
-    if text_column is not None or is_text_file(spec):
-        texts = read_lines(spec) if text_column is None else read_text_column(spec, text_column)
-        bow = as_bag_of_words(texts, empty="keep", tokens_over=vocabulary)
-        return bow if vocabulary is not None or min_df <= 1 else _frequent_words(bow, min_df)
-    if min_df > 1:
-        raise DataError(f"--min-df applies to raw text (a .txt file or --text-column); {spec} holds word counts "
-                        "already.")
-    X, _, _ = read_data(spec)
-    if not isinstance(X, BagOfWords):
-        X = as_bag_of_words(X)
-    return X
-
-
-def _frequent_words(bow: BagOfWords, min_df: int) -> BagOfWords:
-    """The counts of the words that occur in at least ``min_df`` documents (CountVectorizer's min_df)."""
-    in_documents = np.bincount(bow.counts.indices, minlength=bow.n_features)  # CSR: one entry per document
-    keep = np.flatnonzero(in_documents >= min_df)
-    if not len(keep):
-        raise DataError(f"no word occurs in {min_df} or more documents; lower --min-df.")
-    words = None if bow.vocabulary is None else [bow.vocabulary[i] for i in keep]
-    return as_bag_of_words(bow.counts[:, keep], words, empty="keep")
 
 
 def _estimator(args):
@@ -150,7 +119,7 @@ def _split_heldout_tokens(bow: BagOfWords, fraction: float, algorithm, seed: int
 def run_fit_topics(args) -> int:
     if args.min_df < 1:
         raise DataError(f"--min-df must be at least 1, got {args.min_df}.")
-    bow = _corpus(args.data, args.text_column, min_df=args.min_df)
+    bow = corpus(args.data, args.text_column, min_df=args.min_df)
     train, test, train_rows, test_rows = split_heldout(bow, args.heldout, args.seed)
     train, heldout_tokens = _split_heldout_tokens(train, args.heldout_tokens, args.algorithm, args.seed)
     est = _estimator(args)
@@ -236,7 +205,7 @@ def run_eval(args) -> int:
     est = persist.load(args.model)
     if not hasattr(est, "topic_word_"):
         raise DataError(f"{args.model} holds a {type(est).__name__}; `stickbreak eval` scores topic models")
-    bow = _corpus(args.data, args.text_column, est.vocabulary_)
+    bow = corpus(args.data, args.text_column, est.vocabulary_)
     if bow.n_features != est.n_features_in_:
         raise DataError(f"{args.data} has {bow.n_features} words but the model was fitted on {est.n_features_in_}; "
                         "score documents over the training vocabulary")

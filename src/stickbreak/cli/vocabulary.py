@@ -12,6 +12,8 @@ MIXTURE_OBS = ("bern", "diag_gauss", "gauss", "mult", "zero_mean_gauss")
 MIXTURE_WEIGHTS = ("dp", "finite")
 #: ``fit mixture --algorithm``: the mixture estimators' plans, with SVI's other name.
 MIXTURE_ALGORITHMS = ("vb", "stochastic", "memoized", "truncation_free", "svi")
+#: ``fit short-texts --algorithm``: the short-text model's algorithms (those of a DP mixture of word counts).
+SHORT_TEXT_ALGORITHMS = ("memoized", "vb", "truncation_free")
 #: ``fit mixture --init``: how the first clusters are drawn ("gibbs": mixtures of word counts).
 INIT_METHODS = ("kmeans++", "random", "gibbs")
 #: ``fit mixture --sampling``: how SVI draws its minibatches.

@@ -13,7 +13,9 @@ import numpy as np
 import scipy
 import scipy.sparse as sp
 
-from .. import plot
+from ..plot import (MAX_SHOWN, plot_admixture_sizes, plot_cluster_means, plot_cluster_sizes, plot_durations,
+                   plot_group_topics, plot_projection, plot_state_sequences, plot_topic_correlation, plot_topic_sizes,
+                   plot_topic_words, plot_trace, plot_transitions)
 from .._version import __version__
 from ..data import BagOfWords, Sequences
 
@@ -53,38 +55,38 @@ class ReportData:
 
 
 def _mixture(est, data: ReportData) -> list:
-    figures = [("Cluster sizes", plot.plot_cluster_sizes(est))]
+    figures = [("Cluster sizes", plot_cluster_sizes(est))]
     if data.X is not None and data.image_shape is not None:
-        figures.append(("Cluster means as images", plot.plot_cluster_means(est, data.X, data.image_shape)))
+        figures.append(("Cluster means as images", plot_cluster_means(est, data.X, data.image_shape)))
     elif data.X is not None:
-        figures.append(("Items by cluster (PCA)", plot.plot_projection(est, data.X)))
+        figures.append(("Items by cluster (PCA)", plot_projection(est, data.X)))
     return figures
 
 
 def _topics(est, data: ReportData) -> list:
-    return [("Top words per topic", plot.plot_topic_words(est)), ("Topic sizes", plot.plot_topic_sizes(est))]
+    return [("Top words per topic", plot_topic_words(est)), ("Topic sizes", plot_topic_sizes(est))]
 
 
 def _diln(est, data: ReportData) -> list:
     figures = _topics(est, data)
     if est.topic_correlation_ is not None:
-        figures.append(("Topic correlations", plot.plot_topic_correlation(est)))
+        figures.append(("Topic correlations", plot_topic_correlation(est)))
     return figures
 
 
 def _hmm(est, data: ReportData) -> list:
-    figures = [("Transition matrix", plot.plot_transitions(est))]
+    figures = [("Transition matrix", plot_transitions(est))]
     if data.X is not None:
         layout = dict(lengths=data.lengths, Xprev=data.Xprev)
-        figures += [("State sequences", plot.plot_state_sequences(est, data.X, labels=data.labels, **layout)),
-                    ("State durations", plot.plot_durations(est, data.X, **layout))]
+        figures += [("State sequences", plot_state_sequences(est, data.X, labels=data.labels, **layout)),
+                    ("State durations", plot_durations(est, data.X, **layout))]
     return figures
 
 
 def _admixture(est, data: ReportData) -> list:
-    figures = [("Topic sizes", plot.plot_admixture_sizes(est))]
+    figures = [("Topic sizes", plot_admixture_sizes(est))]
     if data.X is not None:
-        figures.append(("Topic proportions per group", plot.plot_group_topics(est, data.X, data.lengths)))
+        figures.append(("Topic proportions per group", plot_group_topics(est, data.X, data.lengths)))
     return figures
 
 
@@ -100,7 +102,7 @@ def _topic_counts(est):
     return len(est.topic_sizes_), est.n_topics_
 
 
-def _top_words(est, n_topics: int = plot.MAX_SHOWN, n_words: int = 10) -> dict:
+def _top_words(est, n_topics: int = MAX_SHOWN, n_words: int = 10) -> dict:
     """The largest topics' top words as text (searchable, copyable): ``{"Top words": {topic: words}}``."""
     return {"Top words": {f"topic {t['topic']} ({t['size']:,.0f} tokens)": " ".join(str(w) for w, _ in t["words"])
             for t in est.top_words(n_words)[:n_topics]}}
@@ -122,7 +124,7 @@ def kind_tables(est) -> dict:
 def figures(est, data: ReportData) -> list:
     """``[(caption, Figure)]``: the trace first, then the kind's own figures."""
     kind = KINDS[est.report_kind]
-    return [("ELBO and K over laps", plot.plot_trace(est, kind.heldout(est)))] + kind.figures(est, data)
+    return [("ELBO and K over laps", plot_trace(est, kind.heldout(est)))] + kind.figures(est, data)
 
 
 def fit_facts(est) -> dict:
