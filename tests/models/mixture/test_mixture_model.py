@@ -1,5 +1,7 @@
 """Mixture weights (DP sticks, finite Dirichlet) and the whole mixture ELBO (DESIGN layer 2)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy import stats as st
@@ -122,3 +124,23 @@ def test_local_step_is_the_exact_optimum(name):
     obs_kl = expfam.kl_to_prior(model.obs, model.obs_prior, params.obs).sum()
     assert total_elbo(model.elbo_terms(params, stats)) == pytest.approx(local.log_norm.sum() - obs_kl - weights_kl,
                                                                         rel=1e-9)
+
+
+@pytest.mark.parametrize("name", ALL_FAMILIES)
+def test_score_reuses_the_normalizers_of_unchanged_components_exactly(name):
+    """A merge's candidate scored after the current parameters (``previous``) recomputes only the
+    merged component's log normalizer; its terms equal a score from scratch to the last bit, and
+    reordered or removed components are matched by uid."""
+    model, _, _, stats = _fitted_case(name)
+    params, terms = model.score(stats)
+    assert np.array_equal(params.log_normalizers, model.obs.log_normalizer(params.obs))
+    pair = np.sort(stats.uids[np.argsort(-stats.counts)[:2]])[None]  # two components with items
+    merged = stats.with_merge_terms(pair, np.zeros(1)).merge(int(pair[0, 0]), int(pair[0, 1]))
+    for candidate in (merged, merged.reorder(merged.uids[::-1])):
+        fresh, fresh_terms = model.score(candidate)
+        reused, reused_terms = model.score(candidate, params)
+        assert reused_terms == fresh_terms
+        np.testing.assert_array_equal(reused.log_normalizers, fresh.log_normalizers)
+    marked = replace(params, log_normalizers=params.log_normalizers + 1.0)  # which values are taken over?
+    taken = model.score(merged, marked)[0].log_normalizers - model.score(merged)[0].log_normalizers
+    np.testing.assert_allclose(taken, np.where(merged.uids == pair[0, 0], 0.0, 1.0))  # all but the merged one

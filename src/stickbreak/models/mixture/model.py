@@ -13,7 +13,7 @@ accepts either form; ``n_active`` None or >= K is the dense path, unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 
 import numpy as np
@@ -144,12 +144,33 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
         """``(global_step(stats), ELBO terms)`` with the cheaper formula valid right after a global
         step (slack terms vanish, Eq. 2.114): what every move's exact acceptance test evaluates."""
         params = self.global_step(stats)
+        normalizers = self._log_normalizers(params, previous)
+        params = replace(params, log_normalizers=normalizers)
+        prior_c = self.obs.log_normalizer(expfam.stack_prior(self.obs_prior))[0]
         terms = {
-            "data": expfam.elbo_data_optimal(self.obs, self.obs_prior, params.obs, stats.scalars["log_base"]),
+            "data": stats.scalars["log_base"] + float(np.sum(prior_c - normalizers)),  # expfam.elbo_data_optimal
             "weights": self.weights.elbo(self.weights_prior, params.weights, stats.counts),
             "entropy": float(np.sum(stats.elbo_terms["entropy"])),
         }
         return params, terms
+
+    def _log_normalizers(self, params: MixtureParams, previous: MixtureParams | None) -> np.ndarray:
+        """``c(eta_hat_k)`` of every component, those whose natural parameters equal ``previous``'s
+        (same uid, same values) taken from it: a merge's candidate recomputes one row, not K."""
+        out = np.full(params.n_components, np.nan)
+        if previous is not None and previous.log_normalizers is not None:
+            order = np.argsort(previous.uids)
+            rows = np.flatnonzero(np.isin(params.uids, previous.uids))
+            old_rows = order[np.searchsorted(previous.uids, params.uids[rows], sorter=order)]
+            same = np.ones(len(rows), dtype=bool)
+            for key in self.obs.natural_keys:
+                new, old = params.obs[key][rows], previous.obs[key][old_rows]
+                same &= np.all((new == old).reshape(len(rows), -1), axis=1)
+            out[rows[same]] = previous.log_normalizers[old_rows[same]]
+        todo = np.flatnonzero(np.isnan(out))
+        if len(todo):
+            out[todo] = self.obs.log_normalizer(expfam.select_components(params.obs, todo))
+        return out
 
     def blend(self, old: MixtureParams, target: MixtureParams, step: float) -> MixtureParams:
         """Natural-gradient step ``(1 - step) old + step target`` (Hoffman et al. 2013, Eq. 25)."""

@@ -12,11 +12,14 @@ from ...obs.expfam import Natural
 
 @dataclass(frozen=True, eq=False)
 class MixtureParams:
-    """Global variational parameters: ``q(phi_k)`` natural parameters and ``q(weights)``."""
+    """Global variational parameters: ``q(phi_k)`` natural parameters and ``q(weights)``;
+    ``log_normalizers``: each component's ``c(eta_hat_k)`` when :meth:`MixtureModel.score` computed
+    them (a later score reuses those of unchanged components: a merge changes one)."""
 
     uids: np.ndarray
     obs: Natural
     weights: dict[str, np.ndarray]
+    log_normalizers: np.ndarray | None = None
 
     @property
     def n_components(self) -> int:
