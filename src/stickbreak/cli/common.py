@@ -67,6 +67,15 @@ def moves_run(trace) -> tuple:
     return tuple((trace[-1].get("moves") or {}) if trace else ())
 
 
+def print_fitted(status: str, est, documents) -> None:
+    """A fitted topic model's status line, its moves, and a note when ``documents`` (a BagOfWords)
+    came without a vocabulary (the topics then show word ids)."""
+    print(status)
+    print_moves(est.trace_)
+    if documents.vocabulary is None:
+        print("  (no vocabulary found for this corpus, e.g. vocab.txt[.gz] beside it: topics show word ids)")
+
+
 def print_moves(trace) -> None:
     """Each move's accepted/tried counts and K over the laps, when the fit ran moves."""
     if moves_run(trace):

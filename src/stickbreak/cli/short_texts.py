@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..data import DataError
 from ..estimators import ShortTextTopicModel
-from .common import corpus, exit_code, parse_moves, print_moves, stop_status, write_csv, write_trace
+from .common import corpus, exit_code, parse_moves, print_fitted, stop_status, write_csv, write_trace
 from .outputs import check_room, output_bytes, staged_output
 from .report import save_run
 from .topics import TOPICS_SHOWN
@@ -55,11 +55,8 @@ def run_fit_short_texts(args) -> int:
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(bow)
     seconds = time.perf_counter() - began
-    print(f"{stop_status(est)} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.lower_bound_:.6g} nats; "
-          f"{est.n_topics_} topics")
-    print_moves(est.trace_)
-    if bow.vocabulary is None:
-        print("  (no vocabulary found for this corpus, e.g. vocab.txt[.gz] beside it: topics show word ids)")
+    print_fitted(f"{stop_status(est)} after {est.n_iter_} laps in {seconds:.1f} s; ELBO {est.lower_bound_:.6g} "
+                 f"nats; {est.n_topics_} topics", est, bow)
     rows = print_topics(est, args.top_words)
     if args.out:
         with staged_output(args.out, est) as stage:

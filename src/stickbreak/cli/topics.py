@@ -14,7 +14,7 @@ from ..config import COLLAPSED_ALGORITHMS
 from ..data import BagOfWords, DataError
 from ..estimators import DILN, LDA, HDPTopicModel
 from ..evaluate import document_completion, mean_coherence, split_documents
-from .common import (checkpoint_target, corpus, exit_code, parse_moves, print_moves, split_heldout, stop_status,
+from .common import (checkpoint_target, corpus, exit_code, parse_moves, print_fitted, split_heldout, stop_status,
                     write_csv, write_trace)
 from .outputs import output_bytes, staged_output
 from .report import save_run, source_of
@@ -142,11 +142,8 @@ def run_fit_topics(args) -> int:
     status = stop_status(est)
     objective = {"truncation_free": "progressive log-lik. per document"}.get(est.algorithm,
                                                                              "log joint" if collapsed else "ELBO")
-    print(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; {objective} {est.lower_bound_:.6g} nats; "
-          f"{est.n_topics_} topics used of {len(est.topic_sizes_)}")
-    print_moves(est.trace_)
-    if bow.vocabulary is None:
-        print("  (no vocabulary found for this corpus, e.g. vocab.txt[.gz] beside it: topics show word ids)")
+    print_fitted(f"{status} after {est.n_iter_} laps in {seconds:.1f} s; {objective} {est.lower_bound_:.6g} nats; "
+                 f"{est.n_topics_} topics used of {len(est.topic_sizes_)}", est, bow)
     rows = print_topics(est, args.top_words)
     correlations = print_correlations(est) if args.model == "diln" else []
     scores = {}  # for the report

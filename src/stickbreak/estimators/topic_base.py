@@ -104,7 +104,9 @@ SHARED_PARAMETERS = {
     vocabulary_ : tuple of str or None
         The words of the columns, when known.
     lower_bound_ : float
-        The final ELBO (nats).
+        The final ELBO (nats); under "truncation_free" the sampler's progressive log-likelihood per
+        document, under the collapsed algorithms the collapsed log joint of the last sweep's counts
+        (neither compares with an ELBO).
     elbo_trace_ : ndarray of shape (n_iter,)
         The ELBO after every lap.
     trace_ : list of dict
