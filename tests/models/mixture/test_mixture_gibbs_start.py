@@ -13,7 +13,7 @@ from sklearn.metrics import adjusted_rand_score
 from stickbreak import DPMixture, FiniteMixture, ShortTextTopicModel
 from stickbreak.data import BagOfWords
 from stickbreak.kernels.gibbs import _reference_dmm as ref, dmm
-from stickbreak.models.mixture.gibbs_start import _state, gibbs_labels, start_clusters
+from stickbreak.models.mixture.gibbs_start import _compacted, _state, gibbs_labels, start_clusters
 
 
 def _corpus(rng, n_docs=30, n_words=12):
@@ -127,3 +127,17 @@ def test_the_start_refuses_what_it_cannot_sample():
         gibbs_labels(BagOfWords(sp.csr_matrix(np.full((20, 4), 0.5))), 0.1, 1.0, 2, 1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="samples the DP mixture of multinomials"):
         FiniteMixture(obs_model="mult", init="gibbs").fit(np.ones((20, 4)))
+
+
+def test_compaction_leaves_the_state_of_its_labels_and_empty_columns_after():
+    """Between sweeps the occupied clusters move to the front and every later column is an empty
+    cluster again (a cluster opened next sweep starts from the prior, not from old counts)."""
+    rng = np.random.default_rng(5)
+    counts = _corpus(rng)
+    labels = rng.integers(6, size=counts.shape[0])
+    labels[labels == 0] = 1  # cluster 0 emptied during a sweep: its column holds the prior, the others move up
+    post, post_sum, sizes = _state(counts, labels, 6, 0.2, capacity=8)
+    n_used = 6
+    labels, n_used = _compacted(labels, post, post_sum, sizes, n_used, 0.2, counts.shape[1])
+    for got, want in zip((post, post_sum, sizes), _state(counts, labels, n_used, 0.2, capacity=8)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

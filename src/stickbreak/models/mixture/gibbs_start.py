@@ -57,13 +57,20 @@ def gibbs_labels(bow: BagOfWords, pseudo_count: float, concentration: float, n_s
                                   post_sum, sizes, n_used, concentration, first, int(rng.integers(2 ** 31)))
             if first < n_docs:  # every column in use: widen
                 post, post_sum, sizes = _widened(post, post_sum, sizes, pseudo_count, n_words)
-        occupied = np.flatnonzero(sizes[:n_used] > 0)
-        relabel = np.full(n_used, -1)
-        relabel[occupied] = np.arange(len(occupied))
-        labels, n_used = relabel[labels], len(occupied)
-        post[:, :n_used], post_sum[:n_used], sizes[:n_used] = post[:, occupied], post_sum[occupied], sizes[occupied]
-        sizes[n_used:] = 0.0
+        labels, n_used = _compacted(labels, post, post_sum, sizes, n_used, pseudo_count, n_words)
     return labels
+
+
+def _compacted(labels: np.ndarray, post, post_sum, sizes, n_used: int, pseudo_count: float, n_words: int):
+    """``(labels, n_used)`` with the occupied clusters moved to the first columns (in place) and every
+    column after them reset to an empty cluster (the prior alone), ready for the next sweep."""
+    occupied = np.flatnonzero(sizes[:n_used] > 0)
+    relabel = np.full(n_used, -1)
+    relabel[occupied] = np.arange(len(occupied))
+    n_kept = len(occupied)
+    post[:, :n_kept], post_sum[:n_kept], sizes[:n_kept] = post[:, occupied], post_sum[occupied], sizes[occupied]
+    post[:, n_kept:], post_sum[n_kept:], sizes[n_kept:] = pseudo_count, n_words * pseudo_count, 0.0
+    return relabel[labels], n_kept
 
 
 def _state(counts: sp.csr_matrix, labels: np.ndarray, n_clusters: int, pseudo_count: float, capacity: int):
