@@ -101,10 +101,12 @@ def elbo_data(family: ObsFamily, prior: Natural, post: Natural, stats: Mapping[s
     return log_base + expected_loglik - float(np.sum(kl_to_prior(family, prior, post, expected)))
 
 
-def elbo_data_optimal(family: ObsFamily, prior: Natural, post: Natural, log_base: float) -> float:
-    """``sum_n log h(x_n) + sum_k [c(eta_bar) - c(eta_hat_k)]``, valid right after the global step."""
+def elbo_data_optimal(family: ObsFamily, prior: Natural, post: Natural, log_base: float,
+                      normalizers: np.ndarray | None = None) -> float:
+    """``sum_n log h(x_n) + sum_k [c(eta_bar) - c(eta_hat_k)]``, valid right after the global step;
+    ``normalizers``: the ``c(eta_hat_k)`` when the caller has them."""
     prior_c = family.log_normalizer(stack_prior(prior))[0]
-    return log_base + float(np.sum(prior_c - family.log_normalizer(post)))
+    return log_base + float(np.sum(prior_c - (family.log_normalizer(post) if normalizers is None else normalizers)))
 
 
 def blend(old: Natural, target: Natural, step: float) -> Natural:

@@ -146,9 +146,9 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
         params = self.global_step(stats)
         normalizers = self._log_normalizers(params, previous)
         params = replace(params, log_normalizers=normalizers)
-        prior_c = self.obs.log_normalizer(expfam.stack_prior(self.obs_prior))[0]
         terms = {
-            "data": stats.scalars["log_base"] + float(np.sum(prior_c - normalizers)),  # expfam.elbo_data_optimal
+            "data": expfam.elbo_data_optimal(self.obs, self.obs_prior, params.obs, stats.scalars["log_base"],
+                                             normalizers),
             "weights": self.weights.elbo(self.weights_prior, params.weights, stats.counts),
             "entropy": float(np.sum(stats.elbo_terms["entropy"])),
         }
