@@ -8,6 +8,37 @@ RESP_FLOOR = 1e-100
 
 
 @njit(cache=True, nogil=True)
+def softmax_row(row, columns, floor, entropy, shifted):
+    """One row of :func:`normalize_log_resp` in place; returns its ``log sum_j exp row_j``.
+
+    ``row[j]`` becomes ``r_j = max(softmax(row)_j, floor)`` and ``-r_j log r_j`` is added to
+    ``entropy[columns[j]]``, with ``log r_j = row_j - log_norm`` (one logarithm per row, not per entry).
+    ``shifted`` is scratch space of the row's length.
+    """
+    width = row.shape[0]
+    top = row[0]
+    for j in range(1, width):
+        if row[j] > top:
+            top = row[j]
+    total = 0.0
+    for j in range(width):
+        shifted[j] = row[j] - top
+        row[j] = np.exp(shifted[j])
+        total += row[j]
+    log_total = np.log(total)
+    log_floor = np.log(floor)
+    for j in range(width):
+        r = row[j] / total
+        if r < floor:
+            row[j] = floor
+            entropy[columns[j]] -= floor * log_floor
+        else:
+            row[j] = r
+            entropy[columns[j]] -= r * (shifted[j] - log_total)
+    return top + log_total
+
+
+@njit(cache=True, nogil=True)
 def normalize_log_resp(log_weights, floor):
     """Turn log-weights into responsibilities in place (Hughes 2016, Eq. 3.46-3.49).
 
@@ -22,23 +53,10 @@ def normalize_log_resp(log_weights, floor):
     n_items, n_comp = log_weights.shape
     log_norm = np.empty(n_items)
     entropy = np.zeros(n_comp)
+    shifted = np.empty(n_comp)
+    columns = np.arange(n_comp)
     for n in range(n_items):
-        row = log_weights[n]
-        top = row[0]
-        for k in range(1, n_comp):
-            if row[k] > top:
-                top = row[k]
-        total = 0.0
-        for k in range(n_comp):
-            row[k] = np.exp(row[k] - top)
-            total += row[k]
-        log_norm[n] = top + np.log(total)
-        for k in range(n_comp):
-            r = row[k] / total
-            if r < floor:
-                r = floor
-            row[k] = r
-            entropy[k] -= r * np.log(r)
+        log_norm[n] = softmax_row(log_weights[n], columns, floor, entropy, shifted)
     return log_norm, entropy
 
 

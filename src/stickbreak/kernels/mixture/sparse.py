@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from ..heap import sift_down
-from .dense import normalize_log_resp
+from .dense import softmax_row
 
 #: Up to this many selected entries per row are ordered by insertion sort; beyond, by a scan over K.
 _INSERTION_LIMIT = 32
@@ -77,12 +77,15 @@ def top_l_resp(log_weights, n_active, floor):
     heap_w = np.empty(n_active)
     heap_i = np.empty(n_active, dtype=np.int64)
     mark = np.zeros(n_comp, dtype=np.bool_)
+    log_norm = np.empty(n_items)
+    entropy = np.zeros(n_comp)
+    shifted = np.empty(n_active)
     for n in range(n_items):
         _select_top(log_weights[n], n_active, heap_w, heap_i, mark, indices[n])
         for j in range(n_active):  # in index order, as the dense kernel sums
             values[n, j] = log_weights[n, indices[n, j]]
-    log_norm, _ = normalize_log_resp(values, floor)  # the dense softmax over the selection, in place
-    return values, indices, log_norm, sparse_column_entropy(values, indices, n_comp, floor)
+        log_norm[n] = softmax_row(values[n], indices[n], floor, entropy, shifted)  # the softmax over the selection
+    return values, indices, log_norm, entropy
 
 
 @njit(cache=True, nogil=True)
