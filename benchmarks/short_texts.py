@@ -6,7 +6,8 @@ Data: the first 15 words of each 20newsgroups training post (11,293 posts, 20 ne
 by scikit-learn's ``CountVectorizer(stop_words="english", min_df=2)``; posts left without a word are
 dropped. Metric: normalised mutual information (NMI) between each post's topic (its most probable
 one) and its newsgroup; for our rows also the fit's ELBO (``lower_bound_``, the exact whole-data
-ELBO of the fitted ``q`` under every algorithm: the objective they all maximise). Rows: ours with K
+ELBO of the fitted ``q`` under every algorithm: the objective they all maximise) and, under memoized
+VI, its births accepted of those tried over every lap and seed. Rows: ours with K
 learned (every default: a collapsed Gibbs start from the documents dealt among ``n // 10`` clusters,
 then memoized VI with moves; and the Gibbs start with one VB lap), by truncation-free SVI from no
 topics (the default until 31c6b2c), by memoized VI with moves from a k-means++ start, and with K
@@ -70,14 +71,16 @@ def sttm(folder: Path, name: str) -> tuple[list[str], np.ndarray]:
 
 def ours(X, texts, seed, **settings):
     model = ShortTextTopicModel(random_state=seed, **settings).fit(X)
-    return model.labels_, model.n_topics_, model.lower_bound_
+    births = [record["moves"].get("birth", {"tried": 0, "accepted": 0}) for record in model.trace_]
+    return model.labels_, model.n_topics_, model.lower_bound_, [sum(b["accepted"] for b in births),
+                                                                sum(b["tried"] for b in births)]
 
 
 def tweetopic_dmm(X, texts, seed, true_k):
     from tweetopic import DMM  # an optional peer
     model = DMM(n_components=true_k, n_iterations=50, alpha=0.1, beta=0.1, random_state=seed).fit(X)
     labels = model.transform(X).argmax(axis=1)
-    return labels, len(np.unique(labels)), None
+    return labels, len(np.unique(labels)), None, None
 
 
 def bitermplus_btm(X, texts, seed, true_k):
@@ -87,7 +90,7 @@ def bitermplus_btm(X, texts, seed, true_k):
     model = bitermplus.BTM(counts, vocabulary, seed=seed, T=true_k, M=20, alpha=50 / true_k, beta=0.01)
     model.fit(bitermplus.get_biterms(documents), iterations=50, verbose=False)
     labels = np.nan_to_num(model.transform(documents, verbose=False)).argmax(axis=1)
-    return labels, len(np.unique(labels)), None
+    return labels, len(np.unique(labels)), None, None
 
 
 ROWS = {
@@ -136,9 +139,10 @@ def main(argv=None) -> None:
         run(X[:200], texts[:200], 0, true_k)  # compilation and imports, untimed
         for seed in range(args.seeds):
             start = time.perf_counter()
-            labels, k, elbo = run(X, texts, seed, true_k)
+            labels, k, elbo, births = run(X, texts, seed, true_k)
             seconds = time.perf_counter() - start
             out["rows"].append({"method": name, "seed": seed, "K": int(k), "seconds": seconds, "elbo": elbo,
+                                "births": births,
                                 "nmi": float(normalized_mutual_info_score(groups, labels))})
             print(out["rows"][-1], flush=True)
     out["load_after"] = os.getloadavg()[0]
@@ -151,7 +155,7 @@ def summary(out: dict) -> str:
     lines = [f"# Short texts: {what} ({out['words']:,} words, {out['groups']} labels; `benchmarks/short_texts.py "
              f"--corpus {out['corpus']}`)", "",
              f"load before: {out['load_before']:.2f}, after: {out['load_after']:.2f}. Mean (min-max) over seeds.", "",
-             "| method | K | NMI | seconds | ELBO |", "|---|---|---|---|---|"]
+             "| method | K | NMI | seconds | ELBO | births accepted / tried (all seeds) |", "|---|---|---|---|---|---|"]
     for name in dict.fromkeys(row["method"] for row in out["rows"]):
         rows = [row for row in out["rows"] if row["method"] == name]
         cells = []
@@ -160,6 +164,8 @@ def summary(out: dict) -> str:
             cells.append(f"{fmt.format(np.mean(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})")
         elbos = [row["elbo"] for row in rows if row.get("elbo") is not None]
         cells.append(f"{np.mean(elbos):,.0f}" if elbos else "-")
+        births = [row["births"] for row in rows if row.get("births") is not None]
+        cells.append(f"{sum(b[0] for b in births)} / {sum(b[1] for b in births)}" if births else "-")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

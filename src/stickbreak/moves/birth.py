@@ -12,7 +12,8 @@ pooled items and the expansion travel, never the local parameters).
 every batch has been seen once. Newborns made from one
 small batch have prior-dominated posteriors that never win items back from the target's bulk, so
 they are made from the pool: Bregman k-means++ and a few hard k-means steps split it into up to
-``max_new`` groups, refined by soft EM on the pool.
+``max_new`` groups (for whole word counts, refined by collapsed Gibbs sweeps of the DP mixture of
+multinomials), refined by soft EM on the pool.
 
 *Tracking.* Then, at every batch as it is next visited, the target's mass is re-split by the
 restricted local step (Eq. 4.12-4.16):
@@ -50,7 +51,7 @@ from scipy.special import logsumexp
 from ..core.protocols import MergesByRows, Movable, declares, total_elbo
 from ..core.suffstats import SuffStats
 from ..data import concat_items
-from ..models.mixture.init import bregman_kmeans, kmeans_plus_plus
+from ..models.mixture.init import split_labels
 from ..obs import expfam
 from .birth_work import Collect, Expand, on_local
 
@@ -167,13 +168,14 @@ def extend(model: Movable, proposal: TrackedBirth, b: int, batch, local, params,
 
 
 def _create(model: Movable, proposal: TrackedBirth, params, config, rng) -> TrackedBirth | None:
-    """Newborns from the pooled items: k-means++, hard k-means, then soft EM on the pool."""
+    """Newborns from the pooled items: a hard split (k-means++ and hard k-means; for word counts then
+    collapsed Gibbs sweeps, :func:`~stickbreak.models.mixture.init.split_labels`), then soft EM on the pool."""
     n_new = int(min(config.birth_max_new, proposal.pool_size // config.birth_min_items, len(proposal.new_uids)))
     if n_new < 2:
         return None
     pool = concat_items(list(proposal.pool))
     model = model.birth_item_model
-    labels = bregman_kmeans(model, pool, kmeans_plus_plus(model, pool, n_new, rng), config.birth_kmeans_iters)
+    labels = split_labels(model, pool, n_new, rng, config.birth_kmeans_iters)
     used = np.unique(labels)
     if len(used) < 2:
         return None

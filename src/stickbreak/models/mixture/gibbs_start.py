@@ -24,7 +24,7 @@ from ...kernels.gibbs.dmm import prior_evidences, sweep
 #: most ``GIBBS_START_MAX`` (``n_components`` given: that many).
 GIBBS_START_ITEMS = 10
 GIBBS_START_MAX = 1000
-#: Sweeps of the sampler before variational inference takes over (``algorithm_options`` ``init_sweeps``).
+#: Sweeps of the sampler before variational inference takes over.
 GIBBS_START_SWEEPS = 10
 
 
@@ -38,14 +38,29 @@ def gibbs_labels(bow: BagOfWords, pseudo_count: float, concentration: float, n_s
     """Each document's cluster (``0..K-1``, K learned) after ``n_sweeps`` collapsed Gibbs sweeps of
     the DP mixture of multinomials (symmetric topic prior ``pseudo_count``, DP ``concentration``) from
     the documents dealt at random among ``n_start`` clusters."""
-    counts = bow.counts
-    if not is_integral(counts.data):
-        raise ValueError("init='gibbs' samples whole documents of word counts; these counts are not whole numbers "
-                         "(weights such as tf-idf): use init='kmeans++'")
-    n_docs, n_words = counts.shape
+    check_whole_counts(bow, "init='gibbs' samples whole documents of word counts; these counts are not whole numbers "
+                            "(weights such as tf-idf): use init='kmeans++'")
+    n_words = bow.counts.shape[1]
     check_memory(8.0 * n_words * 2 * n_start, f"init='gibbs' over {n_start} clusters of {n_words} words",
                  "pass fewer documents, a smaller vocabulary or n_components (the start's clusters)")
-    labels = rng.integers(n_start, size=n_docs)
+    labels = rng.integers(n_start, size=bow.counts.shape[0])
+    return gibbs_sweeps(bow, labels, pseudo_count, concentration, n_sweeps, rng)
+
+
+def check_whole_counts(bow: BagOfWords, message: str) -> None:
+    """Refuse counts that are not whole numbers (the sampler draws whole documents of words)."""
+    if not is_integral(bow.counts.data):
+        raise ValueError(message)
+
+
+def gibbs_sweeps(bow: BagOfWords, labels: np.ndarray, pseudo_count: float, concentration: float, n_sweeps: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """The clusters (``0..K-1``, occupied ones only) after ``n_sweeps`` collapsed Gibbs sweeps of the
+    DP mixture of multinomials from the partition ``labels`` (``0..n-1``, whole counts)."""
+    counts = bow.counts
+    n_docs, n_words = counts.shape
+    n_start = int(labels.max()) + 1 if len(labels) else 1
+    labels = np.array(labels, dtype=np.int64)
     n_tokens = np.asarray(counts.sum(axis=1)).ravel()
     evidence = prior_evidences(counts.indptr, counts.data, n_tokens, pseudo_count, n_words)
     post, post_sum, sizes = _state(counts, labels, n_start, pseudo_count, capacity=2 * n_start)

@@ -1,5 +1,6 @@
 """Initial global parameters for mixtures: Bregman k-means++ and random examples (Hughes 2016, §2.7),
-and for the DP mixture of multinomials the partition of a collapsed Gibbs run (:mod:`.gibbs_start`).
+and for the DP mixture of multinomials the partition of a collapsed Gibbs run (:mod:`.gibbs_start`);
+and the same hard splits for a birth's pooled items (:func:`split_labels`).
 
 Each returns hard labels; :func:`params_from_labels` turns labels into global parameters by one
 summary and one global step, so every model starts the same way.
@@ -9,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gibbs_start import GIBBS_START_SWEEPS, gibbs_labels
+from .gibbs_start import GIBBS_START_SWEEPS, gibbs_labels, gibbs_sweeps
 from .model import MixtureModel
 from .params import MixtureLocal, MixtureParams
+from ...data.bow import is_integral
 from ...obs import expfam
 
 
@@ -71,6 +73,47 @@ def bregman_kmeans(model: MixtureModel, data, seeds: np.ndarray, n_iters: int) -
         if np.array_equal(new_labels, labels):
             break
         labels = new_labels
+    return labels
+
+
+#: Collapsed Gibbs sweeps that refine a birth's k-means split of whole word counts, and the DP
+#: concentration of that proposal's own sampler (the split is only proposed: the exact ELBO judges it).
+SPLIT_SWEEPS = 10
+SPLIT_CONCENTRATION = 1.0
+
+
+def split_labels(model: MixtureModel, pool, n_groups: int, rng: np.random.Generator, n_kmeans_iters: int) -> np.ndarray:
+    """Hard labels splitting a birth's pooled items into at most ``n_groups`` groups.
+
+    Bregman k-means++ seeds and hard k-means (Alg. 2.1-2.2). For whole word counts under one
+    pseudo-count of every word (a mixture of multinomials, ``model.obs`` "mult"), the k-means
+    partition is then the start of ``SPLIT_SWEEPS`` collapsed Gibbs sweeps of the DP mixture of
+    multinomials on the pool (:func:`.gibbs_start.gibbs_sweeps`), which moves documents as whole
+    documents under the collapsed evidence: on short texts k-means on a few words per item splits
+    by chance words, and such births are mostly rejected (births accepted of those tried from a
+    k-means++ start: ``benchmarks/results/short_texts*.md``). The sampler's ``n_groups`` largest
+    clusters are kept; the items of the others go to the kept group under which they are likeliest.
+    """
+    labels = bregman_kmeans(model, pool, kmeans_plus_plus(model, pool, n_groups, rng), n_kmeans_iters)
+    pseudo_counts = np.unique(model.obs_prior["lam"]) if model.obs.name == "mult" else ()
+    if len(pseudo_counts) != 1 or not is_integral(pool.counts.data):
+        return labels
+    labels = gibbs_sweeps(pool, labels, float(pseudo_counts[0]), SPLIT_CONCENTRATION, SPLIT_SWEEPS, rng)
+    return _largest_groups(model, pool, labels, n_groups)
+
+
+def _largest_groups(model: MixtureModel, data, labels: np.ndarray, n_groups: int) -> np.ndarray:
+    """``labels`` with only the ``n_groups`` largest groups, the others' items moved to the kept
+    group whose posterior gives them the highest expected log-likelihood."""
+    sizes = np.bincount(labels)
+    if len(sizes) <= n_groups:
+        return labels
+    relabel = np.full(len(sizes), -1)
+    relabel[np.argsort(-sizes, kind="stable")[:n_groups]] = np.arange(n_groups)
+    labels = relabel[labels]
+    kept, loose = np.flatnonzero(labels >= 0), np.flatnonzero(labels < 0)
+    centers = _centers(model, data.subset(kept), labels[kept], n_groups)
+    labels[loose] = np.argmax(model.obs.expected_loglik(centers, data.subset(loose)), axis=1)
     return labels
 
 
