@@ -93,6 +93,7 @@ def split_labels(model: MixtureModel, pool, n_groups: int, rng: np.random.Genera
     by chance words, and such births are mostly rejected (births accepted of those tried from a
     k-means++ start: ``benchmarks/results/short_texts*.md``). The sampler's ``n_groups`` largest
     clusters are kept; the items of the others go to the kept group under which they are likeliest.
+    When the sampler keeps one group there is no split to propose (the birth is not made).
     """
     labels = bregman_kmeans(model, pool, kmeans_plus_plus(model, pool, n_groups, rng), n_kmeans_iters)
     pseudo_counts = np.unique(model.obs_prior["lam"]) if model.obs.name == "mult" else ()
