@@ -1,14 +1,19 @@
 """Every move's exact ELBO change equals the brute-force change recomputed from responsibilities."""
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.datasets import load_digits
+from sklearn.decomposition import PCA
 
-from stickbreak import obs
+from stickbreak import DPMixture, obs
 from stickbreak.models import make_mixture_model
 from stickbreak.config import MixtureConfig, MovesConfig
 from stickbreak.core.protocols import total_elbo
 from stickbreak.models.mixture.init import initial_params
 from stickbreak.moves import birth
+from stickbreak.moves.delete import proposal_here
 
 from conftest import (ALL_FAMILIES, assert_same_stats, check_birth_delta, check_delete_delta, check_merge_delta,
                       elbo_of, real_data_for)
@@ -129,3 +134,30 @@ def test_a_tracked_birth_whose_newborns_win_nothing_fails():
                                   log_weights=np.log([0.5, 0.25, 0.25]), expansions={}, remaining=frozenset({0, 1}))
     empty = SuffStats(np.array([3, 7, 8]), {"N": np.array([4.0, 0.0, 0.0])})
     assert birth.advance(None, proposal, 0, empty, None, None, None) == (None, False)
+
+
+@pytest.mark.parametrize("name", ["gauss", "mult"])
+def test_mixture_delete_proposal_carries_the_merge_terms_of_the_planned_pairs(name):
+    """The delete's last round gathers the merged entropies of the lap's pairs, equal to a local
+    step and summary over the remaining components with those pairs (so merges follow the delete)."""
+    model, data, params = _case(name, n_components=6)
+    uids = params.uids
+    pairs = np.array([[uids[0], uids[1]], [uids[2], uids[3]]])
+    local = model.local_step(params, data)
+    whole = model.summarize(data, local, uids)
+    proposal, _ = proposal_here(model, params, data, local, (int(uids[5]),), whole, whole, 3, merge_pairs=pairs)
+    current = model.delete_params(params, (int(uids[5]),))
+    for _ in range(2):  # the earlier rounds: one batch, so the rest of the data holds nothing
+        current = model.global_step(model.summarize(data, model.local_step(current, data), current.uids), current)
+    brute = model.summarize(data, model.local_step(current, data), current.uids, merge_pairs=pairs)
+    np.testing.assert_array_equal(proposal.merge_pairs, pairs)
+    np.testing.assert_allclose(proposal.merge_entropy, brute.merge_entropy, rtol=1e-12)
+    assert_same_stats(proposal.without_merge_terms(), brute.without_merge_terms())
+
+
+def test_mixture_merges_follow_an_accepted_delete_in_the_same_lap():
+    X = PCA(10, random_state=0).fit_transform(load_digits().data[:600])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # ELBODecreaseWarning is a RuntimeWarning
+        model = DPMixture(n_components=60, obs_model="diag_gauss", moves=("merge", "delete"), random_state=0).fit(X)
+    assert any(r["moves"]["delete"]["accepted"] and r["moves"]["merge"]["accepted"] for r in model.trace_)

@@ -207,8 +207,10 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
                      features=None, n_features: int = 0) -> tuple[SuffStats, None]:
         """Every item re-assigned over the remaining components (§4.3, Eq. 4.25-4.27: ``r'_n =
         softmax_{k not in T}(W_nk)``, top-L with ``n_active``, so the proposal lies in the family the
-        local step optimises); no merge terms (merges wait for the next lap) and no warm start."""
-        return local_summary(self, current, batch)[0], None
+        local step optimises); the ``last`` round gathers the merged entropies of ``merge_pairs``
+        (none of them holds a target), so that the lap's merges can follow an accepted delete. No
+        warm start."""
+        return local_summary(self, current, batch, merge_pairs=merge_pairs if last else None)[0], None
 
     @property
     def birth_item_model(self) -> "MixtureModel":
