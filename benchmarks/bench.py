@@ -74,7 +74,7 @@ ENTRIES = [
     Entry("short_texts", _py("short_texts"), ("short_texts",)),  # peers installed with --no-deps (docstring)
     *[Entry(f"short_texts_{corpus}", _py("short_texts", "--corpus", corpus, "--sttm", "../STTM/dataset"),
             (f"short_texts_{corpus}",)) for corpus in ("stackoverflow", "googlenews")],  # a clone of qiang2100/STTM
-    Entry("streams", _py("streams"), ("streams",)),
+    Entry("streams", _py("streams", "--sttm", "../STTM/dataset"), ("streams",)),  # STTM: as short_texts_*
     Entry("failure_trials", _py("failure_trials"), ("failure_trials",)),
     Entry("embeddings", _py("embeddings"), ("embeddings",)),  # peers installed with --no-deps (docstring)
     Entry("collapsed_gibbs_peers_k20", _py("collapsed_gibbs_peers", "--corpus", "wiki", "--sweeps", "200",

@@ -12,14 +12,18 @@ cluster and that cluster's purity. Both use ``obs_model="diag_gauss"`` and every
 allocations, and K, along the stream.
 
 Data: scikit-learn's digits (1,797 images, 10 PCA dimensions) and MNIST's 10,000 test images
-(30 PCA dimensions); the PCA is fitted on the first chunk only, as a stream would.
+(30 PCA dimensions); the PCA is fitted on the first chunk only, as a stream would. With ``--sttm``
+also a text stream: STTM's StackOverflow titles (16,406 with a word, 20 tags; github.com/qiang2100/STTM,
+directory ``dataset``), counted over the whole corpus's vocabulary, each of the 20 tags held back in
+turn, with ``ShortTextTopicModel`` (every default) for the stream and the batch.
 
-Run:  .venv/bin/python benchmarks/streams.py
+Run:  .venv/bin/python benchmarks/streams.py [--sttm STTM/dataset]
 Writes benchmarks/results/streams.{json,md}.
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import os
 import time
@@ -29,9 +33,10 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.decomposition import PCA
+from sklearn.feature_extraction.text import CountVectorizer
 
 from _results import write_results
-from stickbreak import DPMixture
+from stickbreak import DPMixture, ShortTextTopicModel
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -59,11 +64,15 @@ def stream_chunks(y: np.ndarray, held_back: int, seed: int) -> list[np.ndarray]:
     return [old_chunks[c] if c < 6 else np.concatenate([old_chunks[c], new_chunks[c - 6]]) for c in range(10)]
 
 
-def new_class_row(X, y, held_back: int, n_dims: int, seed: int = 0) -> dict:
+def pca_features(n_dims: int):
+    """Features of a stream of images: PCA fitted on the first chunk only, as a stream would."""
+    return lambda X, first: PCA(n_dims, random_state=0).fit(X[first]).transform(X)
+
+
+def new_class_row(X, y, held_back: int, features, make_model, seed: int = 0) -> dict:
     chunks = stream_chunks(y, held_back, seed)
-    pca = PCA(n_dims, random_state=0).fit(X[chunks[0]])
-    Z = pca.transform(X)
-    model, start = DPMixture(obs_model=OBS, random_state=seed), time.perf_counter()
+    Z = features(X, chunks[0])
+    model, start = make_model(seed), time.perf_counter()
     for c in range(8):
         model.partial_fit(Z[chunks[c]])
         if c == 5:
@@ -74,7 +83,7 @@ def new_class_row(X, y, held_back: int, n_dims: int, seed: int = 0) -> dict:
     uids = model.params_.uids[model.predict(Z[held])]
     values, counts = np.unique(uids, return_counts=True)
     start = time.perf_counter()
-    batch = DPMixture(obs_model=OBS, random_state=seed).fit(Z[seen])
+    batch = make_model(seed).fit(Z[seen])
     batch_seconds = time.perf_counter() - start
     labels = batch.labels_[y[seen] == held_back]
     top = np.bincount(labels).argmax()
@@ -84,6 +93,16 @@ def new_class_row(X, y, held_back: int, n_dims: int, seed: int = 0) -> dict:
             "batch_K": int(batch.n_active_components_), "batch_top_share": float(np.mean(labels == top)),
             "batch_top_purity": float(np.mean(y[seen][batch.labels_ == top] == held_back)),
             "batch_seconds": batch_seconds}
+
+
+def stackoverflow(folder: Path) -> tuple:
+    """STTM's StackOverflow titles (20 tags) as word counts over the whole corpus's vocabulary (a
+    stream with a fixed vocabulary, as a hashing vectorizer would give), empty titles dropped."""
+    texts = (folder / "StackOverflow.txt").read_text(encoding="utf-8").splitlines()
+    tags = (folder / "StackOverflow_label.txt").read_text(encoding="utf-8").splitlines()
+    X = CountVectorizer(stop_words="english", min_df=2).fit_transform(texts).tocsr()
+    kept = np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)
+    return X[kept], np.unique(np.array([t.strip() for t in tags])[kept], return_inverse=True)[1]
 
 
 def resident_mb() -> float:
@@ -108,11 +127,11 @@ def memory_rows(X, n_dims: int, n_chunks: int = 100, size: int = 200) -> list[di
 
 def summary(out: dict) -> str:
     lines = ["# Streams: `DPMixture.partial_fit`, a class first seen in chunk 7 of 10 (`benchmarks/streams.py`)", "",
-             f"load before: {out['load_before']:.2f}, after: {out['load_after']:.2f}; obs_model={OBS!r}, every other "
-             "setting the default.", ""]
+             f"load before: {out['load_before']:.2f}, after: {out['load_after']:.2f}; images: obs_model={OBS!r}; "
+             "text: ShortTextTopicModel; every other setting the default.", ""]
     for name, rows in out["new_class"].items():
         met = sum(r["top_is_new"] and r["top_share"] >= 0.8 for r in rows)
-        lines += [f"## {name}: after chunk 8, the held-back class's streamed images", "",
+        lines += [f"## {name}: after chunk 8, the held-back class's streamed items", "",
                   f"A new cluster holds at least 80 % of the class for {met} of {len(rows)} classes.", "",
                   "| class | stream K | top cluster's share | top cluster new | share in new clusters | stream s "
                   "| batch K | batch top share | its purity | batch s |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -128,14 +147,26 @@ def summary(out: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sttm", type=Path, help="the STTM repository's dataset directory: adds its StackOverflow "
+                                                  "titles as a text stream (ShortTextTopicModel)")
+    args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     out: dict = {"load_before": os.getloadavg()[0], "new_class": {}}
     for name, loader in (("digits", digits), ("mnist_10k", mnist)):
         X, y, n_dims = loader()
-        out["new_class"][name] = [new_class_row(X, y, c, n_dims) for c in range(10)]
+        out["new_class"][name] = [new_class_row(X, y, c, pca_features(n_dims),
+                                                lambda seed: DPMixture(obs_model=OBS, random_state=seed))
+                                  for c in range(10)]
         print(name, [(r["class"], round(r["top_share"], 2), r["top_is_new"]) for r in out["new_class"][name]],
               flush=True)
+    if args.sttm is not None:
+        X, y = stackoverflow(args.sttm)
+        out["new_class"]["stackoverflow_text"] = [
+            new_class_row(X, y, c, lambda X, first: X, lambda seed: ShortTextTopicModel(random_state=seed))
+            for c in range(20)]
+        print([(r["class"], round(r["top_share"], 2), r["top_is_new"]) for r in out["new_class"]["stackoverflow_text"]])
     X, _, n_dims = mnist()
     out["memory"] = memory_rows(X, n_dims)
     out["load_after"] = os.getloadavg()[0]
