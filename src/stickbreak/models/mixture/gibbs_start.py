@@ -38,19 +38,14 @@ def gibbs_labels(bow: BagOfWords, pseudo_count: float, concentration: float, n_s
     """Each document's cluster (``0..K-1``, K learned) after ``n_sweeps`` collapsed Gibbs sweeps of
     the DP mixture of multinomials (symmetric topic prior ``pseudo_count``, DP ``concentration``) from
     the documents dealt at random among ``n_start`` clusters."""
-    check_whole_counts(bow, "init='gibbs' samples whole documents of word counts; these counts are not whole numbers "
-                            "(weights such as tf-idf): use init='kmeans++'")
+    if not is_integral(bow.counts.data):
+        raise ValueError("init='gibbs' samples whole documents of word counts; these counts are not whole numbers "
+                         "(weights such as tf-idf): use init='kmeans++'")
     n_words = bow.counts.shape[1]
     check_memory(8.0 * n_words * 2 * n_start, f"init='gibbs' over {n_start} clusters of {n_words} words",
                  "pass fewer documents, a smaller vocabulary or n_components (the start's clusters)")
     labels = rng.integers(n_start, size=bow.counts.shape[0])
     return gibbs_sweeps(bow, labels, pseudo_count, concentration, n_sweeps, rng)
-
-
-def check_whole_counts(bow: BagOfWords, message: str) -> None:
-    """Refuse counts that are not whole numbers (the sampler draws whole documents of words)."""
-    if not is_integral(bow.counts.data):
-        raise ValueError(message)
 
 
 def gibbs_sweeps(bow: BagOfWords, labels: np.ndarray, pseudo_count: float, concentration: float, n_sweeps: int,
