@@ -9,12 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets import load as load_dataset, names as dataset_names, summaries as dataset_summaries
+from ..datasets import load as load_dataset, names as dataset_names, read_data, summaries as dataset_summaries
 from ..data import BagOfWords, DataError, Sequences
 from ..data.documents import as_bag_of_words
 from ..data.raw_text import is_text_file, read_lines, read_text_column
 from ..data.sequence_io import read_sequences
-from ..datasets import read_data
 from ..estimators._checkpoint import CheckpointDir
 from ..moves import k_over_laps, move_summary
 from .outputs import check_room, check_writable
@@ -174,6 +173,8 @@ def corpus(spec: str, text_column: str | None = None, vocabulary=None, min_df: i
     counted as ``fit`` counts text (over ``vocabulary``, a fitted model's, when given, else over
     the words of at least ``min_df`` documents; empty documents kept, so row ``i`` is line or row
     ``i``), else any corpus ``read_data`` reads."""
+    if min_df < 1:
+        raise DataError(f"--min-df must be at least 1, got {min_df}.")
     if text_column is not None or is_text_file(spec):
         texts = read_lines(spec) if text_column is None else read_text_column(spec, text_column)
         bow = as_bag_of_words(texts, empty="keep", tokens_over=vocabulary)

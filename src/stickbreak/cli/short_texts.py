@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..data import DataError
 from ..estimators import ShortTextTopicModel
 from .common import corpus, exit_code, parse_moves, print_fitted, stop_status, write_csv, write_trace
 from .outputs import check_room, output_bytes, staged_output
@@ -43,8 +42,6 @@ def print_topics(est, n_words: int) -> list:
 
 
 def run_fit_short_texts(args) -> int:
-    if args.min_df < 1:
-        raise DataError(f"--min-df must be at least 1, got {args.min_df}.")
     bow = corpus(args.data, args.text_column, min_df=args.min_df)
     est = _estimator(args)
     print(f"ShortTextTopicModel({est.algorithm} from init={est.init}, K learned) on {args.data} "

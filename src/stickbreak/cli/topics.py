@@ -117,8 +117,6 @@ def _split_heldout_tokens(bow: BagOfWords, fraction: float, algorithm, seed: int
 
 
 def run_fit_topics(args) -> int:
-    if args.min_df < 1:
-        raise DataError(f"--min-df must be at least 1, got {args.min_df}.")
     bow = corpus(args.data, args.text_column, min_df=args.min_df)
     train, test, train_rows, test_rows = split_heldout(bow, args.heldout, args.seed)
     train, heldout_tokens = _split_heldout_tokens(train, args.heldout_tokens, args.algorithm, args.seed)
