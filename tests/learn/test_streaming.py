@@ -1,16 +1,20 @@
 """Streaming VB with births (``partial_fit`` of the mixtures): coordinate ascent never lowers the
 ELBO, a chunk's statistics are those of a valid q, a newborn's merge is scored exactly, and a class
-that first appears late in a stream gets a cluster of its own."""
+that first appears late in a stream gets a cluster of its own (images; and texts, gathered by the
+model's collapsed sampler)."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.decomposition import PCA
 
-from stickbreak import DPMixture, FiniteMixture, load, obs
+from stickbreak import DPMixture, FiniteMixture, ShortTextTopicModel, load, obs
 from stickbreak.config import MovesConfig
 from stickbreak.core.protocols import total_elbo
+from stickbreak.core import sparse_resp
 from stickbreak.core.sparse_resp import to_dense
-from stickbreak.learn.streaming import fit_chunk, fit_with_window, merged_entropy, refine
+from stickbreak.data import BagOfWords
+from stickbreak.learn.streaming import _resampled, fit_chunk, fit_with_window, merged_entropy, refine
 
 from conftest import load_digits_shared
 
@@ -157,3 +161,38 @@ def test_the_window_leaves_exactly_what_it_brought(digits_stream):
     assert window.items.n_items == 50 and np.array_equal(rows, np.arange(len(chunks[1])))
     assert fit_with_window(model.model_, fitted.params, fitted.stats, None, window.items, MovesConfig(moves=()), rng,
                            size=0)[1] is None  # stream_window=0: each chunk alone
+
+
+# ---------------------------------------------------------------------------------------------- text streams
+def _short_texts(rng, group: int, n_docs: int, n_generic: int = 20, n_specific: int = 30) -> sp.csr_matrix:
+    """``n_docs`` documents of 3-5 words: at least two of ``group``'s own 30 words, the rest from 20
+    words every group uses (4 groups)."""
+    rows = []
+    for _ in range(n_docs):
+        length = rng.integers(3, 6)
+        own = rng.integers(2, length + 1)
+        words = np.concatenate([n_generic + group * n_specific + rng.integers(n_specific, size=own),
+                                rng.integers(n_generic, size=length - own)])
+        rows.append(np.bincount(words, minlength=n_generic + 4 * n_specific))
+    return sp.csr_matrix(np.array(rows, dtype=float))
+
+
+def test_the_sampler_gathers_a_new_kind_of_text_across_the_chunk():
+    """Documents of a vocabulary first seen in this chunk, re-partitioned by the model's collapsed
+    sampler among the components learned so far and new clusters (:func:`_resampled`): at least
+    80 % of them land in new components, the other documents stay with their groups, the ELBO
+    rises, and the statistics are those of a valid q (the reported ELBO is that of their sum)."""
+    rng = np.random.default_rng(0)
+    model = ShortTextTopicModel(random_state=0)
+    for _ in range(6):
+        model.partial_fit(sp.vstack([_short_texts(rng, g, 100) for g in range(3)]))
+    assert model.n_topics_ == 3
+    chunk = BagOfWords(sp.vstack([_short_texts(rng, 3, 60)] + [_short_texts(rng, g, 100) for g in range(3)]).tocsr())
+    m, seen = model.model_, model.stats_.without_merge_terms()
+    current = refine(m, model.params_, seen, chunk, tol=1e-6, max_steps=50)
+    counts = {"birth": {"tried": 0, "accepted": 0}, "merge": {"tried": 0, "accepted": 0}}
+    seen_after, after = _resampled(m, current, seen, chunk, counts, np.random.default_rng(0), 1e-6, 50)
+    assert counts["birth"] == {"tried": 1, "accepted": 1} and after.elbo > current.elbo
+    owner = after.chunk.uids[sparse_resp.row_argmax(after.local.resp)]
+    assert np.mean(~np.isin(owner[:60], seen.uids)) >= 0.8 and np.all(np.isin(owner[60:], seen.uids))
+    assert total_elbo(m.score(seen_after + after.chunk)[1]) == pytest.approx(after.elbo, rel=1e-12)

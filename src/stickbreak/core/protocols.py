@@ -305,6 +305,17 @@ class ItemResponsibilities(Protocol):
         """Statistics of given responsibilities (a move's proposal), their entropy included."""
 
 
+class ResampledItems(Protocol):
+    """Items re-partitioned by the model's collapsed Gibbs sampler among its components and new ones
+    (the DP mixture of multinomials): a stream's births across a whole chunk."""
+
+    @abstractmethod
+    def resampled_labels(self, batch: Any, held: SuffStats, rng: np.random.Generator) -> np.ndarray | None:
+        """A partition of ``batch``'s items drawn by the sampler, every component of ``held`` (labels
+        ``0..K-1``) also holding ``held``, the statistics of items not resampled; labels from K on
+        are new clusters. None where the sampler does not apply (``batch``'s counts, the prior)."""
+
+
 # ---------------------------------------------------------------------------------------------- truncation-free SVI
 class Sampled(Fittable, Protocol):
     """Truncation-free SVI: sampled local steps on a lazily grown component store (Wang & Blei 2012, Alg. 2)."""

@@ -18,6 +18,13 @@ model, not the stream. On a chunk:
    hold none of a newborn's mass, so their merged entropy is the other component's own, and the
    chunk's is gathered from its responsibilities (Eq. 4.3). Newborns that duplicate a component
    (or each other) are merged back this way.
+4. *Births across the chunk* (models declaring :class:`~stickbreak.core.protocols.ResampledItems`:
+   the DP mixture of multinomials). Documents of a kind first seen in this chunk are spread over
+   many components, each of which they do not dominate, so splitting one target at a time rarely
+   gathers them (a stream of StackOverflow titles kept about half the topics of a batch fit). The
+   chunk's documents are dealt among new clusters and the model's collapsed Gibbs sampler moves
+   each into a component (which also holds the counts of ``S_seen``) or a new cluster; the
+   partition, refined and its newborns merged back as in 3, is accepted if the exact ELBO rises.
 
 Components learned from earlier chunks are never merged or deleted here (their items are gone, so
 those moves cannot be judged exactly); :meth:`~stickbreak.DPMixture.fit` on a sample does that.
@@ -39,7 +46,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..core.protocols import ItemResponsibilities, Movable, require, total_elbo
+from ..core.protocols import ItemResponsibilities, Movable, ResampledItems, declares, require, total_elbo
 from ..core.suffstats import SuffStats
 from ..data import BagOfWords, DenseData, concat_items
 from ..moves import birth
@@ -180,22 +187,62 @@ def fit_chunk(model: Movable, params, seen: SuffStats, chunk, moves, rng: np.ran
             if proposal is None:
                 continue
             seen_padded = seen.insert_empty(proposal.born)
-            params, _ = model.score(seen_padded + birth.candidate(current.chunk, proposal))
-            candidate = refine(model, params, seen_padded, chunk, tol, max_steps)
-            candidate, seen_padded, merged = _merge_newborns(model, candidate, seen_padded, chunk, proposal.born, tol,
-                                                             max_steps)
-            grown = np.isin(candidate.chunk.uids, proposal.born) & (candidate.chunk.counts >= MIN_NEWBORN_ITEMS)
-            if candidate.elbo > current.elbo and grown.any():
-                counts["birth"]["accepted"] += 1
-                counts["merge"] = {key: counts["merge"][key] + merged[key] for key in merged}
-                seen, current = seen_padded, candidate
+            grown = _judged(model, current, seen_padded, birth.candidate(current.chunk, proposal), chunk,
+                            proposal.born, counts, tol, max_steps)
+            if grown is not None:
+                seen, current = grown
                 targets = [uid for uid in _targets(model, current, config) if uid not in tried]  # newborns too
+        seen, current = _resampled(model, current, seen, chunk, counts, rng, tol, max_steps)
     stats = seen + current.chunk
     keep = _without_trailing_empties(stats)
     if len(keep) < stats.n_components:
         stats = stats.select(keep)
     stats, params, terms, _ = birth.best_order(model, stats)
     return ChunkFit(params, stats, current.local, current.chunk.uids, terms, counts)
+
+
+def _judged(model: Movable, current: _Current, seen: SuffStats, chunk_stats: SuffStats, chunk, born, counts: dict,
+            tol: float, max_steps: int, min_newborn: float = MIN_NEWBORN_ITEMS) -> tuple[SuffStats, _Current] | None:
+    """A proposal that gives the chunk the statistics ``chunk_stats`` over the components of ``seen``
+    (which holds the newborns ``born``, empty), refined, its newborns merged back where that helps
+    (:func:`_merge_newborns`) and accepted (``(seen, candidate)``, counted as a birth in ``counts``)
+    only if the exact ELBO rises and a newborn still holds ``min_newborn`` items of the chunk (none
+    needed for ``min_newborn=0``)."""
+    params, _ = model.score(seen + chunk_stats)
+    candidate = refine(model, params, seen, chunk, tol, max_steps)
+    candidate, seen, merged = _merge_newborns(model, candidate, seen, chunk, born, tol, max_steps)
+    grown = np.isin(candidate.chunk.uids, born) & (candidate.chunk.counts >= min_newborn)
+    if not (candidate.elbo > current.elbo and (grown.any() or min_newborn == 0)):
+        return None
+    counts["birth"]["accepted"] += 1
+    counts["merge"] = {key: counts["merge"][key] + merged[key] for key in merged}
+    return seen, candidate
+
+
+def _resampled(model: Any, current: _Current, seen: SuffStats, chunk, counts: dict, rng: np.random.Generator,
+               tol: float, max_steps: int) -> tuple[SuffStats, _Current]:
+    """Births across the whole chunk, for a DP mixture of multinomials: its documents re-partitioned
+    by the model's collapsed Gibbs sampler among the components (each also holding what ``seen``
+    holds) and new clusters (:class:`~stickbreak.core.protocols.ResampledItems`). The documents of a
+    kind not seen before are spread over many components, each of which they do not dominate, so
+    splitting one target at a time rarely gathers them; the sampler can open one cluster for them
+    all. Judged by :func:`_judged` (one birth tried; accepted on the exact ELBO alone, the
+    re-partition of the other documents being part of the proposal); ``(seen, current)`` unchanged
+    when the model has no sampler or the sampler keeps no new cluster."""
+    if not declares(model, ResampledItems):
+        return seen, current
+    uids = current.params.uids
+    labels = model.resampled_labels(chunk, seen, rng)
+    if labels is None or labels.max() < len(uids):
+        return seen, current
+    born = np.arange(int(uids.max()) + 1, int(uids.max()) + 1 + int(labels.max()) + 1 - len(uids))
+    all_uids = np.concatenate([uids, born])
+    counts["birth"]["tried"] += 1
+    padded = seen.insert_empty(born)
+    hard = sp.csr_matrix((np.ones(len(labels)), (np.arange(len(labels)), labels)), shape=(len(labels), len(all_uids)))
+    chunk_stats = model.summarize_resp(chunk, hard, all_uids)
+    grown = _judged(model, current, padded, chunk_stats, chunk, born, counts, tol, max_steps, min_newborn=0.0)
+    return (seen, current) if grown is None else grown
 
 
 def _targets(model: Movable, current: _Current, config) -> list[int]:

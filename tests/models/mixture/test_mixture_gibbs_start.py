@@ -16,7 +16,7 @@ from stickbreak.data import BagOfWords
 from stickbreak.kernels.gibbs import _reference_dmm as ref, dmm
 from stickbreak.config import MixtureConfig
 from stickbreak.models import make_mixture_model
-from stickbreak.models.mixture.gibbs_start import _compacted, _state, gibbs_labels, start_clusters
+from stickbreak.models.mixture.gibbs_start import _compacted, _state, gibbs_labels, gibbs_sweeps, start_clusters
 from stickbreak.models.mixture.init import bregman_kmeans, kmeans_plus_plus, split_labels
 
 
@@ -145,6 +145,36 @@ def test_compaction_leaves_the_state_of_its_labels_and_empty_columns_after():
     labels, n_used = _compacted(labels, post, post_sum, sizes, n_used, 0.2, counts.shape[1])
     for got, want in zip((post, post_sum, sizes), _state(counts, labels, n_used, 0.2, capacity=8)):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_held_clusters_keep_their_columns_through_compaction():
+    """Columns of held clusters (a stream's earlier documents) stay where they are and keep their
+    held counts when no resampled document is left in them; the others move up behind them."""
+    rng = np.random.default_rng(6)
+    counts = _corpus(rng)
+    held = (rng.random((3, counts.shape[1])) * 4, np.array([5.0, 0.0, 2.5]))
+    labels = 3 + rng.integers(4, size=counts.shape[0])  # no document in the held clusters
+    labels[labels == 4] = 5  # cluster 4 empty
+    post, post_sum, sizes = _state(counts, labels, 7, 0.2, capacity=10, held=held)
+    labels, n_used = _compacted(labels, post, post_sum, sizes, 7, 0.2, counts.shape[1], n_fixed=3)
+    assert n_used == 6 and set(labels.tolist()) == {3, 4, 5}
+    for got, want in zip((post, post_sum, sizes), _state(counts, labels, n_used, 0.2, capacity=10, held=held)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sizes[:3], held[1])
+
+
+def test_resampled_documents_join_held_clusters_or_open_new_ones():
+    """Documents dealt among new clusters: those of a vocabulary a held cluster already holds join
+    it, those of a vocabulary no cluster holds stay in new clusters (labels 2 on; memoized VI's
+    merges join those)."""
+    counts, groups = _three_word_texts(1)
+    held_docs = counts[groups < 2]
+    held_words = np.stack([np.asarray(held_docs[groups[groups < 2] == g].sum(axis=0)).ravel() for g in range(2)])
+    held = (held_words * 3.0, np.bincount(groups[groups < 2]) * 3.0)  # three times as many seen before
+    labels = gibbs_sweeps(BagOfWords(counts), 2 + np.random.default_rng(0).integers(30, size=counts.shape[0]), 0.1,
+                          1.0, 10, np.random.default_rng(0), held=held)
+    assert np.array_equal(labels[groups < 2], groups[groups < 2])
+    assert np.all(labels[groups == 2] >= 2) and np.bincount(labels[groups == 2]).max() > 0.5 * np.sum(groups == 2)
 
 
 # ---------------------------------------------------------------------------------------------- birth splits

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gibbs_start import GIBBS_START_SWEEPS, gibbs_labels, gibbs_sweeps
+from .gibbs_start import GIBBS_START_SWEEPS, gibbs_labels, gibbs_sweeps, one_pseudo_count
 from .model import MixtureModel
 from .params import MixtureLocal, MixtureParams
 from ...data.bow import is_integral
@@ -96,7 +96,7 @@ def split_labels(model: MixtureModel, pool, n_groups: int, rng: np.random.Genera
     When the sampler keeps one group there is no split to propose (the birth is not made).
     """
     labels = bregman_kmeans(model, pool, kmeans_plus_plus(model, pool, n_groups, rng), n_kmeans_iters)
-    pseudo_count = _one_pseudo_count(model)
+    pseudo_count = one_pseudo_count(model.obs, model.obs_prior)
     if pseudo_count is None or not is_integral(pool.counts.data):
         return labels
     labels = gibbs_sweeps(pool, labels, pseudo_count, SPLIT_CONCENTRATION, SPLIT_SWEEPS, rng)
@@ -143,18 +143,10 @@ def initial_params(model: MixtureModel, data, n_components: int, method: str, rn
 
 
 def _gibbs_priors(model: MixtureModel) -> tuple[float, float]:
-    """``(pseudo_count, concentration)`` of the collapsed sampler behind ``init="gibbs"``: one
-    pseudo-count for every word, and the DP's concentration."""
-    pseudo_count = _one_pseudo_count(model)
-    if model.weights.name != "dp" or pseudo_count is None:
+    """The sampler's priors (:meth:`MixtureModel.sampler_priors`), which ``init="gibbs"`` needs."""
+    priors = model.sampler_priors()
+    if priors is None:
         raise ValueError("init='gibbs' samples the DP mixture of multinomials with one pseudo_count for every word "
                          f"(obs_model='mult', DP weights, a scalar obs_prior); got obs_model={model.obs.name!r} with "
                          f"{model.weights.name!r} weights; use init='kmeans++'")
-    return pseudo_count, float(model.weights_prior["gamma0"])
-
-
-def _one_pseudo_count(model: MixtureModel) -> float | None:
-    """The Dirichlet pseudo-count of a mixture of multinomials whose prior gives every word the same
-    one (what the collapsed sampler takes), else None."""
-    pseudo_counts = np.unique(model.obs_prior["lam"]) if model.obs.name == "mult" else ()
-    return float(pseudo_counts[0]) if len(pseudo_counts) == 1 else None
+    return priors

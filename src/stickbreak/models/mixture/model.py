@@ -1,7 +1,8 @@
 """Mixture models: any observation family times finite or DP weights (Hughes 2016, Ch. 2-3).
 
 :class:`MixtureModel` declares :class:`~stickbreak.core.protocols.TrackedBirths` (the verbs and every
-move hook, see :mod:`.moves`) and :class:`~stickbreak.core.protocols.ItemResponsibilities`. The local step is
+move hook, see :mod:`.moves`), :class:`~stickbreak.core.protocols.ItemResponsibilities` and
+:class:`~stickbreak.core.protocols.ResampledItems` (for the DP mixture of multinomials). The local step is
 ``r_n = softmax_k(E log p(x_n|phi_k) + E log pi_k)`` (Eq. 3.46-3.49); its statistics are the counts
 ``N_k``, the family's statistics and the entropy ``H_k``.
 
@@ -23,9 +24,10 @@ from scipy.special import logsumexp
 from ... import obs
 from ...core import sparse_resp
 from ...core.local_parts import local_summary
-from ...core.protocols import ItemResponsibilities, TrackedBirths
+from ...core.protocols import ItemResponsibilities, ResampledItems, TrackedBirths
 from ...core.suffstats import SuffStats
 from ...core.validate import check_n_active
+from ...data.bow import is_integral
 from ...kernels import (
     RESP_FLOOR,
     normalize_log_resp,
@@ -37,11 +39,12 @@ from ...obs import expfam
 from ...obs.expfam import Natural, ObsFamily
 from ...priors import MIXTURE_WEIGHTS
 from . import moves
+from .gibbs_start import RESAMPLE_SWEEPS, gibbs_sweeps, one_pseudo_count, start_clusters
 from .params import MixtureLocal, MixtureParams
 
 
 @dataclass(frozen=True, eq=False)
-class MixtureModel(TrackedBirths, ItemResponsibilities):
+class MixtureModel(TrackedBirths, ItemResponsibilities, ResampledItems):
     """Observation family x weight model (``priors.mixture_dp`` or ``priors.mixture_finite``) with priors;
     ``n_active`` (None: dense) caps the non-zero responsibilities per item (Hughes 2016, Sec. 7.1).
     Its move hooks are those of :mod:`.moves`."""
@@ -237,6 +240,30 @@ class MixtureModel(TrackedBirths, ItemResponsibilities):
         return moves.split_expansion(self, batch, local.resp, column, centers, log_weights, uids)
 
     # ---------------------------------------------------------------- prediction
+    def sampler_priors(self) -> tuple[float, float] | None:
+        """``(pseudo_count, concentration)`` of the collapsed sampler of a DP mixture of multinomials
+        with one pseudo-count for every word (:mod:`.gibbs_start`); None for any other mixture."""
+        pseudo_count = one_pseudo_count(self.obs, self.obs_prior)
+        if self.weights.name != "dp" or pseudo_count is None:
+            return None
+        return pseudo_count, float(self.weights_prior["gamma0"])
+
+    def resampled_labels(self, batch, held: SuffStats, rng: np.random.Generator) -> np.ndarray | None:
+        """``batch``'s documents dealt at random among new clusters (one per ``GIBBS_START_ITEMS``, as
+        ``init="gibbs"`` starts), then ``RESAMPLE_SWEEPS`` collapsed Gibbs sweeps of the DP mixture of
+        multinomials in which every component also holds ``held``'s expected word counts and
+        documents (:func:`.gibbs_start.gibbs_sweeps`): a document joins a component it fits, and
+        documents that fit none keep the new clusters they gather in (Yin & Wang 2016's GSDPMM;
+        MStream, Yin et al. 2018, opens clusters in a stream of short texts the same way). None
+        unless the model has the sampler (:meth:`sampler_priors`) and ``batch`` holds whole counts."""
+        priors = self.sampler_priors()
+        if priors is None or not is_integral(batch.counts.data):
+            return None
+        n_docs = batch.counts.shape[0]
+        labels = held.n_components + rng.integers(start_clusters(n_docs), size=n_docs)
+        held_counts = (held.fields["word_counts"], held.counts)
+        return gibbs_sweeps(batch, labels, *priors, RESAMPLE_SWEEPS, rng, held=held_counts)
+
     def log_predictive(self, params: MixtureParams, batch) -> np.ndarray:
         """Posterior predictive ``log p(x_n | data)`` per item (N,), mixing each component's predictive.
 
