@@ -72,8 +72,9 @@ ENTRIES = [
     Entry("topics", _py("topics"), ("topics",), extra="peers", tier="long"),  # 841 s at 3ad55f1
     Entry("coherence_cv", _py("coherence_cv"), ("coherence_cv",), extra="peers"),
     Entry("short_texts", _py("short_texts"), ("short_texts",)),  # peers installed with --no-deps (docstring)
-    *[Entry(f"short_texts_{corpus}", _py("short_texts", "--corpus", corpus, "--sttm", "../STTM/dataset"),
-            (f"short_texts_{corpus}",)) for corpus in ("stackoverflow", "googlenews")],  # a clone of qiang2100/STTM
+    *[Entry(f"short_texts_{corpus}", _py("short_texts", "--corpus", corpus, "--sttm", "../STTM/dataset"),  # STTM:
+            (f"short_texts_{corpus}",))  # a clone of qiang2100/STTM
+      for corpus in ("stackoverflow", "googlenews", "searchsnippets", "tweet")],
     Entry("streams", _py("streams", "--sttm", "../STTM/dataset"), ("streams",)),  # STTM: as short_texts_*
     Entry("failure_trials", _py("failure_trials"), ("failure_trials",)),
     Entry("embeddings", _py("embeddings"), ("embeddings",)),  # peers installed with --no-deps (docstring)

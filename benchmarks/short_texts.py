@@ -9,7 +9,8 @@ one) and its newsgroup; for our rows also the fit's ELBO (``lower_bound_``, the 
 ELBO of the fitted ``q`` under every algorithm: the objective they all maximise) and, under memoized
 VI, its births accepted of those tried over every lap and seed. Rows: ours with K
 learned (every default: a collapsed Gibbs start from the documents dealt among ``n // 10`` clusters,
-then memoized VI with moves; and the Gibbs start with one VB lap), by truncation-free SVI from no
+then memoized VI with moves; the same with ``topic_word_prior=1`` instead of 0.1, the setting for
+coarser topics; and the Gibbs start with one VB lap), by truncation-free SVI from no
 topics (the default until 31c6b2c), by memoized VI with moves from a k-means++ start, and with K
 given (memoized VI, ``n_topics=K, moves=()``); tweetopic's ``DMM`` and bitermplus's ``BTM`` given K
 (the number of labels), with their documented settings. Every library first fits 200 documents
@@ -96,6 +97,8 @@ def bitermplus_btm(X, texts, seed, true_k):
 ROWS = {
     "stickbreak ShortTextTopicModel, K learned (defaults: collapsed Gibbs start, memoized VI with moves)":
         lambda X, t, s, k: ours(X, t, s),
+    "stickbreak ShortTextTopicModel, K learned, topic_word_prior=1 (coarser topics)":
+        lambda X, t, s, k: ours(X, t, s, topic_word_prior=1.0),
     "stickbreak ShortTextTopicModel, K learned, the Gibbs start and one VB lap":
         lambda X, t, s, k: ours(X, t, s, algorithm="vb", max_laps=1, min_laps=1),
     "stickbreak ShortTextTopicModel, K learned by truncation-free SVI (20 laps)":
