@@ -47,7 +47,10 @@ class ShortTextTopicModel(TopWords, ClassNamePrefixFeaturesOutMixin, Transformer
     concentration : float, default=1.0
         DP concentration of the topic weights; larger favours more topics.
     topic_word_prior : float or array-like of shape (n_words,), default=None
-        Dirichlet pseudo-count of every word in every topic (GSDMM's beta); None: 0.1."""
+        Dirichlet pseudo-count of every word in every topic (GSDMM's beta); None: 0.1. How fine
+        the topics are: a word a topic has not seen costs about ``topic_word_prior / topic size``,
+        so larger values give fewer, coarser topics (STTM's SearchSnippets: about 200 topics at
+        0.1, 17 at 1; ``benchmarks/results/short_texts*.md``)."""
                + mixture_fit_settings(**{**DP_FIELDS, "init": "gibbs", "max_laps": "20"}).rstrip() + """
     topic_word_ : ndarray of shape (n_components, n_words)
         Posterior-mean word probabilities of each topic.
