@@ -193,7 +193,9 @@ def add_fit_short_texts(sub) -> None:
                    help="topics of the start (default: one per 10 documents, at most 1000, for the Gibbs start; one "
                         "per 30 documents, at most 100, otherwise); K is learned from there")
     p.add_argument("--concentration", type=float, default=1.0, help="DP concentration (larger: more topics)")
-    p.add_argument("--eta", type=float, default=None, help="topic_word_prior, each word's pseudo-count (default 0.1)")
+    p.add_argument("--eta", type=float, default=None,
+                   help="topic_word_prior, each word's pseudo-count (default 0.1; larger: fewer, coarser topics, "
+                        "e.g. 1 for snippets of 15-20 words)")
     p.add_argument("--moves", default=None, help=MOVES_HELP)
     p.add_argument("--max-laps", type=int, default=20)
     p.add_argument("--tol", type=float, default=1e-6, help="relative ELBO change at convergence")
